@@ -1,0 +1,65 @@
+package placement
+
+import (
+	"fmt"
+	"hash/fnv"
+)
+
+// BindingState is where a ClusterResourceBinding is in its life (BIND-STATES).
+type BindingState string
+
+const (
+	// Scheduled: picked by the scheduler, waiting for the rollout controller.
+	Scheduled BindingState = "Scheduled"
+	// Bound: rollout started; resources are being deployed.
+	Bound BindingState = "Bound"
+	// Unscheduled: no longer picked; resources stay until the rollout controller deletes it.
+	Unscheduled BindingState = "Unscheduled"
+)
+
+// ClusterScore is what the scheduler scored a cluster. TopologySpreadScore is the API's
+// priorityScore.
+type ClusterScore struct {
+	AffinityScore       int32 `json:"affinityScore"`
+	TopologySpreadScore int32 `json:"priorityScore"`
+}
+
+// ClusterDecision records why a cluster was or was not picked; it appears in binding specs
+// and in the policy snapshot status (targetClusters).
+type ClusterDecision struct {
+	ClusterName  string        `json:"clusterName"`
+	Selected     bool          `json:"selected"`
+	ClusterScore *ClusterScore `json:"clusterScore,omitempty"`
+	Reason       string        `json:"reason"`
+	// Plugin names the scheduler plugin that filtered the cluster out, when one did. It is
+	// ours, not KubeFleet's: users debugging a placement want to know which rule said no.
+	Plugin string `json:"plugin,omitempty"`
+}
+
+// Binding is a ClusterResourceBinding: one placement on one cluster.
+type Binding struct {
+	Name          string
+	Placement     string
+	TargetCluster string
+	State         BindingState
+	// PreviousState is the kubernetes-fleet.io/previous-binding-state annotation: the state a
+	// binding had before it was unscheduled, restored if its cluster is picked again.
+	PreviousState BindingState
+	// SchedulingPolicySnapshotName names the policy snapshot that picked the cluster. A
+	// Scheduled or Bound binding naming an older snapshot is obsolete.
+	SchedulingPolicySnapshotName string
+	// ResourceSnapshotName is empty while Scheduled; the rollout controller fills it.
+	ResourceSnapshotName string
+	ClusterDecision      ClusterDecision
+	// Deleting is true once deletion was requested (deletionTimestamp set).
+	Deleting bool
+}
+
+// BindingName builds {placement}-{cluster}-{8 hex}. The suffix is a hash of the placement,
+// the cluster and an attempt number, so names are deterministic; callers bump attempt when
+// the name is taken (for instance by a binding still being deleted).
+func BindingName(placement, cluster string, attempt int) string {
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%s\x00%s\x00%d", placement, cluster, attempt)
+	return fmt.Sprintf("%s-%s-%08x", placement, cluster, h.Sum32())
+}

@@ -1,0 +1,182 @@
+package placement
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/fleetsim/fleetsim/model/member"
+)
+
+// API limits on a policy (section 22 of the KubeFleet spec).
+const (
+	MaxClusterNames     = 100
+	MaxSelectorTerms    = 10
+	MaxTolerations      = 100
+	MinPreferenceWeight = -100
+	MaxPreferenceWeight = 100
+)
+
+// ValidatePolicy checks a policy the way the API server and webhook do, returning every
+// problem with its field path (e.g. spec.policy.numberOfClusters). A nil policy is valid.
+func ValidatePolicy(p *PlacementPolicy, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if p == nil {
+		return nil
+	}
+	typ := p.Type()
+	switch typ {
+	case PickAll, PickN, PickFixed:
+	default:
+		return append(errs, field.NotSupported(path.Child("placementType"), p.PlacementType, []PlacementType{PickAll, PickN, PickFixed}))
+	}
+
+	// The field matrix of CRP-POL-FIELDS.
+	if typ != PickFixed && len(p.ClusterNames) > 0 {
+		errs = append(errs, field.Forbidden(path.Child("clusterNames"), fmt.Sprintf("only allowed with placementType PickFixed, not %s", typ)))
+	}
+	if typ == PickFixed {
+		if len(p.ClusterNames) > MaxClusterNames {
+			errs = append(errs, field.TooMany(path.Child("clusterNames"), len(p.ClusterNames), MaxClusterNames))
+		}
+		seen := map[string]bool{}
+		for i, n := range p.ClusterNames {
+			if n == "" {
+				errs = append(errs, field.Required(path.Child("clusterNames").Index(i), "cluster name must not be empty"))
+			} else if seen[n] {
+				errs = append(errs, field.Duplicate(path.Child("clusterNames").Index(i), n))
+			}
+			seen[n] = true
+		}
+		if p.Affinity != nil {
+			errs = append(errs, field.Forbidden(path.Child("affinity"), "not allowed with placementType PickFixed (clusterNames and affinity are mutually exclusive)"))
+		}
+	}
+	if typ == PickN {
+		if p.NumberOfClusters == nil {
+			errs = append(errs, field.Required(path.Child("numberOfClusters"), "required with placementType PickN"))
+		} else if *p.NumberOfClusters < 0 {
+			errs = append(errs, field.Invalid(path.Child("numberOfClusters"), *p.NumberOfClusters, "must be greater than or equal to 0"))
+		}
+	} else if p.NumberOfClusters != nil {
+		errs = append(errs, field.Forbidden(path.Child("numberOfClusters"), fmt.Sprintf("only allowed with placementType PickN, not %s", typ)))
+	}
+	if typ != PickN && len(p.TopologySpreadConstraints) > 0 {
+		errs = append(errs, field.Forbidden(path.Child("topologySpreadConstraints"), fmt.Sprintf("only allowed with placementType PickN, not %s", typ)))
+	}
+
+	if p.Affinity != nil && p.Affinity.ClusterAffinity != nil {
+		errs = append(errs, validateClusterAffinity(p.Affinity.ClusterAffinity, path.Child("affinity", "clusterAffinity"))...)
+	}
+	for i, c := range p.TopologySpreadConstraints {
+		cp := path.Child("topologySpreadConstraints").Index(i)
+		if c.TopologyKey == "" {
+			errs = append(errs, field.Required(cp.Child("topologyKey"), "a label key is required"))
+		}
+		if c.MaxSkew != nil && *c.MaxSkew < 1 {
+			errs = append(errs, field.Invalid(cp.Child("maxSkew"), *c.MaxSkew, "must be at least 1"))
+		}
+		switch c.WhenUnsatisfiable {
+		case "", DoNotSchedule, ScheduleAnyway:
+		default:
+			errs = append(errs, field.NotSupported(cp.Child("whenUnsatisfiable"), c.WhenUnsatisfiable, []UnsatisfiableConstraintAction{DoNotSchedule, ScheduleAnyway}))
+		}
+	}
+	if len(p.Tolerations) > MaxTolerations {
+		errs = append(errs, field.TooMany(path.Child("tolerations"), len(p.Tolerations), MaxTolerations))
+	}
+	for i, t := range p.Tolerations {
+		errs = append(errs, validateToleration(t, path.Child("tolerations").Index(i))...)
+	}
+	return errs
+}
+
+func validateClusterAffinity(a *ClusterAffinity, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if req := a.RequiredDuringSchedulingIgnoredDuringExecution; req != nil {
+		tp := path.Child("requiredDuringSchedulingIgnoredDuringExecution", "clusterSelectorTerms")
+		if len(req.ClusterSelectorTerms) > MaxSelectorTerms {
+			errs = append(errs, field.TooMany(tp, len(req.ClusterSelectorTerms), MaxSelectorTerms))
+		}
+		for i, t := range req.ClusterSelectorTerms {
+			errs = append(errs, validateTerm(t, tp.Index(i), false)...)
+		}
+	}
+	for i, pref := range a.PreferredDuringSchedulingIgnoredDuringExecution {
+		pp := path.Child("preferredDuringSchedulingIgnoredDuringExecution").Index(i)
+		if pref.Weight < MinPreferenceWeight || pref.Weight > MaxPreferenceWeight {
+			errs = append(errs, field.Invalid(pp.Child("weight"), pref.Weight, fmt.Sprintf("must be between %d and %d", MinPreferenceWeight, MaxPreferenceWeight)))
+		}
+		errs = append(errs, validateTerm(pref.Preference, pp.Child("preference"), true)...)
+	}
+	return errs
+}
+
+func validateTerm(t ClusterSelectorTerm, path *field.Path, preferred bool) field.ErrorList {
+	var errs field.ErrorList
+	if t.LabelSelector != nil {
+		if _, err := metav1.LabelSelectorAsSelector(t.LabelSelector); err != nil {
+			errs = append(errs, field.Invalid(path.Child("labelSelector"), t.LabelSelector, err.Error()))
+		}
+	}
+	if t.PropertySelector != nil {
+		if preferred {
+			errs = append(errs, field.Forbidden(path.Child("propertySelector"), "preferred terms rank with propertySorter; propertySelector is only for required terms"))
+		}
+		for i, r := range t.PropertySelector.MatchExpressions {
+			rp := path.Child("propertySelector", "matchExpressions").Index(i)
+			if r.Name == "" {
+				errs = append(errs, field.Required(rp.Child("name"), "a property name is required"))
+			}
+			switch r.Operator {
+			case PropertyGt, PropertyGe, PropertyEq, PropertyNe, PropertyLt, PropertyLe:
+			default:
+				errs = append(errs, field.NotSupported(rp.Child("operator"), r.Operator, []PropertySelectorOperator{PropertyGt, PropertyGe, PropertyEq, PropertyNe, PropertyLt, PropertyLe}))
+			}
+			if len(r.Values) != 1 {
+				errs = append(errs, field.Invalid(rp.Child("values"), r.Values, "must have exactly one value"))
+			} else if _, err := resource.ParseQuantity(r.Values[0]); err != nil {
+				errs = append(errs, field.Invalid(rp.Child("values").Index(0), r.Values[0], "must be a quantity: "+err.Error()))
+			}
+		}
+	}
+	if t.PropertySorter != nil {
+		sp := path.Child("propertySorter")
+		if !preferred {
+			errs = append(errs, field.Forbidden(sp, "propertySorter is only for preferred terms"))
+		}
+		if t.PropertySorter.Name == "" {
+			errs = append(errs, field.Required(sp.Child("name"), "a property name is required"))
+		}
+		switch t.PropertySorter.SortOrder {
+		case Ascending, Descending:
+		default:
+			errs = append(errs, field.NotSupported(sp.Child("sortOrder"), t.PropertySorter.SortOrder, []PropertySortOrder{Ascending, Descending}))
+		}
+	}
+	return errs
+}
+
+func validateToleration(t Toleration, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	switch t.Operator {
+	case "", TolerationOpEqual:
+		if t.Key == "" {
+			errs = append(errs, field.Invalid(path.Child("operator"), t.Operator, "an empty key requires operator Exists"))
+		}
+	case TolerationOpExists:
+		if t.Value != "" {
+			errs = append(errs, field.Invalid(path.Child("value"), t.Value, "must be empty with operator Exists"))
+		}
+	default:
+		errs = append(errs, field.NotSupported(path.Child("operator"), t.Operator, []TolerationOperator{TolerationOpEqual, TolerationOpExists}))
+	}
+	switch t.Effect {
+	case "", member.NoSchedule:
+	default:
+		errs = append(errs, field.NotSupported(path.Child("effect"), t.Effect, []member.TaintEffect{member.NoSchedule}))
+	}
+	return errs
+}

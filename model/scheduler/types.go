@@ -1,0 +1,83 @@
+package scheduler
+
+import (
+	"time"
+
+	"github.com/fleetsim/fleetsim/model/condition"
+	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/placement"
+)
+
+// Input is everything one scheduling decision reads.
+type Input struct {
+	// Snapshot is the placement's latest policy snapshot. Its Placement field names the placement.
+	Snapshot *placement.PolicySnapshot
+	// Members is the whole fleet; members of another kind than TargetKind are ignored.
+	Members []*member.Member
+	// Bindings are the placement's bindings, in any state.
+	Bindings []*placement.Binding
+	Now      time.Time
+	// TargetKind is the kind of member the placement targets; empty means clusters.
+	TargetKind member.Kind
+}
+
+// Options tune a Scheduler. The zero value means upstream's defaults.
+type Options struct {
+	Eligibility member.EligibilityConfig
+	// MaxDecisions caps the cluster decisions reported (the policy snapshot's targetClusters
+	// holds at most 1000). Every selected cluster is always reported.
+	MaxDecisions int
+}
+
+// DefaultMaxDecisions is the API limit on a policy snapshot's targetClusters.
+const DefaultMaxDecisions = 1000
+
+// Change is one binding write the plan asks for: the binding as it must be afterwards, and why.
+type Change struct {
+	Binding placement.Binding
+	Reason  string
+}
+
+// Plan is the outcome of one decision.
+type Plan struct {
+	// Create holds new bindings, in state Scheduled, sorted by cluster.
+	Create []Change
+	// Update holds existing bindings picked again: obsolete ones moved to the latest policy
+	// snapshot, and Unscheduled ones restored to their previous state. Sorted by cluster.
+	Update []Change
+	// Unschedule holds bindings to mark Unscheduled, sorted by cluster.
+	Unschedule []Change
+	// Decisions lists every selected cluster (by name), then unselected ones, most insightful
+	// first (scored but not picked by rank, then filtered by name), up to MaxDecisions.
+	Decisions []placement.ClusterDecision
+	// Scheduled is the condition for the policy snapshot and the placement.
+	Scheduled condition.Condition
+	// Wanted is the number of clusters the policy asks for, or -1 for PickAll.
+	Wanted int
+	// Placed is the number of clusters holding a Scheduled or Bound binding once the plan is applied.
+	Placed int
+}
+
+// Empty reports whether the plan writes no binding.
+func (p *Plan) Empty() bool {
+	return len(p.Create) == 0 && len(p.Update) == 0 && len(p.Unschedule) == 0
+}
+
+// Plugin names, as they appear in filter reasons.
+const (
+	PluginClusterEligibility        = "ClusterEligibility"
+	PluginSamePlacementAntiAffinity = "SamePlacementAntiAffinity"
+	PluginTaintToleration           = "TaintToleration"
+	PluginClusterAffinity           = "ClusterAffinity"
+	PluginTopologySpread            = "TopologySpreadConstraints"
+)
+
+// Decision reasons (Appendix A of the KubeFleet spec).
+const (
+	ReasonPicked          = "picked by scheduling policy"
+	ReasonNotHighEnough   = "cluster does not score high enough"
+	ReasonNotFound        = "specified cluster is not found"
+	reasonNotEligibleYet  = "cluster is not eligible for resource placement yet: "
+	unschedulablePrefix   = "ClusterUnschedulable, "
+	reasonAffinityNoMatch = "cluster does not match with any of the required cluster affinity terms"
+)
