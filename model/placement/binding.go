@@ -1,8 +1,8 @@
 package placement
 
 import (
-	"fmt"
 	"hash/fnv"
+	"strconv"
 )
 
 // BindingState is where a ClusterResourceBinding is in its life (BIND-STATES).
@@ -58,8 +58,18 @@ type Binding struct {
 // BindingName builds {placement}-{cluster}-{8 hex}. The suffix is a hash of the placement,
 // the cluster and an attempt number, so names are deterministic; callers bump attempt when
 // the name is taken (for instance by a binding still being deleted).
+//
+// Names of different clusters never collide: they differ in the cluster part or in length.
 func BindingName(placement, cluster string, attempt int) string {
 	h := fnv.New32a()
-	fmt.Fprintf(h, "%s\x00%s\x00%d", placement, cluster, attempt)
-	return fmt.Sprintf("%s-%s-%08x", placement, cluster, h.Sum32())
+	buf := make([]byte, 0, len(placement)+len(cluster)+24)
+	buf = append(append(append(append(buf, placement...), 0), cluster...), 0)
+	buf = strconv.AppendInt(buf, int64(attempt), 10)
+	h.Write(buf)
+	sum := h.Sum32()
+	buf = append(append(append(append(buf[:0], placement...), '-'), cluster...), '-')
+	for shift := 28; shift >= 0; shift -= 4 {
+		buf = append(buf, "0123456789abcdef"[sum>>shift&0xf])
+	}
+	return string(buf)
 }

@@ -95,6 +95,7 @@ type decision struct {
 	kept     int
 	plan     Plan
 	selected []placement.ClusterDecision
+	scores   []placement.ClusterScore
 }
 
 // Schedule makes one decision. It fails only on a policy that cannot be compiled, which
@@ -306,7 +307,7 @@ func (d *decision) pickN() {
 	}
 	// Candidates are scored even when nothing is to be picked, so that the decisions report
 	// true scores for the clusters that were passed over.
-	d.score()
+	d.scoreAffinity()
 	switch {
 	case d.topo != nil:
 		d.pickSpread(max(need, 0))
@@ -351,8 +352,8 @@ func (d *decision) scaleIn(n int) {
 	}
 }
 
-// score computes affinity scores for the candidates (PickN).
-func (d *decision) score() {
+// scoreAffinity computes affinity scores for the candidates (PickN).
+func (d *decision) scoreAffinity() {
 	cp := d.policy
 	if len(cp.preferred) == 0 {
 		return
@@ -432,6 +433,17 @@ func (d *decision) unschedule(b *placement.Binding, why string) {
 func (d *decision) finish() {
 	snap := d.in.Snapshot
 	placed := d.kept
+	nPicked := 0
+	for i := range d.memos {
+		if d.memos[i].picked {
+			nPicked++
+		}
+	}
+	d.selected = make([]placement.ClusterDecision, 0, nPicked+d.kept)
+	d.plan.Create = make([]Change, 0, nPicked)
+	if d.policy.typ == placement.PickN {
+		d.scores = make([]placement.ClusterScore, 0, nPicked+d.opts.MaxDecisions)
+	}
 	for i := range d.memos {
 		mm := &d.memos[i]
 		switch {
@@ -467,7 +479,6 @@ func (d *decision) finish() {
 						break
 					}
 				}
-				d.names[name] = true
 				d.plan.Create = append(d.plan.Create, Change{
 					Binding: placement.Binding{
 						Name: name, Placement: snap.Placement, TargetCluster: mm.m.Name,
@@ -493,9 +504,15 @@ func (d *decision) finish() {
 func (d *decision) pickedDecision(mm *memo) placement.ClusterDecision {
 	dec := placement.ClusterDecision{ClusterName: mm.m.Name, Selected: true, Reason: ReasonPicked}
 	if d.policy.typ == placement.PickN {
-		dec.ClusterScore = &placement.ClusterScore{AffinityScore: mm.affinity, TopologySpreadScore: mm.topo}
+		dec.ClusterScore = d.score(mm)
 	}
 	return dec
+}
+
+// score points into one slice per decision rather than allocating a score per cluster.
+func (d *decision) score(mm *memo) *placement.ClusterScore {
+	d.scores = append(d.scores, placement.ClusterScore{AffinityScore: mm.affinity, TopologySpreadScore: mm.topo})
+	return &d.scores[len(d.scores)-1]
 }
 
 func (d *decision) condition(placed int) condition.Condition {
@@ -547,7 +564,7 @@ func (d *decision) unselectedDecisions(limit int) []placement.ClusterDecision {
 		mm := &d.memos[i]
 		out = append(out, placement.ClusterDecision{
 			ClusterName:  mm.m.Name,
-			ClusterScore: &placement.ClusterScore{AffinityScore: mm.affinity, TopologySpreadScore: mm.topo},
+			ClusterScore: d.score(mm),
 			Reason:       ReasonNotHighEnough,
 		})
 	}

@@ -113,6 +113,10 @@ type spreadGroup struct {
 	domains []int32
 	members []int32 // best first
 	next    int
+	// score and violated are from the latest round: what users see for the clusters left
+	// over is why they lost the round in which the last pick was made.
+	score    int32
+	violated int
 }
 
 // pickSpread picks up to need candidates one at a time, rescoring after each pick.
@@ -153,20 +157,19 @@ func (d *decision) pickSpread(need int) {
 		groups[g].members = topK(groups[g].members[:0:0], groups[g].members, need, d.better)
 	}
 
-	for picked := 0; picked < need; picked++ {
+	for picked := 0; picked < need || picked == 0; picked++ {
+		// Every round scores all groups, so leftovers report the last round's view; a round
+		// runs even when nothing is needed, to score the candidates passed over.
 		best := int32(-1)
 		bestGroup := -1
 		for g := range groups {
 			grp := &groups[g]
-			if grp.next >= len(grp.members) {
-				continue
-			}
-			sc, violated := d.topo.score(grp.domains)
-			if violated >= 0 {
+			grp.score, grp.violated = d.topo.score(grp.domains)
+			if grp.violated >= 0 || grp.next >= len(grp.members) || picked >= need {
 				continue
 			}
 			head := grp.members[grp.next]
-			d.memos[head].topo = sc
+			d.memos[head].topo = grp.score
 			if best < 0 || d.better(head, best) {
 				best, bestGroup = head, g
 			}
@@ -178,17 +181,15 @@ func (d *decision) pickSpread(need int) {
 		groups[bestGroup].next++
 		d.topo.add(groups[bestGroup].domains)
 	}
-	// Record, for the clusters left over, the score (or violation) they would have now.
 	for ci, i := range d.cands {
 		mm := &d.memos[i]
 		if mm.picked {
 			continue
 		}
-		sc, violated := d.topo.score(groups[groupOf[ci]].domains)
-		if violated >= 0 {
-			mm.code, mm.detail = codeTopology, int32(violated)
-			continue
+		if grp := &groups[groupOf[ci]]; grp.violated >= 0 {
+			mm.code, mm.detail = codeTopology, int32(grp.violated)
+		} else {
+			mm.topo = grp.score
 		}
-		mm.topo = sc
 	}
 }
