@@ -2,9 +2,11 @@ package placement
 
 import (
 	"fmt"
+	"regexp"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/fleetsim/fleetsim/model/member"
@@ -177,6 +179,84 @@ func validateToleration(t Toleration, path *field.Path) field.ErrorList {
 	case "", member.NoSchedule:
 	default:
 		errs = append(errs, field.NotSupported(path.Child("effect"), t.Effect, []member.TaintEffect{member.NoSchedule}))
+	}
+	return errs
+}
+
+// ValidatePlacement checks a ClusterResourcePlacement as the API server and webhook do.
+func ValidatePlacement(crp *ClusterResourcePlacement) field.ErrorList {
+	var errs field.ErrorList
+	meta := field.NewPath("metadata")
+	if crp.Name == "" {
+		errs = append(errs, field.Required(meta.Child("name"), "a placement needs a name"))
+	}
+	spec := field.NewPath("spec")
+	sel := spec.Child("resourceSelectors")
+	switch n := len(crp.Spec.ResourceSelectors); {
+	case n == 0:
+		errs = append(errs, field.Required(sel, "at least one resource selector is required"))
+	case n > MaxResourceSelectors:
+		errs = append(errs, field.TooMany(sel, n, MaxResourceSelectors))
+	}
+	for i, s := range crp.Spec.ResourceSelectors {
+		if s.Version == "" {
+			errs = append(errs, field.Required(sel.Index(i).Child("version"), ""))
+		}
+		if s.Kind == "" {
+			errs = append(errs, field.Required(sel.Index(i).Child("kind"), ""))
+		}
+		if s.Name != "" && s.LabelSelector != nil {
+			errs = append(errs, field.Forbidden(sel.Index(i).Child("labelSelector"), "name and labelSelector are mutually exclusive"))
+		}
+		if s.LabelSelector != nil {
+			if _, err := metav1.LabelSelectorAsSelector(s.LabelSelector); err != nil {
+				errs = append(errs, field.Invalid(sel.Index(i).Child("labelSelector"), s.LabelSelector, err.Error()))
+			}
+		}
+	}
+	if l := crp.Spec.RevisionHistoryLimit; l != nil && (*l < 1 || *l > 1000) {
+		errs = append(errs, field.Invalid(spec.Child("revisionHistoryLimit"), *l, "must be between 1 and 1000"))
+	}
+	errs = append(errs, ValidatePolicy(crp.Spec.Policy, spec.Child("policy"))...)
+	errs = append(errs, validateStrategy(crp.Spec.Strategy, spec.Child("strategy"))...)
+	return errs
+}
+
+var intOrPercent = regexp.MustCompile(`^((100|[0-9]{1,2})%|[0-9]+)$`)
+
+func validateStrategy(s RolloutStrategy, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	switch s.Type {
+	case "", RollingUpdateStrategy, ExternalStrategy:
+	default:
+		errs = append(errs, field.NotSupported(path.Child("type"), s.Type, []RolloutStrategyType{RollingUpdateStrategy, ExternalStrategy}))
+	}
+	ru := s.RollingUpdate
+	if ru == nil {
+		return errs
+	}
+	rp := path.Child("rollingUpdate")
+	zero := func(v *intstr.IntOrString) bool {
+		return v != nil && ((v.Type == intstr.Int && v.IntVal == 0) || (v.Type == intstr.String && (v.StrVal == "0" || v.StrVal == "0%")))
+	}
+	for _, f := range []struct {
+		name string
+		v    *intstr.IntOrString
+	}{{"maxUnavailable", ru.MaxUnavailable}, {"maxSurge", ru.MaxSurge}} {
+		name, v := f.name, f.v
+		if v == nil {
+			continue
+		}
+		if (v.Type == intstr.Int && v.IntVal < 0) || (v.Type == intstr.String && !intOrPercent.MatchString(v.StrVal)) {
+			errs = append(errs, field.Invalid(rp.Child(name), v.String(), "must be a non-negative integer or a percentage from 0% to 100%"))
+		}
+	}
+	// DC-1: maxUnavailable 0 is allowed, but not together with maxSurge 0 (nothing could move).
+	if zero(ru.MaxUnavailable) && zero(ru.MaxSurge) {
+		errs = append(errs, field.Invalid(rp.Child("maxSurge"), ru.MaxSurge.String(), "cannot be 0 when maxUnavailable is 0"))
+	}
+	if p := ru.UnavailablePeriodSeconds; p != nil && *p < 0 {
+		errs = append(errs, field.Invalid(rp.Child("unavailablePeriodSeconds"), *p, "must not be negative"))
 	}
 	return errs
 }

@@ -9,8 +9,9 @@ import (
 // XFleetSection is the name of the fleet-specific section of a unit file.
 const XFleetSection = "X-Fleet"
 
-// [X-Fleet] keys. The first six are current; the X-prefixed ones are deprecated since fleet
-// v0.8.0 but still honoured (see [DeprecatedKey]).
+// [X-Fleet] keys. The first six are current. The X-prefixed keys were deprecated in fleet
+// v0.8.0 but are still honoured, each folded into the current key it maps to (see
+// [DeprecatedKey]); the constants themselves are not deprecated.
 const (
 	KeyMachineID       = "MachineID"
 	KeyMachineOf       = "MachineOf"
@@ -19,16 +20,16 @@ const (
 	KeyGlobal          = "Global"
 	KeyReplaces        = "Replaces"
 
-	// Deprecated: use MachineID.
+	// KeyXConditionMachineID is the deprecated form of MachineID.
 	KeyXConditionMachineID = "X-ConditionMachineID"
-	// Deprecated: a legacy key mapped to MachineID with the lowest precedence. A boot ID is
-	// not a machine ID, so in practice it never matches a machine.
+	// KeyXConditionMachineBootID is a legacy key mapped to MachineID with the lowest
+	// precedence. A boot ID is not a machine ID, so in practice it never matches a machine.
 	KeyXConditionMachineBootID = "X-ConditionMachineBootID"
-	// Deprecated: use MachineOf.
+	// KeyXConditionMachineOf is the deprecated form of MachineOf.
 	KeyXConditionMachineOf = "X-ConditionMachineOf"
-	// Deprecated: use MachineMetadata.
+	// KeyXConditionMachineMetadata is the deprecated form of MachineMetadata.
 	KeyXConditionMachineMetadata = "X-ConditionMachineMetadata"
-	// Deprecated: use Conflicts.
+	// KeyXConflicts is the deprecated form of Conflicts.
 	KeyXConflicts = "X-Conflicts"
 )
 
@@ -69,8 +70,8 @@ type XFleet struct {
 	Global bool
 	// Replaces lists path.Match globs of unit names this one displaces from its machine.
 	Replaces []string
-	// Warnings lists, in file order, what fleetctl would warn about: unknown keys,
-	// deprecated keys, and MachineMetadata items that were ignored.
+	// Warnings lists, in file order, what is worth telling the user: unknown keys (fleetctl
+	// warned about these), deprecated keys, and MachineMetadata items that were ignored.
 	Warnings []string
 }
 
@@ -147,7 +148,8 @@ func isTruthy(s string) bool {
 // Beyond upstream fleet, ParseXFleet rejects an empty MachineID, MachineOf or Replaces item
 // (upstream silently made such a unit unschedulable) and malformed globs (which upstream
 // silently never matched). Finally it applies [XFleet.Validate]. Errors are of type
-// [*OptionError] and name the key as written.
+// [*OptionError]; an error about one option names the key as written, an error about a
+// combination names the current keys.
 func ParseXFleet(f *File, unitName string) (*XFleet, error) {
 	x := &XFleet{Name: unitName}
 	var (

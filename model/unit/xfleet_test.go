@@ -144,8 +144,8 @@ func TestParseXFleet(t *testing.T) {
 				MachineMetadata: Metadata{"slot": {"3"}}}},
 		{"specifier %p on a plain unit (seed Dynamic requirements)", "foo.service", "MachineOf=%p.socket",
 			&XFleet{Name: "foo.service", MachineOf: []string{"foo.socket"}}},
-		{"specifiers %n %N", "a@b.service", "Replaces=%N.old\nMachineID=%n",
-			nil}, // MachineID + Replaces: see errors test; here only checks nothing panics
+		{"specifiers %n %N", "a@b.service", "Replaces=%N.old\nMachineOf=x-%n",
+			&XFleet{Name: "a@b.service", Replaces: []string{"a@b.old"}, MachineOf: []string{"x-a@b.service"}}},
 		{"specifiers only in X-Fleet", "a@b.service", "[Service]\nExecStart=/bin/echo %i\n[X-Fleet]\nMachineOf=%i.service",
 			&XFleet{Name: "a@b.service", MachineOf: []string{"b.service"}}},
 		{"unknown keys warn", u, "Foo=bar\nmachineid=x\nConflicts=z",
@@ -166,9 +166,6 @@ func TestParseXFleet(t *testing.T) {
 				t.Fatalf("Parse(%q) error = %v", text, err)
 			}
 			got, err := ParseXFleet(f, tc.unit)
-			if tc.want == nil {
-				return
-			}
 			if err != nil {
 				t.Fatalf("ParseXFleet(%q, %q) error = %v, want %+v", text, tc.unit, err, tc.want)
 			}

@@ -1,0 +1,70 @@
+package placement
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// API group and version of the KubeFleet placement kinds, accepted unchanged.
+const (
+	GroupVersion         = "placement.kubernetes-fleet.io/v1beta1"
+	KindPlacement        = "ClusterResourcePlacement"
+	DefaultHistoryLimit  = 10
+	MaxResourceSelectors = 100
+)
+
+// ClusterResourcePlacement is the v1beta1 object, spec only; status is decided, not stored here.
+type ClusterResourcePlacement struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              PlacementSpec `json:"spec"`
+}
+
+// PlacementSpec mirrors v1beta1 ClusterResourcePlacementSpec.
+type PlacementSpec struct {
+	ResourceSelectors    []ResourceSelector `json:"resourceSelectors"`
+	Policy               *PlacementPolicy   `json:"policy,omitempty"`
+	Strategy             RolloutStrategy    `json:"strategy,omitempty"`
+	RevisionHistoryLimit *int32             `json:"revisionHistoryLimit,omitempty"`
+}
+
+// ResourceSelector selects hub resources by group, version, kind and name or labels (CRP-SEL-GVK).
+type ResourceSelector struct {
+	Group         string                `json:"group"`
+	Version       string                `json:"version"`
+	Kind          string                `json:"kind"`
+	Name          string                `json:"name,omitempty"`
+	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
+}
+
+type RolloutStrategyType string
+
+const (
+	RollingUpdateStrategy RolloutStrategyType = "RollingUpdate"
+	ExternalStrategy      RolloutStrategyType = "External"
+)
+
+// RolloutStrategy mirrors v1beta1 RolloutStrategy.
+type RolloutStrategy struct {
+	Type          RolloutStrategyType  `json:"type,omitempty"`
+	RollingUpdate *RollingUpdateConfig `json:"rollingUpdate,omitempty"`
+	ApplyStrategy *ApplyStrategy       `json:"applyStrategy,omitempty"`
+}
+
+type RollingUpdateConfig struct {
+	MaxUnavailable           *intstr.IntOrString `json:"maxUnavailable,omitempty"`
+	MaxSurge                 *intstr.IntOrString `json:"maxSurge,omitempty"`
+	UnavailablePeriodSeconds *int                `json:"unavailablePeriodSeconds,omitempty"`
+}
+
+// ApplyStrategy mirrors v1beta1 ApplyStrategy (APPLY-API).
+type ApplyStrategy struct {
+	Type                  string `json:"type,omitempty"`
+	ComparisonOption      string `json:"comparisonOption,omitempty"`
+	WhenToApply           string `json:"whenToApply,omitempty"`
+	WhenToTakeOver        string `json:"whenToTakeOver,omitempty"`
+	AllowCoOwnership      bool   `json:"allowCoOwnership,omitempty"`
+	ServerSideApplyConfig *struct {
+		ForceConflicts bool `json:"force,omitempty"`
+	} `json:"serverSideApplyConfig,omitempty"`
+}

@@ -1,0 +1,54 @@
+package trace
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestHashDependsOnEveryField(t *testing.T) {
+	base := func() *Recorder { r := New(nil); r.Record(time.Second, "heartbeat", "m1", ""); return r }
+	variants := map[string]func(*Recorder){
+		"time":    func(r *Recorder) { r.Record(2*time.Second, "heartbeat", "m1", "") },
+		"kind":    func(r *Recorder) { r.Record(time.Second, "join", "m1", "") },
+		"subject": func(r *Recorder) { r.Record(time.Second, "heartbeat", "m2", "") },
+		"detail":  func(r *Recorder) { r.Record(time.Second, "heartbeat", "m1", "x") },
+		"split":   func(r *Recorder) { r.Record(time.Second, "heartbeatm", "1", "") },
+	}
+	want := base()
+	want.Record(time.Second, "heartbeat", "m1", "")
+	for name, f := range variants {
+		r := base()
+		f(r)
+		if r.Hash() == want.Hash() {
+			t.Errorf("changing the %s did not change the hash %s", name, r.HashString())
+		}
+	}
+	again := base()
+	again.Record(time.Second, "heartbeat", "m1", "")
+	if again.Hash() != want.Hash() {
+		t.Errorf("same events gave hashes %s and %s", again.HashString(), want.HashString())
+	}
+}
+
+func TestJSONL(t *testing.T) {
+	var buf bytes.Buffer
+	r := New(&buf)
+	r.Record(90*time.Second, "member-joined", "m1", "Joined=True")
+	r.Record(2*time.Minute, "heartbeat", "m1", "")
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"t":"1m30s","kind":"member-joined","subject":"m1","detail":"Joined=True"}
+{"t":"2m0s","kind":"heartbeat","subject":"m1"}
+`
+	if diff := cmp.Diff(want, buf.String()); diff != "" {
+		t.Errorf("JSONL (-want +got):\n%s", diff)
+	}
+	if r.Events() != 2 || len(r.HashString()) != 16 || strings.Trim(r.HashString(), "0123456789abcdef") != "" {
+		t.Errorf("Events() = %d, HashString() = %q; want 2 and 16 hex digits", r.Events(), r.HashString())
+	}
+}
