@@ -144,10 +144,16 @@ func untilStale(m *member.Member, now time.Time, cfg member.EligibilityConfig) t
 	if !m.Agent.Present {
 		return 0
 	}
-	d := m.Agent.LastHeartbeat.Add(cfg.HeartbeatTimeout).Sub(now)
+	d := StaleAt(m, cfg).Sub(now)
 	if d < 0 {
 		return 0
 	}
-	// Just past the deadline, since the rule is "older than", not "as old as".
-	return d + time.Nanosecond
+	return d
+}
+
+// StaleAt is the first instant at which the member's last heartbeat counts as too old:
+// just past LastHeartbeat + timeout, since the rule is "older than", not "as old as".
+// Drivers use it to tell a due health check from one a newer heartbeat has postponed.
+func StaleAt(m *member.Member, cfg member.EligibilityConfig) time.Time {
+	return m.Agent.LastHeartbeat.Add(cfg.HeartbeatTimeout + time.Nanosecond)
 }

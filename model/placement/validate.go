@@ -260,3 +260,28 @@ func validateStrategy(s RolloutStrategy, path *field.Path) field.ErrorList {
 	}
 	return errs
 }
+
+// CheckPolicyUpdate rejects policy changes the API forbids on an existing placement:
+// switching the placement type (CRP-POL-TYPES) and changing or removing tolerations, which
+// may only be appended to (TAINT-IMMUTABLE).
+func CheckPolicyUpdate(old, new *PlacementPolicy) error {
+	if old.Type() != new.Type() {
+		return fmt.Errorf("spec.policy.placementType: cannot change from %s to %s; delete and recreate the placement", old.Type(), new.Type())
+	}
+	var oldT, newT []Toleration
+	if old != nil {
+		oldT = old.Tolerations
+	}
+	if new != nil {
+		newT = new.Tolerations
+	}
+	if len(newT) < len(oldT) {
+		return fmt.Errorf("spec.policy.tolerations: tolerations can only be added, not removed")
+	}
+	for i := range oldT {
+		if oldT[i] != newT[i] {
+			return fmt.Errorf("spec.policy.tolerations[%d]: existing tolerations cannot be changed, only appended to", i)
+		}
+	}
+	return nil
+}

@@ -42,3 +42,9 @@ func (q *BTree[T]) Peek() (Item[T], bool) { return q.tree.Min() }
 
 // Len implements Queue.
 func (q *BTree[T]) Len() int { return q.tree.Len() }
+
+// ReplaceMin implements Queue.
+func (q *BTree[T]) ReplaceMin(at time.Duration, v T) uint64 {
+	q.tree.DeleteMin()
+	return q.Push(at, v)
+}

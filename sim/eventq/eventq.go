@@ -24,6 +24,10 @@ type Queue[T any] interface {
 	Peek() (Item[T], bool)
 	// Len returns the number of pending events.
 	Len() int
+	// ReplaceMin removes the earliest event and schedules v at at, as Pop then Push
+	// would (the same sequence number is assigned), in one step. It is the hot path of
+	// a simulator whose periodic events reschedule themselves.
+	ReplaceMin(at time.Duration, v T) uint64
 }
 
 // New returns the implementation that measured fastest on the simulator's

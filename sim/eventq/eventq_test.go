@@ -260,6 +260,18 @@ func TestMatchesReference(t *testing.T) {
 					}
 				}
 			},
+			"replaceMin": func(t *rapid.T) {
+				// ReplaceMin behaves exactly as Pop followed by Push.
+				at := time.Duration(genAt.Draw(t, "at"))
+				ref.pop()
+				want := ref.push(at, next)
+				for _, n := range names {
+					if got := queues[n].ReplaceMin(at, next); got != want {
+						t.Fatalf("%s: ReplaceMin(%v, %d) = %d, want %d", n, at, next, got, want)
+					}
+				}
+				next++
+			},
 			"peek": func(t *rapid.T) {
 				it, ok := ref.peek()
 				want := result{it, ok}

@@ -1,0 +1,247 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/placement"
+)
+
+// MemberSpec describes a member to add: its MemberCluster spec and what its agent reports.
+type MemberSpec struct {
+	Name            string
+	Kind            member.Kind
+	Labels          map[string]string
+	Taints          []member.Taint
+	Properties      map[string]resource.Quantity
+	Resources       member.ResourceUsage
+	HeartbeatPeriod time.Duration
+	// Unhealthy makes the agent report the member unhealthy.
+	Unhealthy bool
+}
+
+// AddMember creates the MemberCluster now; its agent joins once the hub has prepared it.
+func (s *Sim) AddMember(spec MemberSpec) error {
+	if _, ok := s.store.members[spec.Name]; ok {
+		return fmt.Errorf("member %s already exists", spec.Name)
+	}
+	if spec.Kind == "" {
+		spec.Kind = member.KindCluster
+	}
+	if spec.HeartbeatPeriod == 0 {
+		spec.HeartbeatPeriod = member.DefaultHeartbeatPeriod
+	}
+	if spec.HeartbeatPeriod < member.MinHeartbeatPeriod || spec.HeartbeatPeriod > member.MaxHeartbeatPeriod {
+		return fmt.Errorf("member %s: heartbeat period %s is outside [%s, %s]", spec.Name, spec.HeartbeatPeriod, member.MinHeartbeatPeriod, member.MaxHeartbeatPeriod)
+	}
+	labels := map[string]string{}
+	for k, v := range spec.Labels {
+		labels[k] = v
+	}
+	r := &memberRecord{
+		m: &member.Member{
+			Name: spec.Name, Kind: spec.Kind, Labels: labels, Taints: slices.Clone(spec.Taints),
+			HeartbeatPeriod: spec.HeartbeatPeriod,
+		},
+		created: s.Now(),
+	}
+	a := &agent{
+		idx: int32(len(s.agents)), name: spec.Name, rec: r, period: spec.HeartbeatPeriod, healthy: !spec.Unhealthy,
+		properties: spec.Properties, resources: spec.Resources,
+	}
+	r.agent = a
+	s.agents = append(s.agents, a)
+	s.store.addMember(r)
+	s.Record("member-created", spec.Name, string(spec.Kind))
+	s.hub.enqueue(ctrlMembership, spec.Name)
+	return nil
+}
+
+func (s *Sim) record(name string) (*memberRecord, error) {
+	r := s.store.members[name]
+	if r == nil {
+		return nil, fmt.Errorf("member %s does not exist", name)
+	}
+	return r, nil
+}
+
+// DeleteMember asks the member to leave (deletes its MemberCluster).
+func (s *Sim) DeleteMember(name string) error {
+	r, err := s.record(name)
+	if err != nil {
+		return err
+	}
+	if !r.m.Leaving {
+		r.m.Leaving = true
+		s.hub.memberChanged(name, "member is leaving")
+	}
+	return nil
+}
+
+// FailMode is how a member fails.
+type FailMode string
+
+const (
+	Crash     FailMode = "crash"
+	Partition FailMode = "partition"
+)
+
+// Fail crashes a member (no heartbeats, no work) or partitions it (alive, running its
+// workloads, cut off from the hub in both directions).
+func (s *Sim) Fail(name string, mode FailMode) error {
+	r, err := s.record(name)
+	if err != nil {
+		return err
+	}
+	a := r.agent
+	switch mode {
+	case Crash:
+		a.crashed = true
+		a.joined = false
+		a.epoch++
+	case Partition:
+		a.partitioned = true
+	default:
+		return fmt.Errorf("unknown failure mode %q", mode)
+	}
+	s.Record("member-failed", name, string(mode))
+	return nil
+}
+
+// Heal ends a member's failure: a crashed agent restarts and joins again; a partitioned one
+// reconnects and catches up with what it missed.
+func (s *Sim) Heal(name string) error {
+	r, err := s.record(name)
+	if err != nil {
+		return err
+	}
+	a := r.agent
+	if !a.crashed && !a.partitioned {
+		return nil
+	}
+	a.crashed, a.partitioned = false, false
+	s.Record("member-healed", name, "")
+	s.push(0, event{kind: evAgentSync, ref: a.idx})
+	return nil
+}
+
+// SetClockSkew offsets a member agent's clock; its heartbeats carry its own time.
+func (s *Sim) SetClockSkew(name string, skew time.Duration) error {
+	r, err := s.record(name)
+	if err != nil {
+		return err
+	}
+	r.agent.skew = skew
+	s.Record("clock-skew", name, skew.String())
+	return nil
+}
+
+// Taint adds or replaces a taint. Adding a taint never moves placements, so it only
+// updates the member.
+func (s *Sim) Taint(name string, t member.Taint) error {
+	r, err := s.record(name)
+	if err != nil {
+		return err
+	}
+	if t.Effect == "" {
+		t.Effect = member.NoSchedule
+	}
+	r.m.Taints = slices.DeleteFunc(r.m.Taints, func(x member.Taint) bool { return x.Key == t.Key && x.Effect == t.Effect })
+	r.m.Taints = append(r.m.Taints, t)
+	s.Record("member-tainted", name, t.String())
+	return nil
+}
+
+// Untaint removes the taints with key; removal triggers scheduling (TAINT-NO-EVICT).
+func (s *Sim) Untaint(name, key string) error {
+	r, err := s.record(name)
+	if err != nil {
+		return err
+	}
+	before := len(r.m.Taints)
+	r.m.Taints = slices.DeleteFunc(r.m.Taints, func(x member.Taint) bool { return x.Key == key })
+	if len(r.m.Taints) != before {
+		s.hub.memberChanged(name, "taint "+key+" removed")
+	}
+	return nil
+}
+
+// Label sets and removes member labels; a change triggers scheduling.
+func (s *Sim) Label(name string, set map[string]string, remove []string) error {
+	r, err := s.record(name)
+	if err != nil {
+		return err
+	}
+	changed := false
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if old, ok := r.m.Labels[k]; !ok || old != set[k] {
+			r.m.Labels[k] = set[k]
+			changed = true
+		}
+	}
+	for _, k := range remove {
+		if _, ok := r.m.Labels[k]; ok {
+			delete(r.m.Labels, k)
+			changed = true
+		}
+	}
+	if changed {
+		s.hub.memberChanged(name, "labels changed")
+	}
+	return nil
+}
+
+// RestartHub restarts the hub's controllers.
+func (s *Sim) RestartHub() { s.hub.restart() }
+
+// ApplyPlacement creates or updates a ClusterResourcePlacement. The generation moves only
+// when the spec changes.
+func (s *Sim) ApplyPlacement(crp placement.ClusterResourcePlacement) error {
+	if errs := placement.ValidatePlacement(&crp); len(errs) > 0 {
+		return fmt.Errorf("placement %s is invalid: %w", crp.Name, errs.ToAggregate())
+	}
+	p := s.store.placements[crp.Name]
+	if p == nil {
+		p = &placementRecord{}
+		s.store.placements[crp.Name] = p
+		s.Record("placement-created", crp.Name, "")
+	} else {
+		if p.deleting {
+			return fmt.Errorf("placement %s is being deleted", crp.Name)
+		}
+		if err := placement.CheckPolicyUpdate(p.crp.Spec.Policy, crp.Spec.Policy); err != nil {
+			return fmt.Errorf("placement %s: %w", crp.Name, err)
+		}
+		oldSpec, _ := json.Marshal(p.crp.Spec)
+		newSpec, _ := json.Marshal(crp.Spec)
+		if string(oldSpec) == string(newSpec) {
+			return nil
+		}
+		s.Record("placement-updated", crp.Name, "")
+	}
+	p.crp = crp
+	p.generation++
+	s.hub.enqueue(ctrlPolicy, crp.Name)
+	return nil
+}
+
+// DeletePlacement deletes a placement; its bindings go with it.
+func (s *Sim) DeletePlacement(name string) error {
+	p := s.store.placements[name]
+	if p == nil {
+		return fmt.Errorf("placement %s does not exist", name)
+	}
+	p.deleting = true
+	s.hub.enqueue(ctrlPolicy, name)
+	return nil
+}

@@ -1,0 +1,143 @@
+package sim
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/membership"
+)
+
+// agent is a simulated member agent. Its state is the agent's own; the hub learns of it
+// only through messages that cross the simulated network.
+type agent struct {
+	idx    int32
+	name   string
+	rec    *memberRecord
+	period time.Duration
+	// skew is added to the agent's clock: its heartbeats carry its own time.
+	skew time.Duration
+	// epoch changes whenever the agent (re)starts or stops heartbeating; events of an older
+	// epoch are cancelled.
+	epoch       uint32
+	crashed     bool
+	partitioned bool
+	joined      bool
+	healthy     bool
+	// properties and resources are reported with the first heartbeat after joining.
+	properties map[string]resource.Quantity
+	resources  member.ResourceUsage
+}
+
+// notifyAgent lets the member's agent see a hub change after the sync delay.
+func (s *Sim) notifyAgent(r *memberRecord) {
+	if r.agent != nil {
+		s.push(s.cfg.AgentSyncDelay, event{kind: evAgentSync, ref: r.agent.idx})
+	}
+}
+
+// agentSync: the agent reads its InternalMemberCluster and joins or leaves.
+func (s *Sim) agentSync(e *event) bool {
+	a := s.agents[e.ref]
+	if a.crashed || a.partitioned {
+		return false // it cannot see the hub; it syncs again when it heals
+	}
+	r := s.store.members[a.name]
+	if r == nil || r.agent != a || r.imc == nil {
+		return false
+	}
+	switch {
+	case *r.imc == membership.StateJoin && !a.joined:
+		a.joined = true
+		a.epoch++
+		s.Record("agent-joining", a.name, "")
+		s.sendHeartbeat(a, s.now)
+	case *r.imc == membership.StateLeave && a.joined:
+		a.joined = false
+		a.epoch++
+		s.Record("agent-leaving", a.name, "")
+		s.sendMessage(a, "agent-left", func() {
+			a.rec.m.Agent.Joined = false
+			s.hub.enqueue(ctrlMembership, a.name)
+		})
+	default:
+		return false
+	}
+	return true
+}
+
+// sendHeartbeat schedules the arrival at the hub of a heartbeat sent at sent.
+func (s *Sim) sendHeartbeat(a *agent, sent time.Duration) {
+	arrive := sent + s.cfg.Network.Delay.Sample(s.rngNet)
+	if arrive < s.now {
+		arrive = s.now
+	}
+	s.schedule(arrive, event{kind: evHeartbeat, ref: a.idx, epoch: a.epoch, sent: sent})
+}
+
+// sendMessage delivers a one-off agent message over the network (delay, loss, partition).
+func (s *Sim) sendMessage(a *agent, kind string, deliver func()) {
+	epoch := a.epoch
+	s.atSubject(s.now+s.cfg.Network.Delay.Sample(s.rngNet), kind, a.name, func() {
+		if a.epoch != epoch || a.partitioned || s.lost() {
+			return
+		}
+		deliver()
+	})
+}
+
+func (s *Sim) lost() bool {
+	return s.cfg.Network.Loss > 0 && s.rngNet.Float64() < s.cfg.Network.Loss
+}
+
+// heartbeat is the arrival of one heartbeat at the hub; it also schedules the next one.
+func (s *Sim) heartbeat(e *event) bool {
+	a := s.agents[e.ref]
+	if e.epoch != a.epoch || a.crashed || !a.joined {
+		return false
+	}
+	if a.partitioned || s.lost() {
+		s.trace.Record(s.now, "heartbeat-lost", a.name, "")
+	} else {
+		s.trace.Record(s.now, "heartbeat", a.name, "")
+		s.deliverHeartbeat(a, e.sent)
+	}
+	next := e.sent + a.period
+	if j := s.cfg.HeartbeatJitter; j > 0 {
+		next += time.Duration(s.rngMem.Int64N(int64(j)))
+	}
+	s.sendHeartbeat(a, next)
+	return true
+}
+
+// deliverHeartbeat writes the agent's status into its member, in place: heartbeats never
+// copy member objects. The hub reconciles the member only when something it reports on
+// changed; otherwise the heartbeat is a timestamp update.
+func (s *Sim) deliverHeartbeat(a *agent, sent time.Duration) {
+	r := a.rec
+	m := r.m
+	now := s.Now()
+	wasEligible := m.CheckEligibility(now, s.cfg.Eligibility).OK()
+	first := !m.Agent.Present || !m.Agent.Joined
+	agentTime := s.cfg.Start.Add(sent + a.skew)
+	healthChanged := first || m.Agent.Healthy != a.healthy
+	m.Agent.Present, m.Agent.Joined, m.Agent.HealthKnown = true, true, true
+	if healthChanged {
+		m.Agent.Healthy = a.healthy
+		m.Agent.HealthTransition = agentTime
+	}
+	m.Agent.LastHeartbeat = agentTime
+	if first {
+		m.Properties = a.properties
+		m.Resources = a.resources
+	}
+	isEligible := m.CheckEligibility(now, s.cfg.Eligibility).OK()
+	if healthChanged || wasEligible != isEligible || !r.reportedHealthy {
+		s.hub.enqueue(ctrlMembership, a.name)
+	}
+	if !wasEligible && isEligible {
+		s.hub.memberChanged(a.name, "member became eligible")
+	}
+}
+

@@ -1,0 +1,130 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/fleetsim/fleetsim/model/member"
+)
+
+// Config tunes a simulation. Zero fields take the defaults documented on each.
+type Config struct {
+	Seed uint64
+	// Start is the virtual wall-clock time at t=0 (default 2026-01-01T00:00:00Z).
+	Start time.Time
+	// HubDelay is how long a hub controller takes to process a queued key (default 100ms).
+	HubDelay time.Duration
+	// AgentSyncDelay is how long a member agent takes to see a hub change (default 1s).
+	AgentSyncDelay time.Duration
+	// HeartbeatJitter: each heartbeat interval is the period plus a uniform draw from
+	// [0, HeartbeatJitter) (default 0).
+	HeartbeatJitter time.Duration
+	// Network describes member-to-hub messages (default: a constant 50ms, no loss).
+	Network Network
+	// Eligibility: heartbeat and health windows (default 5m and 5m).
+	Eligibility member.EligibilityConfig
+	// HubRestartDelay is how long a restarting hub is down (default 10s).
+	HubRestartDelay time.Duration
+	// Trace receives the JSONL event log when non-nil.
+	Trace io.Writer
+}
+
+// Network is the path from member agents to the hub.
+type Network struct {
+	Delay Distribution
+	// Loss is the probability that a message is lost.
+	Loss float64
+}
+
+// DistributionKind names a delay distribution.
+type DistributionKind string
+
+const (
+	Constant    DistributionKind = "constant"
+	Uniform     DistributionKind = "uniform"
+	Exponential DistributionKind = "exponential"
+)
+
+// Distribution draws delays: constant (Mean), uniform in [Min, Max], or exponential with
+// mean Mean, capped at Max when Max > 0.
+type Distribution struct {
+	Kind           DistributionKind
+	Mean, Min, Max time.Duration
+}
+
+// Sample draws one delay.
+func (d Distribution) Sample(r *rand.Rand) time.Duration {
+	switch d.Kind {
+	case Uniform:
+		if d.Max <= d.Min {
+			return d.Min
+		}
+		return d.Min + time.Duration(r.Int64N(int64(d.Max-d.Min)+1))
+	case Exponential:
+		v := time.Duration(r.ExpFloat64() * float64(d.Mean))
+		if d.Max > 0 && v > d.Max {
+			v = d.Max
+		}
+		return v
+	default:
+		return d.Mean
+	}
+}
+
+// Validate rejects distributions that make no sense.
+func (d Distribution) Validate() error {
+	switch d.Kind {
+	case "", Constant, Exponential:
+		if d.Mean < 0 {
+			return fmt.Errorf("%s delay: mean %s is negative", d.kindName(), d.Mean)
+		}
+	case Uniform:
+		if d.Min < 0 || d.Max < d.Min {
+			return fmt.Errorf("uniform delay: need 0 <= min <= max, got [%s, %s]", d.Min, d.Max)
+		}
+	default:
+		return fmt.Errorf("delay distribution %q is not one of constant, uniform, exponential", d.Kind)
+	}
+	return nil
+}
+
+func (d Distribution) kindName() string {
+	if d.Kind == "" {
+		return string(Constant)
+	}
+	return string(d.Kind)
+}
+
+func (c Config) withDefaults() (Config, error) {
+	if c.Start.IsZero() {
+		c.Start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	if c.HubDelay == 0 {
+		c.HubDelay = 100 * time.Millisecond
+	}
+	if c.AgentSyncDelay == 0 {
+		c.AgentSyncDelay = time.Second
+	}
+	if c.Network.Delay == (Distribution{}) {
+		c.Network.Delay = Distribution{Kind: Constant, Mean: 50 * time.Millisecond}
+	}
+	if c.Eligibility == (member.EligibilityConfig{}) {
+		c.Eligibility = member.DefaultEligibility
+	}
+	if c.HubRestartDelay == 0 {
+		c.HubRestartDelay = 10 * time.Second
+	}
+	if err := c.Network.Delay.Validate(); err != nil {
+		return c, fmt.Errorf("network: %w", err)
+	}
+	if c.Network.Loss < 0 || c.Network.Loss >= 1 || math.IsNaN(c.Network.Loss) {
+		return c, fmt.Errorf("network: loss %v must be in [0, 1)", c.Network.Loss)
+	}
+	if c.HubDelay < 0 || c.AgentSyncDelay < 0 || c.HeartbeatJitter < 0 || c.HubRestartDelay < 0 {
+		return c, fmt.Errorf("delays must not be negative")
+	}
+	return c, nil
+}

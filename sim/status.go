@@ -1,0 +1,150 @@
+package sim
+
+import (
+	"slices"
+	"time"
+
+	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/membership"
+	"github.com/fleetsim/fleetsim/model/placement"
+)
+
+// Condition is a status condition as users read it.
+type Condition struct {
+	Type               string    `json:"type"`
+	Status             string    `json:"status"`
+	Reason             string    `json:"reason"`
+	Message            string    `json:"message"`
+	LastTransitionTime time.Time `json:"lastTransitionTime"`
+}
+
+func conditionsOf(cs []timedCondition) []Condition {
+	out := make([]Condition, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message, LastTransitionTime: c.LastTransition})
+	}
+	return out
+}
+
+// BindingStatus is one binding of a placement.
+type BindingStatus struct {
+	Name    string                 `json:"name"`
+	Cluster string                 `json:"cluster"`
+	State   placement.BindingState `json:"state"`
+}
+
+// PlacementStatus is a placement as `kubectl get crp -o yaml` would show it.
+type PlacementStatus struct {
+	Name string `json:"name"`
+	// Clusters are the clusters whose binding is Scheduled or Bound, sorted.
+	Clusters       []string                    `json:"clusters"`
+	Conditions     []Condition                 `json:"conditions"`
+	PolicySnapshot string                      `json:"policySnapshot,omitempty"`
+	Wanted         int                         `json:"wanted"`
+	Decisions      []placement.ClusterDecision `json:"decisions,omitempty"`
+	Bindings       []BindingStatus             `json:"bindings"`
+}
+
+// Placement returns one placement's status.
+func (s *Sim) Placement(name string) (PlacementStatus, bool) {
+	p := s.store.placements[name]
+	if p == nil {
+		return PlacementStatus{}, false
+	}
+	st := PlacementStatus{Name: name, Clusters: []string{}, Conditions: conditionsOf(p.conditions), Decisions: p.decisions, Bindings: []BindingStatus{}, Wanted: -1}
+	if snap := s.store.latest(name); snap != nil {
+		st.PolicySnapshot = snap.Name
+		switch snap.Policy.Type() {
+		case placement.PickN:
+			st.Wanted = int(snap.NumberOfClusters)
+		case placement.PickFixed:
+			st.Wanted = len(snap.Policy.ClusterNames)
+		}
+	}
+	for _, b := range s.store.byCRP[name] {
+		st.Bindings = append(st.Bindings, BindingStatus{Name: b.Name, Cluster: b.TargetCluster, State: b.State})
+		if !b.Deleting && (b.State == placement.Scheduled || b.State == placement.Bound) {
+			st.Clusters = append(st.Clusters, b.TargetCluster)
+		}
+	}
+	slices.Sort(st.Clusters)
+	return st, true
+}
+
+// Placements returns every placement's status, by name.
+func (s *Sim) Placements() []PlacementStatus {
+	var out []PlacementStatus
+	for _, n := range s.store.placementNames() {
+		st, _ := s.Placement(n)
+		out = append(out, st)
+	}
+	return out
+}
+
+// MemberStatus is a member as `kubectl get membercluster` shows it, plus what only the
+// simulator knows (the agent's failure).
+type MemberStatus struct {
+	Name          string            `json:"name"`
+	Kind          member.Kind       `json:"kind"`
+	Labels        map[string]string `json:"labels,omitempty"`
+	Taints        []member.Taint    `json:"taints"`
+	Conditions    []Condition       `json:"conditions"`
+	Leaving       bool              `json:"leaving,omitempty"`
+	LastHeartbeat *time.Time        `json:"lastHeartbeat,omitempty"`
+	// Eligible says whether the scheduler may pick the member now, and if not, why.
+	Eligible          bool   `json:"eligible"`
+	IneligibleReason  string `json:"ineligibleReason,omitempty"`
+	Failure           string `json:"failure,omitempty"`
+	ReservedNamespace string `json:"reservedNamespace,omitempty"`
+}
+
+// Member returns one member's status.
+func (s *Sim) Member(name string) (MemberStatus, bool) {
+	r := s.store.members[name]
+	if r == nil {
+		return MemberStatus{}, false
+	}
+	m := r.m
+	st := MemberStatus{Name: name, Kind: m.Kind, Labels: m.Labels, Taints: slices.Clone(m.Taints), Conditions: conditionsOf(r.conditions), Leaving: m.Leaving}
+	if st.Taints == nil {
+		st.Taints = []member.Taint{}
+	}
+	if m.Agent.Present {
+		t := m.Agent.LastHeartbeat
+		st.LastHeartbeat = &t
+	}
+	e := m.CheckEligibility(s.Now(), s.cfg.Eligibility)
+	st.Eligible = e.OK()
+	if !e.OK() {
+		st.IneligibleReason = e.String()
+	}
+	if r.nsExists {
+		st.ReservedNamespace = membership.Namespace(name)
+	}
+	switch a := r.agent; {
+	case a.crashed:
+		st.Failure = string(Crash)
+	case a.partitioned:
+		st.Failure = string(Partition)
+	}
+	return st, true
+}
+
+// Members returns every member's status, by name.
+func (s *Sim) Members() []MemberStatus {
+	var out []MemberStatus
+	for _, n := range s.store.memberNames() {
+		st, _ := s.Member(n)
+		out = append(out, st)
+	}
+	return out
+}
+
+// ConditionOf finds a condition by type.
+func ConditionOf(cs []Condition, typ string) (Condition, bool) {
+	i := slices.IndexFunc(cs, func(c Condition) bool { return c.Type == typ })
+	if i < 0 {
+		return Condition{}, false
+	}
+	return cs[i], true
+}

@@ -1,0 +1,164 @@
+package sim
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/fleetsim/fleetsim/model/condition"
+	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/membership"
+	"github.com/fleetsim/fleetsim/model/placement"
+)
+
+// store is the hub's API server: every object the controllers read and write. It survives
+// a hub restart; only the controllers' memory does not.
+type store struct {
+	members    map[string]*memberRecord
+	clusters   []*member.Member // members of kind Cluster, sorted by name: the scheduler's input
+	placements map[string]*placementRecord
+	bindings   map[string]*placement.Binding
+	byCRP      map[string][]*placement.Binding // sorted by name
+	byMember   map[string]int                  // bindings targeting each member
+}
+
+// timedCondition is a condition with the time it last changed status.
+type timedCondition struct {
+	condition.Condition
+	LastTransition time.Time
+}
+
+// memberRecord is a MemberCluster (spec and status) with its IMC and namespace.
+type memberRecord struct {
+	m          *member.Member
+	nsExists   bool
+	imc        *membership.IMCState
+	conditions []timedCondition
+	agent      *agent
+	created    time.Time
+	// reportedHealthy caches "the Healthy condition says MemberClusterHealthy", so that a
+	// heartbeat can tell in O(1) whether the hub has anything to update.
+	reportedHealthy bool
+}
+
+// placementRecord is a ClusterResourcePlacement with its policy snapshots and status.
+type placementRecord struct {
+	crp        placement.ClusterResourcePlacement
+	generation int64
+	snapshots  []*placement.PolicySnapshot // by index; the last is the latest
+	decisions  []placement.ClusterDecision // latest snapshot's targetClusters
+	conditions []timedCondition
+	deleting   bool
+}
+
+func newStore() *store {
+	return &store{
+		members:    map[string]*memberRecord{},
+		placements: map[string]*placementRecord{},
+		bindings:   map[string]*placement.Binding{},
+		byCRP:      map[string][]*placement.Binding{},
+		byMember:   map[string]int{},
+	}
+}
+
+func (st *store) latest(crp string) *placement.PolicySnapshot {
+	p := st.placements[crp]
+	if p == nil || len(p.snapshots) == 0 {
+		return nil
+	}
+	return p.snapshots[len(p.snapshots)-1]
+}
+
+func (st *store) addMember(r *memberRecord) {
+	st.members[r.m.Name] = r
+	if r.m.Kind == member.KindCluster {
+		i, _ := slices.BinarySearchFunc(st.clusters, r.m.Name, func(m *member.Member, n string) int { return cmp.Compare(m.Name, n) })
+		st.clusters = slices.Insert(st.clusters, i, r.m)
+	}
+}
+
+func (st *store) removeMember(name string) {
+	r := st.members[name]
+	if r == nil {
+		return
+	}
+	delete(st.members, name)
+	st.clusters = slices.DeleteFunc(st.clusters, func(m *member.Member) bool { return m.Name == name })
+}
+
+// memberNames returns every member's name, sorted.
+func (st *store) memberNames() []string {
+	names := make([]string, 0, len(st.members))
+	for n := range st.members {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func (st *store) placementNames() []string {
+	names := make([]string, 0, len(st.placements))
+	for n := range st.placements {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// putBinding creates or replaces a binding.
+func (st *store) putBinding(b placement.Binding) {
+	nb := &b
+	if old, ok := st.bindings[b.Name]; ok {
+		*old = b
+		return
+	}
+	st.bindings[b.Name] = nb
+	list := st.byCRP[b.Placement]
+	i, _ := slices.BinarySearchFunc(list, b.Name, func(x *placement.Binding, n string) int { return cmp.Compare(x.Name, n) })
+	st.byCRP[b.Placement] = slices.Insert(list, i, nb)
+	st.byMember[b.TargetCluster]++
+}
+
+func (st *store) deleteBinding(name string) *placement.Binding {
+	b := st.bindings[name]
+	if b == nil {
+		return nil
+	}
+	delete(st.bindings, name)
+	st.byCRP[b.Placement] = slices.DeleteFunc(st.byCRP[b.Placement], func(x *placement.Binding) bool { return x.Name == name })
+	if len(st.byCRP[b.Placement]) == 0 {
+		delete(st.byCRP, b.Placement)
+	}
+	if st.byMember[b.TargetCluster]--; st.byMember[b.TargetCluster] <= 0 {
+		delete(st.byMember, b.TargetCluster)
+	}
+	return b
+}
+
+// setConditions merges decided conditions into stored ones, keeping transition times for
+// conditions whose status did not change; it returns the conditions whose status changed.
+func setConditions(stored *[]timedCondition, decided []condition.Condition, now time.Time) []condition.Condition {
+	var changed []condition.Condition
+	for _, c := range decided {
+		i := slices.IndexFunc(*stored, func(t timedCondition) bool { return t.Type == c.Type })
+		switch {
+		case i < 0:
+			*stored = append(*stored, timedCondition{Condition: c, LastTransition: now})
+			changed = append(changed, c)
+		case (*stored)[i].Status != c.Status:
+			(*stored)[i] = timedCondition{Condition: c, LastTransition: now}
+			changed = append(changed, c)
+		default:
+			(*stored)[i].Condition = c
+		}
+	}
+	return changed
+}
+
+func findCondition(cs []timedCondition, typ string) (timedCondition, bool) {
+	i := slices.IndexFunc(cs, func(t timedCondition) bool { return t.Type == typ })
+	if i < 0 {
+		return timedCondition{}, false
+	}
+	return cs[i], true
+}
