@@ -140,4 +140,3 @@ func (s *Sim) deliverHeartbeat(a *agent, sent time.Duration) {
 		s.hub.memberChanged(a.name, "member became eligible")
 	}
 }
-

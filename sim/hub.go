@@ -28,9 +28,9 @@ var controllerNames = [numControllers]string{"membership", "policy-snapshot", "s
 // hub holds the controllers' in-memory state: their work queues and requeue timers. A hub
 // restart loses all of it; the store keeps everything persisted.
 type hub struct {
-	s      *Sim
-	epoch  uint32
-	up     bool
+	s     *Sim
+	epoch uint32
+	up    bool
 	// Both are indexed by interned key; a zero timer means none.
 	queued [numControllers][]bool
 	timers [numControllers][]time.Duration

@@ -32,7 +32,7 @@ func TestRecoveryAfterFaults(t *testing.T) {
 		cfg := Config{
 			Seed:            seed,
 			HeartbeatJitter: time.Duration(rapid.IntRange(0, 10).Draw(rt, "jitterSeconds")) * time.Second,
-			Network: Network{Delay: Distribution{Kind: Exponential, Mean: time.Duration(rapid.IntRange(1, 2000).Draw(rt, "delayMillis")) * time.Millisecond, Max: 10 * time.Second}},
+			Network:         Network{Delay: Distribution{Kind: Exponential, Mean: time.Duration(rapid.IntRange(1, 2000).Draw(rt, "delayMillis")) * time.Millisecond, Max: 10 * time.Second}},
 		}
 		s, err := New(cfg)
 		if err != nil {

@@ -233,10 +233,14 @@ func TestExistingBindings(t *testing.T) {
 			want:     outcome{Scheduled: yes, Reason: fulfilled},
 		},
 		{
-			name:     "an Unscheduled binding is restored to its previous state",
-			members:  []*member.Member{cluster("a")},
-			bindings: []*placement.Binding{func() *placement.Binding { b := binding("a", placement.Unscheduled, "crp-0"); b.PreviousState = placement.Bound; return b }()},
-			want:     outcome{Update: []string{"a"}, Scheduled: yes, Reason: fulfilled},
+			name:    "an Unscheduled binding is restored to its previous state",
+			members: []*member.Member{cluster("a")},
+			bindings: []*placement.Binding{func() *placement.Binding {
+				b := binding("a", placement.Unscheduled, "crp-0")
+				b.PreviousState = placement.Bound
+				return b
+			}()},
+			want: outcome{Update: []string{"a"}, Scheduled: yes, Reason: fulfilled},
 		},
 		{
 			name:     "a binding on a cluster not in the fleet is unscheduled",
@@ -250,7 +254,11 @@ func TestExistingBindings(t *testing.T) {
 			members: []*member.Member{cluster("a")},
 			bindings: []*placement.Binding{
 				binding("a", placement.Bound, "crp-0"),
-				func() *placement.Binding { b := binding("a", placement.Scheduled, "crp-0"); b.Name = "crp-a-dup"; return b }(),
+				func() *placement.Binding {
+					b := binding("a", placement.Scheduled, "crp-0")
+					b.Name = "crp-a-dup"
+					return b
+				}(),
 			},
 			want:   outcome{Unschedule: []string{"a"}, Scheduled: yes, Reason: fulfilled},
 			reason: "another binding of this placement already targets the cluster",
@@ -290,9 +298,9 @@ func TestEligibilityReasons(t *testing.T) {
 			"cluster is not connected to the fleet: no recent heartbeat signals (last received 5.50 minutes ago)"},
 		{"not joined", agent(func(a *member.AgentStatus) { a.Joined = false }), "cluster is not connected to the fleet: member agent not joined yet"},
 		{"no health condition", agent(func(a *member.AgentStatus) { a.HealthKnown = false }), "cluster is not connected to the fleet: health condition not available"},
-		{"unhealthy for long", agent(func(a *member.AgentStatus) { a.Healthy, a.HealthTransition = false, now.Add(-6 * time.Minute) }),
+		{"unhealthy for long", agent(func(a *member.AgentStatus) { a.Healthy, a.HealthTransition = false, now.Add(-6*time.Minute) }),
 			"cluster is not connected to the fleet: unhealthy for a prolonged period of time (last transitioned 6.00 minutes ago)"},
-		{"briefly unhealthy is tolerated", agent(func(a *member.AgentStatus) { a.Healthy, a.HealthTransition = false, now.Add(-4 * time.Minute) }), ""},
+		{"briefly unhealthy is tolerated", agent(func(a *member.AgentStatus) { a.Healthy, a.HealthTransition = false, now.Add(-4*time.Minute) }), ""},
 		{"heartbeat exactly at the limit is fine", agent(func(a *member.AgentStatus) { a.LastHeartbeat = now.Add(-5 * time.Minute) }), ""},
 	}
 	for _, tc := range cases {
