@@ -354,3 +354,24 @@ func TestDecisionLimit(t *testing.T) {
 		t.Errorf("Schedule decisions (-want +got):\n%s", diff)
 	}
 }
+
+// TestPickFixedDisconnectedNamedCluster: a named cluster that disconnects keeps its binding
+// (IgnoredDuringExecution) but the placement is no longer fulfilled (CRP-POL-PICKFIXED) [L8189].
+func TestPickFixedDisconnectedNamedCluster(t *testing.T) {
+	a := cluster("a", agent(func(s *member.AgentStatus) { s.LastHeartbeat = now.Add(-time.Hour) }))
+	plan, err := scheduler.Schedule(scheduler.Input{
+		Snapshot: snapshot(policy(t, "placementType: PickFixed\nclusterNames: [a]"), 0),
+		Members:  []*member.Member{a},
+		Bindings: []*placement.Binding{binding("a", placement.Bound, "crp-0")},
+		Now:      now,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(outcome{Scheduled: no, Reason: unfulfilled}, outcomeOf(plan)); diff != "" {
+		t.Errorf("Schedule outcome (-want +got):\n%s", diff)
+	}
+	if plan.Placed != 1 {
+		t.Errorf("Schedule placed = %d, want 1 (the binding stays)", plan.Placed)
+	}
+}

@@ -245,6 +245,11 @@ func (d *decision) filter(mm *memo) {
 	if sl := mm.slot; sl != nil {
 		if sl.live != nil && d.isCurrent(sl.live) && !mm.m.Leaving {
 			mm.code = codeKept
+			if cp.typ == placement.PickFixed {
+				// PickFixed is only fulfilled while every named cluster is eligible, even
+				// one that keeps its placement (CRP-POL-PICKFIXED).
+				mm.elig = mm.m.CheckEligibility(d.in.Now, d.opts.Eligibility)
+			}
 			return
 		}
 		if sl.deleting {
@@ -521,7 +526,14 @@ func (d *decision) condition(placed int) condition.Condition {
 	case placement.PickN:
 		fulfilled = placed >= d.wanted
 	case placement.PickFixed:
-		fulfilled = placed >= len(d.policy.fixed)
+		// Every named cluster must exist and be eligible, whatever bindings remain.
+		eligible := 0
+		for i := range d.memos {
+			if mm := &d.memos[i]; mm.code != codeNotNamed && mm.elig.OK() {
+				eligible++
+			}
+		}
+		fulfilled = eligible == len(d.policy.fixed)
 	}
 	if fulfilled {
 		return condition.True(condition.TypeScheduled, condition.ReasonSchedulingPolicyFulfilled, condition.MessageFulfilled)
