@@ -276,6 +276,7 @@ func (h *hub) reconcileScheduler(name string) {
 	}
 	for _, c := range plan.Create {
 		s.store.putBinding(c.Binding)
+		s.newBindings = append(s.newBindings, c.Binding)
 		s.Record("binding-scheduled", c.Binding.Name, scoreText(c))
 	}
 	for _, c := range plan.Update {

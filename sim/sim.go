@@ -7,6 +7,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 
+	"github.com/fleetsim/fleetsim/model/placement"
 	"github.com/fleetsim/fleetsim/model/scheduler"
 	"github.com/fleetsim/fleetsim/sim/eventq"
 	"github.com/fleetsim/fleetsim/sim/trace"
@@ -80,6 +81,9 @@ type Sim struct {
 	stopped    bool
 	// topPending: the event being processed is still at the top of the queue.
 	topPending bool
+
+	observers   []Observer
+	newBindings []placement.Binding // created by the event being processed
 
 	funcs     []funcEvent
 	freeFuncs []int32
@@ -192,8 +196,15 @@ func (s *Sim) Barrier(t time.Duration, fn func()) {
 // AfterEvent registers a hook run after every processed event.
 func (s *Sim) AfterEvent(fn func()) { s.afterEvent = append(s.afterEvent, fn) }
 
-// Record adds an event to the trace.
-func (s *Sim) Record(kind, subject, detail string) { s.trace.Record(s.now, kind, subject, detail) }
+// Record adds an event to the trace and shows it to observers.
+func (s *Sim) Record(kind, subject, detail string) {
+	s.trace.Record(s.now, kind, subject, detail)
+	if len(s.observers) > 0 {
+		for _, o := range s.observers {
+			o(s.now, kind, subject, detail)
+		}
+	}
+}
 
 // Result summarises a run.
 type Result struct {
@@ -226,6 +237,7 @@ func (s *Sim) Run(until time.Duration) (Result, error) {
 				f()
 			}
 		}
+		s.newBindings = s.newBindings[:0]
 	}
 	if !s.stopped && until > s.now {
 		s.now = until

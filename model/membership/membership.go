@@ -132,7 +132,7 @@ func healthy(m *member.Member, now time.Time, cfg member.EligibilityConfig) cond
 		return condition.Condition{Type: TypeHealthy, Status: metav1.ConditionUnknown, Reason: ReasonHealthUnknown, Message: "the member agent has not reported its health yet"}
 	case now.Sub(a.LastHeartbeat) > cfg.HeartbeatTimeout:
 		return condition.Condition{Type: TypeHealthy, Status: metav1.ConditionUnknown, Reason: ReasonHeartbeatTimeout,
-			Message: fmt.Sprintf("no heartbeat for %.2f minutes (timeout %s)", now.Sub(a.LastHeartbeat).Minutes(), cfg.HeartbeatTimeout)}
+			Message: fmt.Sprintf("no heartbeat since %s, longer than the %s timeout", a.LastHeartbeat.UTC().Format(time.RFC3339), cfg.HeartbeatTimeout)}
 	case !a.Healthy:
 		return condition.False(TypeHealthy, ReasonUnhealthy, "the member agent reports the member is unhealthy")
 	}

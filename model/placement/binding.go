@@ -3,6 +3,8 @@ package placement
 import (
 	"hash/fnv"
 	"strconv"
+
+	"github.com/fleetsim/fleetsim/model/condition"
 )
 
 // BindingState is where a ClusterResourceBinding is in its life (BIND-STATES).
@@ -53,6 +55,51 @@ type Binding struct {
 	ClusterDecision      ClusterDecision
 	// Deleting is true once deletion was requested (deletionTimestamp set).
 	Deleting bool
+
+	// Generation counts spec changes; conditions name the generation they describe.
+	Generation int64
+	// ClusterResourceOverrideSnapshots and ResourceOverrideSnapshots name the override
+	// snapshots the rollout applied with the resource snapshot.
+	ClusterResourceOverrideSnapshots []string
+	ResourceOverrideSnapshots        []NamespacedName
+	// ApplyStrategy is the placement's apply strategy when the binding was last rolled.
+	ApplyStrategy *ApplyStrategy
+	// Conditions: RolloutStarted, Overridden, WorkSynchronized, Applied, Available (or
+	// DiffReported), as the rollout controller, work generator and member agent report them.
+	Conditions []condition.Timed
+	// FailedPlacements lists manifests that failed to apply or are not available (≤ 100).
+	FailedPlacements []FailedPlacement
+}
+
+// NamespacedName names a namespaced object.
+type NamespacedName struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// ResourceIdentifier names one selected resource (CRP-SEL-STATUS).
+type ResourceIdentifier struct {
+	Group     string `json:"group"`
+	Version   string `json:"version"`
+	Kind      string `json:"kind"`
+	Name      string `json:"name"`
+	Namespace string `json:"namespace,omitempty"`
+	// Envelope names the envelope object the resource came in, if any.
+	Envelope *NamespacedName `json:"envelope,omitempty"`
+}
+
+// FailedPlacement is one manifest that failed on a cluster, with the failing condition.
+type FailedPlacement struct {
+	ResourceIdentifier `json:",inline"`
+	Condition          condition.Condition `json:"condition"`
+}
+
+// MaxFailedPlacements caps failedPlacements per cluster.
+const MaxFailedPlacements = 100
+
+// Live reports whether the binding holds its cluster: Scheduled or Bound, not being deleted.
+func (b *Binding) Live() bool {
+	return !b.Deleting && (b.State == Scheduled || b.State == Bound)
 }
 
 // BindingName builds {placement}-{cluster}-{8 hex}. The suffix is a hash of the placement,

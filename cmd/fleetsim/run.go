@@ -1,0 +1,155 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/fleetsim/fleetsim/scenarios"
+	"github.com/fleetsim/fleetsim/scenarios/runner"
+)
+
+type runFlags struct {
+	seed   uint64
+	until  time.Duration
+	output string
+	trace  string
+	quiet  bool
+}
+
+func newRunCommand(stdout, stderr io.Writer) *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run FILE...",
+		Short: "Run scenario files and check their expectations",
+		Long: `run simulates each scenario file and prints a timeline of notable events (members joining and
+failing, placements scheduled and why), the final placements and members like kubectl get, each
+expectation with pass or fail, and the trace hash that identifies the run.
+
+With several files and --trace, each file's trace goes to the --trace path with the scenario
+name inserted before the extension (trace.jsonl → trace.quickstart.jsonl).`,
+		Example: `  # The quickstart: a small fleet, a PickN placement, a member failure
+  fleetsim run scenarios/quickstart.yaml
+
+  # Another seed, machine-readable output, and the full event trace
+  fleetsim run scenarios/quickstart.yaml --seed 7 --output json --trace /tmp/quickstart.jsonl
+
+  # Every scenario of the library, only the verdicts
+  fleetsim run scenarios/*.yaml --quiet`,
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: completeScenarioFiles,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch f.output {
+			case "text", "json", "yaml":
+			default:
+				return &exitError{code: exitInvalid, err: fmt.Errorf("--output %q is not one of text, json, yaml", f.output)}
+			}
+			if cmd.Flags().Changed("until") && f.until <= 0 {
+				return &exitError{code: exitInvalid, err: fmt.Errorf("--until %s must be positive", f.until)}
+			}
+			return runFiles(cmd, args, f, stdout, stderr)
+		},
+	}
+	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "random seed, overriding the scenario's (default: the scenario's seed, or 1)")
+	cmd.Flags().DurationVar(&f.until, "until", 0, "simulated time to run, overriding the scenario's duration")
+	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text, json or yaml")
+	cmd.Flags().StringVar(&f.trace, "trace", "", "write every processed event as JSON lines to this file")
+	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "text output: print only the verdict and failures")
+	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"text", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+func runFiles(cmd *cobra.Command, paths []string, f runFlags, stdout, stderr io.Writer) error {
+	// Parse everything first: an invalid file stops the command before any run.
+	var scs []*scenarios.Scenario
+	for _, p := range paths {
+		sc, err := scenarios.Load(p)
+		if err != nil {
+			return &exitError{code: exitInvalid, err: err}
+		}
+		scs = append(scs, sc)
+	}
+	var reports []*runner.Report
+	failed := 0
+	for _, sc := range scs {
+		opts := runner.Options{}
+		if cmd.Flags().Changed("seed") {
+			opts.Seed = &f.seed
+		}
+		if cmd.Flags().Changed("until") {
+			opts.Until = &f.until
+		}
+		var traceFile *os.File
+		if f.trace != "" {
+			path := tracePath(f.trace, sc.Name, len(scs) > 1)
+			tf, err := os.Create(path)
+			if err != nil {
+				return &exitError{code: exitInvalid, err: fmt.Errorf("--trace: %w", err)}
+			}
+			traceFile = tf
+			opts.Trace = tf
+		}
+		progress := newProgress(stderr, sc.Name)
+		opts.Progress = progress.update
+		rep, err := runner.Run(sc, opts)
+		progress.done()
+		if traceFile != nil {
+			if cerr := traceFile.Close(); cerr != nil && err == nil {
+				err = fmt.Errorf("--trace: %w", cerr)
+			}
+		}
+		if err != nil {
+			return &exitError{code: exitInvalid, err: err}
+		}
+		if !rep.Passed {
+			failed++
+		}
+		reports = append(reports, rep)
+		if f.output == "text" {
+			printText(stdout, rep, f.quiet)
+		}
+	}
+	switch f.output {
+	case "json":
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		var v any = reports
+		if len(reports) == 1 {
+			v = reports[0]
+		}
+		if err := enc.Encode(v); err != nil {
+			return &exitError{code: exitInvalid, err: err}
+		}
+	case "yaml":
+		b, err := yaml.Marshal(reports)
+		if err != nil {
+			return &exitError{code: exitInvalid, err: err}
+		}
+		if _, err := stdout.Write(b); err != nil {
+			return &exitError{code: exitInvalid, err: err}
+		}
+	}
+	if failed > 0 {
+		return &exitError{code: exitFailed, err: errors.New(plural(failed, "scenario") + " failed")}
+	}
+	return nil
+}
+
+// tracePath inserts the scenario name before the extension when several files share --trace.
+func tracePath(path, scenario string, several bool) string {
+	if !several {
+		return path
+	}
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "." + scenario + ext
+}

@@ -1,0 +1,247 @@
+package scenarios
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Condition statuses an expectation may ask for.
+var conditionStatuses = []string{"True", "False", "Unknown"}
+
+func (p *parser) parseExpect(n *yaml.Node) ([]Expectation, error) {
+	items, err := p.list(n, "expect")
+	if err != nil {
+		return nil, err
+	}
+	var out []Expectation
+	for i, item := range items {
+		e, err := p.parseExpectation(item, index("expect", i))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func (p *parser) parseExpectation(n *yaml.Node, fieldPath string) (Expectation, error) {
+	e := Expectation{Line: n.Line}
+	if n.Kind != yaml.MappingNode {
+		return e, p.errorf(n.Line, fieldPath, "must be a mapping with placement or member, not %s", describe(n))
+	}
+	f, err := p.fields(n, fieldPath, 0, "at", "placement", "member")
+	if err != nil {
+		return e, err
+	}
+	if at := f.get("at"); at != nil {
+		if e.At, err = p.simTime(at, f.child("at")); err != nil {
+			return e, err
+		}
+	} else {
+		e.At, e.AtEnd = p.duration, true
+	}
+	switch hasP, hasM := f.present("placement"), f.present("member"); {
+	case hasP && hasM:
+		later := "member"
+		if f.keyLine("member") < f.keyLine("placement") {
+			later = "placement"
+		}
+		return e, p.errorf(f.keyLine(later), fieldPath, "an expectation has exactly one of placement and member, found both")
+	case !hasP && !hasM:
+		return e, p.errorf(n.Line, fieldPath, "an expectation needs placement or member")
+	case hasP:
+		e.Placement, err = p.placementExpectation(f.vals["placement"], f.child("placement"), f.keyLine("placement"))
+	default:
+		e.Member, err = p.memberExpectation(f.vals["member"], f.child("member"), f.keyLine("member"))
+	}
+	return e, err
+}
+
+func (p *parser) placementExpectation(n *yaml.Node, fieldPath string, keyLine int) (*PlacementExpectation, error) {
+	f, err := p.fields(n, fieldPath, keyLine, "name", "clusters", "clusterCount", "condition")
+	if err != nil {
+		return nil, err
+	}
+	pe := &PlacementExpectation{}
+	if pe.Name, err = p.requiredString(f, "name"); err != nil {
+		return nil, err
+	}
+	if f.get("clusters") == nil && f.get("clusterCount") == nil && f.get("condition") == nil {
+		return nil, p.errorf(f.line, fieldPath, "needs at least one of clusters, clusterCount and condition")
+	}
+	if c := f.get("clusters"); c != nil {
+		items, err := p.list(c, f.child("clusters"))
+		if err != nil {
+			return nil, err
+		}
+		pe.Clusters = make([]string, 0, len(items))
+		for i, it := range items {
+			cf := index(f.child("clusters"), i)
+			name, err := p.scalar(it, cf)
+			if err != nil {
+				return nil, err
+			}
+			if name == "" {
+				return nil, p.errorf(it.Line, cf, "a cluster name is required")
+			}
+			if slices.Contains(pe.Clusters, name) {
+				return nil, p.errorf(it.Line, cf, "cluster %q is listed twice", name)
+			}
+			if !p.knownMember(name) {
+				return nil, p.errorf(it.Line, cf, "unknown member %q: not defined in members, nor created by a MemberCluster manifest", name)
+			}
+			pe.Clusters = append(pe.Clusters, name)
+		}
+		slices.Sort(pe.Clusters)
+	}
+	if c := f.get("clusterCount"); c != nil {
+		v, err := p.int(c, f.child("clusterCount"))
+		if err != nil {
+			return nil, err
+		}
+		if v < 0 {
+			return nil, p.errorf(c.Line, f.child("clusterCount"), "must not be negative")
+		}
+		if pe.Clusters != nil && len(pe.Clusters) != v {
+			return nil, p.errorf(c.Line, f.child("clusterCount"), "is %d but clusters lists %d", v, len(pe.Clusters))
+		}
+		pe.ClusterCount = &v
+	}
+	if c := f.get("condition"); c != nil {
+		if pe.Condition, err = p.condition(c, f.child("condition")); err != nil {
+			return nil, err
+		}
+	}
+	return pe, nil
+}
+
+func (p *parser) memberExpectation(n *yaml.Node, fieldPath string, keyLine int) (*MemberExpectation, error) {
+	f, err := p.fields(n, fieldPath, keyLine, "name", "condition")
+	if err != nil {
+		return nil, err
+	}
+	me := &MemberExpectation{}
+	if me.Name, err = p.requiredString(f, "name"); err != nil {
+		return nil, err
+	}
+	if !p.knownMember(me.Name) {
+		return nil, p.errorf(f.get("name").Line, f.child("name"), "unknown member %q: not defined in members, nor created by a MemberCluster manifest", me.Name)
+	}
+	c := f.get("condition")
+	if c == nil {
+		return nil, p.missing(f, "condition")
+	}
+	if me.Condition, err = p.condition(c, f.child("condition")); err != nil {
+		return nil, err
+	}
+	return me, nil
+}
+
+func (p *parser) condition(n *yaml.Node, fieldPath string) (*ConditionExpectation, error) {
+	f, err := p.fields(n, fieldPath, 0, "type", "status", "reason")
+	if err != nil {
+		return nil, err
+	}
+	c := &ConditionExpectation{}
+	if c.Type, err = p.requiredString(f, "type"); err != nil {
+		return nil, err
+	}
+	if s := f.get("status"); s != nil {
+		// YAML reads a plain True or False as a boolean; keep the text as written.
+		if c.Status, err = p.scalar(s, f.child("status")); err != nil {
+			return nil, err
+		}
+		if err := p.oneOf(s, f.child("status"), c.Status, conditionStatuses...); err != nil {
+			return nil, err
+		}
+	}
+	if c.Reason, _, err = p.optionalString(f, "reason"); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (p *parser) parseAlways(n *yaml.Node) ([]string, error) {
+	items, err := p.list(n, "always")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i, it := range items {
+		fp := index("always", i)
+		name, err := p.scalar(it, fp)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := Invariants[name]; !ok {
+			return nil, p.errorf(it.Line, fp, "unknown invariant %q; valid names: %s", name, strings.Join(InvariantNames(), ", "))
+		}
+		if slices.Contains(out, name) {
+			return nil, p.errorf(it.Line, fp, "invariant %q is listed twice", name)
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+func (p *parser) parseFaults(n *yaml.Node, keyLine int) (*RandomFaults, error) {
+	f, err := p.fields(n, "faults", keyLine, "meanTimeBetweenFailures", "meanDuration", "modes", "until")
+	if err != nil {
+		return nil, err
+	}
+	rf := &RandomFaults{Line: keyLine}
+	for _, d := range []struct {
+		name string
+		dst  *time.Duration
+	}{{"meanTimeBetweenFailures", &rf.MeanTimeBetweenFailures}, {"meanDuration", &rf.MeanDuration}} {
+		v := f.get(d.name)
+		if v == nil {
+			return nil, p.missing(f, d.name)
+		}
+		if *d.dst, err = p.durationValue(v, f.child(d.name)); err != nil {
+			return nil, err
+		}
+		if *d.dst <= 0 {
+			return nil, p.errorf(v.Line, f.child(d.name), "must be greater than 0")
+		}
+	}
+	if m := f.get("modes"); m != nil {
+		items, err := p.list(m, f.child("modes"))
+		if err != nil {
+			return nil, err
+		}
+		if len(items) == 0 {
+			return nil, p.errorf(m.Line, f.child("modes"), "must not be empty (leave it out for both crash and partition)")
+		}
+		for i, it := range items {
+			fp := index(f.child("modes"), i)
+			s, err := p.scalar(it, fp)
+			if err != nil {
+				return nil, err
+			}
+			if err := p.oneOf(it, fp, s, string(Crash), string(Partition)); err != nil {
+				return nil, err
+			}
+			if slices.Contains(rf.Modes, FailMode(s)) {
+				return nil, p.errorf(it.Line, fp, "mode %q is listed twice", s)
+			}
+			rf.Modes = append(rf.Modes, FailMode(s))
+		}
+	} else {
+		rf.Modes = []FailMode{Crash, Partition}
+	}
+	if u := f.get("until"); u != nil {
+		if rf.Until, err = p.simTime(u, f.child("until")); err != nil {
+			return nil, err
+		}
+		if rf.Until == 0 {
+			return nil, p.errorf(u.Line, f.child("until"), "must be greater than 0")
+		}
+	} else {
+		rf.Until = p.duration - p.duration/4 // 3/4 of it, without overflow
+	}
+	return rf, nil
+}

@@ -1,0 +1,88 @@
+package runner
+
+import (
+	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/sim"
+)
+
+// Report is the result of one scenario run.
+type Report struct {
+	Scenario      string              `json:"scenario"`
+	File          string              `json:"file"`
+	Seed          uint64              `json:"seed"`
+	TraceHash     string              `json:"traceHash"`
+	SimulatedTime string              `json:"simulatedTime"`
+	Events        uint64              `json:"events"`
+	Passed        bool                `json:"passed"`
+	Expectations  []ExpectationResult `json:"expectations"`
+	Invariants    []InvariantResult   `json:"invariants"`
+	Placements    []PlacementReport   `json:"placements"`
+	Members       []MemberReport      `json:"members"`
+	Timeline      []TimelineEntry     `json:"timeline"`
+	// TimelineDropped counts notable events left out of Timeline (see MaxTimeline).
+	TimelineDropped int `json:"timelineDropped,omitempty"`
+}
+
+// ExpectationResult is one checked expectation.
+type ExpectationResult struct {
+	Line        int    `json:"line"`
+	At          string `json:"at"`
+	Description string `json:"description"`
+	Passed      bool   `json:"passed"`
+	Detail      string `json:"detail"`
+}
+
+// InvariantResult says whether an `always` invariant held after every event, and if not,
+// when it first broke.
+type InvariantResult struct {
+	Name   string `json:"name"`
+	Passed bool   `json:"passed"`
+	At     string `json:"at,omitempty"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Condition is a condition without its timestamp, as reports compare them.
+type Condition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// PlacementReport is a placement at the end of the run.
+type PlacementReport struct {
+	Name           string      `json:"name"`
+	PolicySnapshot string      `json:"policySnapshot,omitempty"`
+	Wanted         int         `json:"wanted"`
+	Clusters       []string    `json:"clusters"`
+	Conditions     []Condition `json:"conditions"`
+}
+
+// MemberReport is a member at the end of the run.
+type MemberReport struct {
+	Name             string         `json:"name"`
+	Kind             member.Kind    `json:"kind"`
+	Conditions       []Condition    `json:"conditions"`
+	Taints           []member.Taint `json:"taints"`
+	Eligible         bool           `json:"eligible"`
+	IneligibleReason string         `json:"ineligibleReason,omitempty"`
+	Failure          string         `json:"failure,omitempty"`
+	Leaving          bool           `json:"leaving,omitempty"`
+}
+
+// TimelineEntry is one notable event, or several of the same kind and detail at the same
+// instant (five members joining at once is one entry with five subjects).
+type TimelineEntry struct {
+	At       string   `json:"at"`
+	Kind     string   `json:"kind"`
+	Subjects []string `json:"subjects,omitempty"`
+	Detail   string   `json:"detail,omitempty"`
+}
+
+func conditions(cs []sim.Condition) []Condition {
+	out := make([]Condition, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, Condition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message})
+	}
+	return out
+}

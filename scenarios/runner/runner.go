@@ -1,0 +1,432 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/placement"
+	"github.com/fleetsim/fleetsim/scenarios"
+	"github.com/fleetsim/fleetsim/sim"
+)
+
+// MaxTimeline caps the notable events kept in a report; the JSONL trace has them all.
+const MaxTimeline = 500
+
+// Options override what the scenario file says.
+type Options struct {
+	Seed  *uint64
+	Until *time.Duration
+	// Trace receives the JSONL event log.
+	Trace io.Writer
+	// Progress, when set, is called as simulated time advances (about every 1% of the run).
+	Progress func(done, total time.Duration)
+}
+
+// Error is a problem found while running a scenario that is the scenario's fault, such as a
+// step naming a member that has already left. It names the file and line.
+type Error struct {
+	Path   string
+	Line   int
+	Reason string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Reason) }
+
+// notable are the event kinds shown in a report's timeline.
+var notable = map[string]bool{
+	"member-created": true, "member-condition": true, "member-failed": true, "member-healed": true,
+	"member-left": true, "member-changed": true, "member-tainted": true, "clock-skew": true,
+	"placement-created": true, "placement-updated": true, "placement-deleted": true, "placement-condition": true,
+	"policy-snapshot-created": true, "policy-snapshot-scaled": true,
+	"binding-scheduled": true, "binding-repicked": true, "binding-unscheduled": true,
+	"hub-stopped": true, "hub-started": true, "apply-rejected": true, "resource-applied": true, "resource-deleted": true,
+}
+
+type run struct {
+	sc     *scenarios.Scenario
+	s      *sim.Sim
+	report *Report
+	err    error
+	// resources are the hub's other objects (namespaces, config maps, ...), by kind/ns/name.
+	resources map[string]*unstructured.Unstructured
+	// groupAt and groups merge same-instant timeline events of one kind and detail.
+	groupAt time.Duration
+	groups  map[string]int
+}
+
+// Run runs a scenario to its end and reports.
+func Run(sc *scenarios.Scenario, opts Options) (*Report, error) {
+	seed := sc.Seed
+	if opts.Seed != nil {
+		seed = *opts.Seed
+	}
+	until := sc.Duration
+	if opts.Until != nil {
+		until = *opts.Until
+	}
+	s, err := sim.New(sim.Config{Seed: seed, Trace: opts.Trace})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", sc.Path, err)
+	}
+	r := &run{sc: sc, s: s, resources: map[string]*unstructured.Unstructured{}, groupAt: -1,
+		report: &Report{Scenario: sc.Name, File: sc.Path, Seed: seed, Expectations: []ExpectationResult{}, Invariants: []InvariantResult{}, Timeline: []TimelineEntry{}}}
+	s.Observe(func(at time.Duration, kind, subject, detail string) {
+		if !notable[kind] {
+			return
+		}
+		tl := r.report.Timeline
+		if at != r.groupAt {
+			r.groupAt, r.groups = at, map[string]int{}
+		}
+		if i, ok := r.groups[kind+"\x00"+detail]; ok {
+			tl[i].Subjects = append(tl[i].Subjects, subject)
+			return
+		}
+		if len(tl) >= MaxTimeline {
+			r.report.TimelineDropped++
+			return
+		}
+		entry := TimelineEntry{At: at.String(), Kind: kind, Detail: detail}
+		if subject != "" {
+			entry.Subjects = []string{subject}
+		}
+		r.groups[kind+"\x00"+detail] = len(tl)
+		r.report.Timeline = append(tl, entry)
+	})
+	for _, g := range sc.Members {
+		if err := r.scheduleGroup(g); err != nil {
+			return nil, err
+		}
+	}
+	for i := range sc.Timeline {
+		st := &sc.Timeline[i]
+		s.At(st.At, "step-"+string(st.Action), func() { r.step(st) })
+	}
+	if f := sc.Faults; f != nil {
+		modes := make([]sim.FailMode, 0, len(f.Modes))
+		for _, m := range f.Modes {
+			modes = append(modes, sim.FailMode(m))
+		}
+		faultsUntil := f.Until
+		if faultsUntil == 0 {
+			faultsUntil = until * 3 / 4
+		}
+		// Drawn once members exist, so "every member" means every member the scenario declares.
+		lastJoin := time.Duration(0)
+		for _, g := range sc.Members {
+			lastJoin = max(lastJoin, g.JoinAt)
+		}
+		s.At(lastJoin, "faults-drawn", func() {
+			if err := s.RandomFaults(sim.RandomFaults{MeanTimeBetweenFailures: f.MeanTimeBetweenFailures, MeanDuration: f.MeanDuration, Modes: modes, Until: faultsUntil}); err != nil {
+				r.fail(f.Line, err.Error())
+			}
+		})
+	}
+	r.watchInvariants()
+	for i := range sc.Expect {
+		e := &sc.Expect[i]
+		at := e.At
+		if e.AtEnd {
+			at = until
+		}
+		s.Barrier(at, func() { r.check(e, at) })
+	}
+	if opts.Progress != nil {
+		step := max(until/100, time.Second)
+		for t := step; t < until; t += step {
+			s.Barrier(t, func() { opts.Progress(t, until) })
+		}
+	}
+	res, err := s.Run(until)
+	if err != nil {
+		return nil, fmt.Errorf("%s: writing the trace: %w", sc.Path, err)
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	rep := r.report
+	rep.TraceHash, rep.Events, rep.SimulatedTime = res.TraceHash, res.Events, res.SimulatedTime.String()
+	r.finalState()
+	rep.Passed = true
+	for _, e := range rep.Expectations {
+		rep.Passed = rep.Passed && e.Passed
+	}
+	for _, i := range rep.Invariants {
+		rep.Passed = rep.Passed && i.Passed
+	}
+	return rep, nil
+}
+
+// fail stops the run with an error that points at the scenario file.
+func (r *run) fail(line int, reason string) {
+	if r.err == nil {
+		r.err = &Error{Path: r.sc.Path, Line: line, Reason: reason}
+	}
+	r.s.Stop()
+}
+
+func (r *run) scheduleGroup(g scenarios.MemberGroup) error {
+	props := map[string]resource.Quantity{}
+	for k, v := range g.Properties {
+		q, err := resource.ParseQuantity(v)
+		if err != nil {
+			return &Error{Path: r.sc.Path, Line: g.Line, Reason: fmt.Sprintf("property %s: %v", k, err)}
+		}
+		props[k] = q
+	}
+	labels := map[string]string{}
+	for k, v := range g.Labels {
+		labels[k] = v
+	}
+	if g.Kind == member.KindMachine {
+		// Machine metadata doubles as labels, so placement selectors can use it too.
+		for k, vs := range g.Metadata {
+			if len(vs) > 0 {
+				labels[k] = vs[0]
+			}
+		}
+	}
+	for _, name := range g.Names {
+		spec := sim.MemberSpec{Name: name, Kind: g.Kind, Labels: labels, Taints: g.Taints, Properties: props, Resources: g.Resources, HeartbeatPeriod: g.HeartbeatPeriod}
+		r.s.At(g.JoinAt, "step-member", func() {
+			if err := r.s.AddMember(spec); err != nil {
+				r.fail(g.Line, err.Error())
+			}
+		})
+	}
+	return nil
+}
+
+func (r *run) step(st *scenarios.Step) {
+	s := r.s
+	var err error
+	switch st.Action {
+	case scenarios.ActionApply:
+		for _, m := range st.Apply {
+			if aerr := r.apply(m); aerr != nil {
+				s.Record("apply-rejected", objectName(m.Object), fmt.Sprintf("line %d: %v", m.Line, aerr))
+			}
+		}
+	case scenarios.ActionDelete:
+		err = r.delete(st.Delete)
+	case scenarios.ActionFail:
+		err = s.Fail(st.Fail.Member, sim.FailMode(st.Fail.Mode))
+	case scenarios.ActionHeal:
+		err = s.Heal(st.Heal.Member)
+	case scenarios.ActionTaint:
+		err = s.Taint(st.Taint.Member, st.Taint.Taint)
+	case scenarios.ActionUntaint:
+		err = s.Untaint(st.Untaint.Member, st.Untaint.Key)
+	case scenarios.ActionLabel:
+		err = s.Label(st.Label.Member, st.Label.Set, st.Label.Remove)
+	case scenarios.ActionRestartHub:
+		s.RestartHub()
+	case scenarios.ActionApprove, scenarios.ActionWorkload:
+		err = fmt.Errorf("%s steps need staged updates and simulated workloads, which the simulator does not model yet", st.Action)
+	default:
+		err = fmt.Errorf("unknown action %q", st.Action)
+	}
+	if err != nil {
+		r.fail(st.Line, fmt.Sprintf("timeline step at %s: %s: %v", st.At, st.Action, err))
+	}
+}
+
+func objectName(o *unstructured.Unstructured) string {
+	if o.GetNamespace() != "" {
+		return o.GetKind() + " " + o.GetNamespace() + "/" + o.GetName()
+	}
+	return o.GetKind() + " " + o.GetName()
+}
+
+func resourceKey(kind, namespace, name string) string { return kind + "/" + namespace + "/" + name }
+
+func (r *run) apply(m scenarios.Manifest) error {
+	o := m.Object
+	switch {
+	case o.GetKind() == placement.KindPlacement:
+		var crp placement.ClusterResourcePlacement
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(o.Object, &crp, true); err != nil {
+			return err
+		}
+		return r.s.ApplyPlacement(crp)
+	case o.GetKind() == "MemberCluster":
+		return r.applyMemberCluster(o)
+	default:
+		r.resources[resourceKey(o.GetKind(), o.GetNamespace(), o.GetName())] = o
+		r.s.Record("resource-applied", objectName(o), "")
+		return nil
+	}
+}
+
+func (r *run) applyMemberCluster(o *unstructured.Unstructured) error {
+	var spec struct {
+		Spec struct {
+			HeartbeatPeriodSeconds int            `json:"heartbeatPeriodSeconds"`
+			Taints                 []member.Taint `json:"taints"`
+		} `json:"spec"`
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &spec); err != nil {
+		return err
+	}
+	name := o.GetName()
+	if _, ok := r.s.Member(name); ok {
+		// An update: labels and taints are what scheduling sees change.
+		if err := r.s.Label(name, o.GetLabels(), nil); err != nil {
+			return err
+		}
+		for _, t := range spec.Spec.Taints {
+			if err := r.s.Taint(name, t); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return r.s.AddMember(sim.MemberSpec{
+		Name: name, Kind: member.KindCluster, Labels: o.GetLabels(), Taints: spec.Spec.Taints,
+		HeartbeatPeriod: time.Duration(spec.Spec.HeartbeatPeriodSeconds) * time.Second,
+	})
+}
+
+func (r *run) delete(ref *scenarios.ObjectRef) error {
+	switch ref.Kind {
+	case placement.KindPlacement:
+		return r.s.DeletePlacement(ref.Name)
+	case "MemberCluster":
+		return r.s.DeleteMember(ref.Name)
+	}
+	key := resourceKey(ref.Kind, ref.Namespace, ref.Name)
+	if _, ok := r.resources[key]; !ok {
+		return fmt.Errorf("%s %s does not exist", ref.Kind, ref.Name)
+	}
+	delete(r.resources, key)
+	r.s.Record("resource-deleted", ref.Kind+" "+ref.Name, "")
+	return nil
+}
+
+// watchInvariants checks every `always` invariant after every event and keeps the first
+// violation of each.
+func (r *run) watchInvariants() {
+	for _, name := range r.sc.Always {
+		r.report.Invariants = append(r.report.Invariants, InvariantResult{Name: name, Passed: true})
+	}
+	if len(r.sc.Always) == 0 {
+		return
+	}
+	r.s.AfterEvent(func() {
+		for i := range r.report.Invariants {
+			inv := &r.report.Invariants[i]
+			if !inv.Passed {
+				continue
+			}
+			if err := r.s.CheckInvariant(inv.Name); err != nil {
+				inv.Passed, inv.At, inv.Detail = false, r.s.Elapsed().String(), err.Error()
+			}
+		}
+	})
+}
+
+func (r *run) check(e *scenarios.Expectation, at time.Duration) {
+	res := ExpectationResult{Line: e.Line, At: at.String()}
+	switch {
+	case e.Placement != nil:
+		res.Description, res.Passed, res.Detail = r.checkPlacement(e.Placement)
+	case e.Member != nil:
+		res.Description, res.Passed, res.Detail = r.checkMember(e.Member)
+	}
+	r.report.Expectations = append(r.report.Expectations, res)
+}
+
+func (r *run) checkPlacement(p *scenarios.PlacementExpectation) (string, bool, string) {
+	var want, got []string
+	st, ok := r.s.Placement(p.Name)
+	if p.Clusters != nil {
+		want = append(want, fmt.Sprintf("clusters [%s]", strings.Join(p.Clusters, " ")))
+	}
+	if p.ClusterCount != nil {
+		want = append(want, fmt.Sprintf("%d cluster(s)", *p.ClusterCount))
+	}
+	if p.Condition != nil {
+		want = append(want, describeCondition(p.Condition))
+	}
+	desc := fmt.Sprintf("placement %s has %s", p.Name, strings.Join(want, ", "))
+	if !ok {
+		return desc, false, fmt.Sprintf("placement %s does not exist", p.Name)
+	}
+	passed := true
+	if p.Clusters != nil {
+		passed = passed && slices.Equal(p.Clusters, st.Clusters)
+		got = append(got, fmt.Sprintf("clusters [%s]", strings.Join(st.Clusters, " ")))
+	}
+	if p.ClusterCount != nil {
+		passed = passed && len(st.Clusters) == *p.ClusterCount
+		got = append(got, fmt.Sprintf("%d cluster(s)", len(st.Clusters)))
+	}
+	if p.Condition != nil {
+		ok, text := matchCondition(p.Condition, st.Conditions)
+		passed = passed && ok
+		got = append(got, text)
+	}
+	return desc, passed, "got " + strings.Join(got, ", ")
+}
+
+func (r *run) checkMember(m *scenarios.MemberExpectation) (string, bool, string) {
+	desc := fmt.Sprintf("member %s has %s", m.Name, describeCondition(m.Condition))
+	st, ok := r.s.Member(m.Name)
+	if !ok {
+		return desc, false, fmt.Sprintf("member %s does not exist", m.Name)
+	}
+	passed, text := matchCondition(m.Condition, st.Conditions)
+	return desc, passed, "got " + text
+}
+
+func describeCondition(c *scenarios.ConditionExpectation) string {
+	if c == nil {
+		return "no condition"
+	}
+	s := c.Type
+	if c.Status != "" {
+		s += "=" + c.Status
+	}
+	if c.Reason != "" {
+		s += " (" + c.Reason + ")"
+	}
+	return s
+}
+
+func matchCondition(want *scenarios.ConditionExpectation, cs []sim.Condition) (bool, string) {
+	if want == nil {
+		return true, ""
+	}
+	c, ok := sim.ConditionOf(cs, want.Type)
+	if !ok {
+		return false, "no " + want.Type + " condition"
+	}
+	text := fmt.Sprintf("%s=%s (%s: %s)", c.Type, c.Status, c.Reason, c.Message)
+	return (want.Status == "" || want.Status == c.Status) && (want.Reason == "" || want.Reason == c.Reason), text
+}
+
+func (r *run) finalState() {
+	for _, p := range r.s.Placements() {
+		r.report.Placements = append(r.report.Placements, PlacementReport{Name: p.Name, PolicySnapshot: p.PolicySnapshot, Wanted: p.Wanted, Clusters: p.Clusters, Conditions: conditions(p.Conditions)})
+	}
+	for _, m := range r.s.Members() {
+		r.report.Members = append(r.report.Members, MemberReport{
+			Name: m.Name, Kind: m.Kind, Conditions: conditions(m.Conditions), Taints: m.Taints,
+			Eligible: m.Eligible, IneligibleReason: m.IneligibleReason, Failure: m.Failure, Leaving: m.Leaving,
+		})
+	}
+	if r.report.Placements == nil {
+		r.report.Placements = []PlacementReport{}
+	}
+	if r.report.Members == nil {
+		r.report.Members = []MemberReport{}
+	}
+}

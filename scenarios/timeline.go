@@ -1,0 +1,321 @@
+package scenarios
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// actionKinds lists every action, in the order error messages name them.
+var actionKinds = []ActionKind{
+	ActionApply, ActionDelete, ActionFail, ActionHeal, ActionTaint, ActionUntaint,
+	ActionLabel, ActionApprove, ActionRestartHub, ActionWorkload,
+}
+
+// ApprovalRequestKind is the kind an `approve` step approves.
+const ApprovalRequestKind = "ClusterApprovalRequest"
+
+// AllMembers is the member name of a workload step that applies to every member.
+const AllMembers = "*"
+
+var stepKeys = func() []string {
+	keys := []string{"at"}
+	for _, a := range actionKinds {
+		keys = append(keys, string(a))
+	}
+	return keys
+}()
+
+// memberUse is a member name a step refers to.
+type memberUse struct {
+	name, field string
+	line        int
+}
+
+// createdMember is a member a MemberCluster manifest creates.
+type createdMember struct {
+	name string
+	line int
+}
+
+type parsedStep struct {
+	step    Step
+	uses    []memberUse
+	created []createdMember
+}
+
+func (p *parser) parseTimeline(n *yaml.Node) ([]Step, error) {
+	items, err := p.list(n, "timeline")
+	if err != nil {
+		return nil, err
+	}
+	steps := make([]parsedStep, 0, len(items))
+	for i, item := range items {
+		ps, err := p.parseStep(item, index("timeline", i))
+		if err != nil {
+			return nil, err
+		}
+		steps = append(steps, ps)
+	}
+	sort.SliceStable(steps, func(i, j int) bool { return steps[i].step.At < steps[j].step.At })
+
+	// Every name a MemberCluster manifest creates, anywhere, for expectations and messages.
+	for _, s := range steps {
+		for _, c := range s.created {
+			if _, ok := p.created[c.name]; !ok {
+				p.created[c.name] = c.line
+			}
+		}
+	}
+	// A step may only refer to a member defined in `members` or created by a step before it
+	// in timeline order.
+	createdSoFar := map[string]bool{}
+	var out []Step
+	for _, s := range steps {
+		for _, u := range s.uses {
+			if _, ok := p.members[u.name]; ok || createdSoFar[u.name] {
+				continue
+			}
+			if line, later := p.created[u.name]; later {
+				return nil, p.errorf(u.line, u.field, "member %q does not exist yet at %s: the MemberCluster that creates it is applied later (line %d)", u.name, s.step.At, line)
+			}
+			return nil, p.errorf(u.line, u.field, "unknown member %q: not defined in members, nor created by a MemberCluster manifest", u.name)
+		}
+		for _, c := range s.created {
+			createdSoFar[c.name] = true
+		}
+		out = append(out, s.step)
+	}
+	return out, nil
+}
+
+func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
+	var ps parsedStep
+	if n.Kind != yaml.MappingNode {
+		return ps, p.errorf(n.Line, field, "must be a mapping with at and one action, not %s", describe(n))
+	}
+	f, err := p.fields(n, field, 0, stepKeys...)
+	if err != nil {
+		return ps, err
+	}
+	var actions []string
+	for _, a := range actionKinds {
+		if f.present(string(a)) {
+			actions = append(actions, string(a))
+		}
+	}
+	slices.SortFunc(actions, func(a, b string) int {
+		ka, kb := f.keys[a], f.keys[b]
+		if ka.Line != kb.Line {
+			return ka.Line - kb.Line
+		}
+		return ka.Column - kb.Column
+	})
+	switch len(actions) {
+	case 0:
+		names := make([]string, len(actionKinds))
+		for i, a := range actionKinds {
+			names[i] = string(a)
+		}
+		return ps, p.errorf(n.Line, field, "a step needs one action: one of %s", strings.Join(names, ", "))
+	case 1:
+	default:
+		return ps, p.errorf(f.keyLine(actions[1]), field, "a step has exactly one action, found %s and %s", actions[0], actions[1])
+	}
+
+	s := &ps.step
+	s.Line = n.Line
+	at := f.get("at")
+	if at == nil {
+		return ps, p.missing(f, "at")
+	}
+	if s.At, err = p.simTime(at, f.child("at")); err != nil {
+		return ps, err
+	}
+
+	name := actions[0]
+	s.Action = ActionKind(name)
+	af := f.child(name)
+	aline := f.keyLine(name)
+	v := f.vals[name]
+	// use records a member reference of the action.
+	use := func(g *fields, key string, allowAll bool) (string, error) {
+		m, err := p.requiredString(g, key)
+		if err != nil {
+			return "", err
+		}
+		if !(allowAll && m == AllMembers) {
+			ps.uses = append(ps.uses, memberUse{name: m, field: g.child(key), line: g.get(key).Line})
+		}
+		return m, nil
+	}
+
+	switch s.Action {
+	case ActionApply:
+		ms, created, err := p.parseApply(v, af, aline)
+		if err != nil {
+			return ps, err
+		}
+		s.Apply, ps.created = ms, created
+
+	case ActionDelete:
+		g, err := p.fields(v, af, aline, "kind", "name", "namespace")
+		if err != nil {
+			return ps, err
+		}
+		ref := &ObjectRef{}
+		if ref.Kind, err = p.requiredString(g, "kind"); err != nil {
+			return ps, err
+		}
+		if ref.Name, err = p.requiredString(g, "name"); err != nil {
+			return ps, err
+		}
+		if ref.Namespace, _, err = p.optionalString(g, "namespace"); err != nil {
+			return ps, err
+		}
+		s.Delete = ref
+
+	case ActionFail:
+		g, err := p.fields(v, af, aline, "member", "mode")
+		if err != nil {
+			return ps, err
+		}
+		fl := &Fail{}
+		if fl.Member, err = use(g, "member", false); err != nil {
+			return ps, err
+		}
+		mode, err := p.enum(g, "mode", string(Crash), string(Crash), string(Partition))
+		if err != nil {
+			return ps, err
+		}
+		fl.Mode = FailMode(mode)
+		s.Fail = fl
+
+	case ActionHeal:
+		g, err := p.fields(v, af, aline, "member")
+		if err != nil {
+			return ps, err
+		}
+		m, err := use(g, "member", false)
+		if err != nil {
+			return ps, err
+		}
+		s.Heal = &MemberRef{Member: m}
+
+	case ActionTaint:
+		g, err := p.fields(v, af, aline, "member", "key", "value", "effect")
+		if err != nil {
+			return ps, err
+		}
+		ts := &TaintStep{}
+		if ts.Member, err = use(g, "member", false); err != nil {
+			return ps, err
+		}
+		if ts.Taint, err = p.taint(g); err != nil {
+			return ps, err
+		}
+		s.Taint = ts
+
+	case ActionUntaint:
+		g, err := p.fields(v, af, aline, "member", "key")
+		if err != nil {
+			return ps, err
+		}
+		us := &UntaintStep{}
+		if us.Member, err = use(g, "member", false); err != nil {
+			return ps, err
+		}
+		if us.Key, err = p.requiredString(g, "key"); err != nil {
+			return ps, err
+		}
+		if errs := validation.IsQualifiedName(us.Key); len(errs) > 0 {
+			return ps, p.errorf(g.get("key").Line, g.child("key"), "invalid taint key %q: %s", us.Key, strings.Join(errs, "; "))
+		}
+		s.Untaint = us
+
+	case ActionLabel:
+		g, err := p.fields(v, af, aline, "member", "set", "remove")
+		if err != nil {
+			return ps, err
+		}
+		ls := &LabelStep{}
+		if ls.Member, err = use(g, "member", false); err != nil {
+			return ps, err
+		}
+		if ls.Set, err = p.labels(g.get("set"), g.child("set")); err != nil {
+			return ps, err
+		}
+		items, err := p.list(g.get("remove"), g.child("remove"))
+		if err != nil {
+			return ps, err
+		}
+		for i, it := range items {
+			k, err := p.scalar(it, index(g.child("remove"), i))
+			if err != nil {
+				return ps, err
+			}
+			if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+				return ps, p.errorf(it.Line, index(g.child("remove"), i), "invalid label key %q: %s", k, strings.Join(errs, "; "))
+			}
+			if _, both := ls.Set[k]; both {
+				return ps, p.errorf(it.Line, index(g.child("remove"), i), "label %q is both set and removed", k)
+			}
+			if slices.Contains(ls.Remove, k) {
+				return ps, p.errorf(it.Line, index(g.child("remove"), i), "label %q is removed twice", k)
+			}
+			ls.Remove = append(ls.Remove, k)
+		}
+		if len(ls.Set) == 0 && len(ls.Remove) == 0 {
+			return ps, p.errorf(g.line, af, "needs labels to set or remove")
+		}
+		s.Label = ls
+
+	case ActionApprove:
+		g, err := p.fields(v, af, aline, "name")
+		if err != nil {
+			return ps, err
+		}
+		ref := &ObjectRef{Kind: ApprovalRequestKind}
+		if ref.Name, err = p.requiredString(g, "name"); err != nil {
+			return ps, err
+		}
+		s.Approve = ref
+
+	case ActionRestartHub:
+		if _, err := p.fields(v, af, aline); err != nil {
+			return ps, err
+		}
+
+	case ActionWorkload:
+		g, err := p.fields(v, af, aline, "member", "kind", "name", "namespace", "behavior")
+		if err != nil {
+			return ps, err
+		}
+		w := &WorkloadStep{}
+		if w.Member, err = use(g, "member", true); err != nil {
+			return ps, err
+		}
+		if w.Kind, err = p.requiredString(g, "kind"); err != nil {
+			return ps, err
+		}
+		if w.Name, err = p.requiredString(g, "name"); err != nil {
+			return ps, err
+		}
+		if w.Namespace, _, err = p.optionalString(g, "namespace"); err != nil {
+			return ps, err
+		}
+		if g.get("behavior") == nil {
+			return ps, p.missing(g, "behavior")
+		}
+		b, err := p.enum(g, "behavior", "", string(Available), string(Unavailable), string(ApplyFails))
+		if err != nil {
+			return ps, err
+		}
+		w.Behavior = WorkloadBehavior(b)
+		s.Workload = w
+	}
+	return ps, nil
+}

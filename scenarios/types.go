@@ -1,0 +1,179 @@
+package scenarios
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/fleetsim/fleetsim/model/member"
+)
+
+// Scenario is a parsed, validated scenario file. Every element remembers the line it came
+// from so that runtime failures can point at the file too.
+type Scenario struct {
+	Path        string
+	Name        string
+	Description string
+	Seed        uint64        // default 1
+	Duration    time.Duration // simulated time to run
+	Members     []MemberGroup
+	Timeline    []Step // sorted by At; steps at equal At keep file order
+	Expect      []Expectation
+	Always      []string // invariant names checked after every event
+	Faults      *RandomFaults
+}
+
+// MemberGroup is one `members` entry, already expanded: Names holds every generated name.
+type MemberGroup struct {
+	Line            int
+	Names           []string
+	Kind            member.Kind // Cluster (default) or Machine
+	Labels          map[string]string
+	Taints          []member.Taint
+	Properties      map[string]string // non-resource properties as quantity strings, validated
+	Resources       member.ResourceUsage
+	HeartbeatPeriod time.Duration // default 60s, 1s..600s
+	JoinAt          time.Duration
+	// Metadata is fleet machine metadata (kind: Machine); key → values.
+	Metadata map[string][]string
+}
+
+// ActionKind names the single action of a timeline step.
+type ActionKind string
+
+const (
+	ActionApply      ActionKind = "apply"
+	ActionDelete     ActionKind = "delete"
+	ActionFail       ActionKind = "fail"
+	ActionHeal       ActionKind = "heal"
+	ActionTaint      ActionKind = "taint"
+	ActionUntaint    ActionKind = "untaint"
+	ActionLabel      ActionKind = "label"
+	ActionApprove    ActionKind = "approve"
+	ActionRestartHub ActionKind = "restartHub"
+	ActionWorkload   ActionKind = "workload"
+)
+
+// Step is one timeline entry: a time and exactly one action (the field named by Action is set).
+type Step struct {
+	Line   int
+	At     time.Duration
+	Action ActionKind
+
+	Apply    []Manifest
+	Delete   *ObjectRef
+	Fail     *Fail
+	Heal     *MemberRef
+	Taint    *TaintStep
+	Untaint  *UntaintStep
+	Label    *LabelStep
+	Approve  *ObjectRef
+	Workload *WorkloadStep
+}
+
+// Manifest is one YAML document of an `apply` step.
+type Manifest struct {
+	Line   int // line in the scenario file where the document starts
+	Object *unstructured.Unstructured
+}
+
+type ObjectRef struct {
+	Kind      string
+	Name      string
+	Namespace string
+}
+
+type MemberRef struct{ Member string }
+
+type FailMode string
+
+const (
+	Crash     FailMode = "crash"
+	Partition FailMode = "partition"
+)
+
+type Fail struct {
+	Member string
+	Mode   FailMode
+}
+
+type TaintStep struct {
+	Member string
+	Taint  member.Taint // effect defaults to NoSchedule
+}
+
+type UntaintStep struct {
+	Member string
+	Key    string
+}
+
+type LabelStep struct {
+	Member string
+	Set    map[string]string
+	Remove []string
+}
+
+type WorkloadBehavior string
+
+const (
+	Available   WorkloadBehavior = "available"
+	Unavailable WorkloadBehavior = "unavailable"
+	ApplyFails  WorkloadBehavior = "applyFails"
+)
+
+type WorkloadStep struct {
+	Member    string // a member name or "*"
+	Kind      string
+	Name      string
+	Namespace string
+	Behavior  WorkloadBehavior
+}
+
+// Expectation is one `expect` entry, checked at At (or at the end when AtEnd).
+type Expectation struct {
+	Line      int
+	At        time.Duration
+	AtEnd     bool
+	Placement *PlacementExpectation
+	Member    *MemberExpectation
+}
+
+type PlacementExpectation struct {
+	Name         string
+	Clusters     []string // exact sorted set, when non-nil
+	ClusterCount *int
+	Condition    *ConditionExpectation
+}
+
+type MemberExpectation struct {
+	Name      string
+	Condition *ConditionExpectation
+}
+
+// ConditionExpectation: Status and Reason are optional ("" matches any).
+type ConditionExpectation struct {
+	Type   string
+	Status string
+	Reason string
+}
+
+// RandomFaults asks the simulator for a seeded random fault schedule.
+type RandomFaults struct {
+	Line int
+	// MeanTimeBetweenFailures per member, and MeanDuration of a failure.
+	MeanTimeBetweenFailures time.Duration
+	MeanDuration            time.Duration
+	// Modes to draw from; default both crash and partition.
+	Modes []FailMode
+	// Until: no new failure starts after this time, and all heal by it (default: 3/4 of duration).
+	Until time.Duration
+}
+
+// Invariants are the names `always` accepts, each with what it checks after every event.
+// The simulator implements them (sim/invariants); the parser only checks names.
+var Invariants = map[string]string{
+	"oneBindingPerCluster":     "no placement has two Scheduled or Bound bindings on one cluster",
+	"pickNWithinLimit":         "no PickN placement holds more clusters than numberOfClusters",
+	"noUntoleratedNewBindings": "no binding is created on a cluster with a NoSchedule taint the placement does not tolerate",
+	"bindingsOnKnownMembers":   "every new binding targets a member that exists and is not leaving",
+}
