@@ -1,0 +1,196 @@
+package placement
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/yaml"
+
+	"github.com/fleetsim/fleetsim/model/member"
+)
+
+func decodePolicy(t *testing.T, doc string) *PlacementPolicy {
+	t.Helper()
+	var p PlacementPolicy
+	if err := yaml.UnmarshalStrict([]byte(doc), &p); err != nil {
+		t.Fatalf("decode %q: %v", doc, err)
+	}
+	return &p
+}
+
+// TestValidatePolicy covers the field matrix of CRP-POL-FIELDS and the limits of section 22.
+func TestValidatePolicy(t *testing.T) {
+	cases := []struct {
+		name   string
+		policy string
+		want   []string // "field: type" of each error
+	}{
+		{"PickAll with required affinity", "placementType: PickAll\naffinity: {clusterAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {clusterSelectorTerms: [{labelSelector: {matchLabels: {a: b}}}]}}}", nil},
+		{"PickN needs numberOfClusters", "placementType: PickN", []string{"spec.policy.numberOfClusters: Required value"}},
+		{"PickN numberOfClusters 0 is allowed", "placementType: PickN\nnumberOfClusters: 0", nil},
+		{"negative numberOfClusters", "placementType: PickN\nnumberOfClusters: -1", []string{"spec.policy.numberOfClusters: Invalid value"}},
+		{"numberOfClusters only with PickN", "placementType: PickAll\nnumberOfClusters: 2", []string{"spec.policy.numberOfClusters: Forbidden"}},
+		{"clusterNames only with PickFixed", "placementType: PickN\nnumberOfClusters: 1\nclusterNames: [a]", []string{"spec.policy.clusterNames: Forbidden"}},
+		{"PickFixed with affinity", "placementType: PickFixed\nclusterNames: [a]\naffinity: {clusterAffinity: {}}", []string{"spec.policy.affinity: Forbidden"}},
+		{"PickFixed duplicate names", "placementType: PickFixed\nclusterNames: [a, a]", []string{"spec.policy.clusterNames[1]: Duplicate value"}},
+		{"topology only with PickN", "placementType: PickAll\ntopologySpreadConstraints: [{topologyKey: zone}]", []string{"spec.policy.topologySpreadConstraints: Forbidden"}},
+		{"maxSkew at least 1", "placementType: PickN\nnumberOfClusters: 1\ntopologySpreadConstraints: [{topologyKey: zone, maxSkew: 0}]", []string{"spec.policy.topologySpreadConstraints[0].maxSkew: Invalid value"}},
+		{"topologyKey required", "placementType: PickN\nnumberOfClusters: 1\ntopologySpreadConstraints: [{maxSkew: 1}]", []string{"spec.policy.topologySpreadConstraints[0].topologyKey: Required value"}},
+		{"whenUnsatisfiable enum", "placementType: PickN\nnumberOfClusters: 1\ntopologySpreadConstraints: [{topologyKey: z, whenUnsatisfiable: Maybe}]", []string{"spec.policy.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value"}},
+		{"unknown placement type", "placementType: PickSome", []string{"spec.policy.placementType: Unsupported value"}},
+		{"weight range", "placementType: PickN\nnumberOfClusters: 1\naffinity: {clusterAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 101, preference: {labelSelector: {}}}]}}",
+			[]string{"spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value"}},
+		{"property selector needs exactly one value", "placementType: PickAll\naffinity: {clusterAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {clusterSelectorTerms: [{propertySelector: {matchExpressions: [{name: n, operator: Ge, values: ['1', '2']}]}}]}}}",
+			[]string{"spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[0].propertySelector.matchExpressions[0].values: Invalid value"}},
+		{"property value must be a quantity", "placementType: PickAll\naffinity: {clusterAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {clusterSelectorTerms: [{propertySelector: {matchExpressions: [{name: n, operator: Ge, values: [lots]}]}}]}}}",
+			[]string{"spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[0].propertySelector.matchExpressions[0].values[0]: Invalid value"}},
+		{"sorter order enum", "placementType: PickN\nnumberOfClusters: 1\naffinity: {clusterAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, preference: {propertySorter: {name: n, sortOrder: Up}}}]}}",
+			[]string{"spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.propertySorter.sortOrder: Unsupported value"}},
+		{"sorter not in a required term", "placementType: PickAll\naffinity: {clusterAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {clusterSelectorTerms: [{propertySorter: {name: n, sortOrder: Ascending}}]}}}",
+			[]string{"spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[0].propertySorter: Forbidden"}},
+		{"bad label selector operator", "placementType: PickAll\naffinity: {clusterAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {clusterSelectorTerms: [{labelSelector: {matchExpressions: [{key: a, operator: NotExists}]}}]}}}",
+			[]string{"spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[0].labelSelector: Invalid value"}},
+		{"empty toleration key needs Exists", "placementType: PickAll\ntolerations: [{value: v}]", []string{"spec.policy.tolerations[0].operator: Invalid value"}},
+		{"Exists toleration has no value", "placementType: PickAll\ntolerations: [{key: k, operator: Exists, value: v}]", []string{"spec.policy.tolerations[0].value: Invalid value"}},
+		{"toleration effect enum", "placementType: PickAll\ntolerations: [{key: k, value: v, effect: NoExecute}]", []string{"spec.policy.tolerations[0].effect: Unsupported value"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := ValidatePolicy(decodePolicy(t, tc.policy), field.NewPath("spec", "policy"))
+			var got []string
+			for _, e := range errs {
+				got = append(got, e.Field+": "+e.Type.String())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("ValidatePolicy(%q) (-want +got):\n%s\nerrors: %v", tc.policy, diff, errs)
+			}
+		})
+	}
+}
+
+func TestValidatePlacementStrategy(t *testing.T) {
+	crp := func(mu, ms string) *ClusterResourcePlacement {
+		c := &ClusterResourcePlacement{Spec: PlacementSpec{ResourceSelectors: []ResourceSelector{{Version: "v1", Kind: "Namespace", Name: "a"}}}}
+		c.Name = "crp"
+		c.Spec.Strategy.RollingUpdate = &RollingUpdateConfig{}
+		if mu != "" {
+			v := intstr.Parse(mu)
+			c.Spec.Strategy.RollingUpdate.MaxUnavailable = &v
+		}
+		if ms != "" {
+			v := intstr.Parse(ms)
+			c.Spec.Strategy.RollingUpdate.MaxSurge = &v
+		}
+		return c
+	}
+	cases := []struct {
+		mu, ms string
+		want   string // substring of the aggregate error, "" for valid
+	}{
+		{"25%", "25%", ""},
+		{"0", "1", ""},
+		{"0", "0", "cannot be 0 when maxUnavailable is 0"}, // DC-1
+		{"0%", "0", "cannot be 0 when maxUnavailable is 0"},
+		{"101%", "", "maxUnavailable"},
+		{"", "abc", "maxSurge"},
+	}
+	for _, tc := range cases {
+		errs := ValidatePlacement(crp(tc.mu, tc.ms))
+		got := ""
+		if len(errs) > 0 {
+			got = errs.ToAggregate().Error()
+		}
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("ValidatePlacement(maxUnavailable %q, maxSurge %q) = %q, want containing %q", tc.mu, tc.ms, got, tc.want)
+		}
+	}
+	noSelectors := &ClusterResourcePlacement{}
+	if errs := ValidatePlacement(noSelectors); len(errs) != 2 {
+		t.Errorf("ValidatePlacement(empty) = %v, want a missing name and missing selectors", errs)
+	}
+}
+
+func TestCheckPolicyUpdate(t *testing.T) {
+	tol := func(keys ...string) *PlacementPolicy {
+		p := &PlacementPolicy{PlacementType: PickAll}
+		for _, k := range keys {
+			p.Tolerations = append(p.Tolerations, Toleration{Key: k, Operator: TolerationOpExists})
+		}
+		return p
+	}
+	cases := []struct {
+		name     string
+		old, new *PlacementPolicy
+		ok       bool
+	}{
+		{"append a toleration", tol("a"), tol("a", "b"), true},
+		{"remove a toleration", tol("a", "b"), tol("a"), false},
+		{"change a toleration", tol("a"), tol("b"), false},
+		{"switch type", tol(), &PlacementPolicy{PlacementType: PickN}, false},
+		{"nil is PickAll", nil, tol(), true},
+	}
+	for _, tc := range cases {
+		if err := CheckPolicyUpdate(tc.old, tc.new); (err == nil) != tc.ok {
+			t.Errorf("%s: CheckPolicyUpdate = %v, want ok=%v", tc.name, err, tc.ok)
+		}
+	}
+}
+
+// TestDecidePolicySnapshot: new snapshots only for policy changes; numberOfClusters only
+// updates the annotation (SNAP-POLICY, DC-10).
+func TestDecidePolicySnapshot(t *testing.T) {
+	n := func(v int32) *int32 { return &v }
+	p2 := &PlacementPolicy{PlacementType: PickN, NumberOfClusters: n(2)}
+	first := DecidePolicySnapshot("crp", 1, p2, nil)
+	if first.Create == nil || first.Create.Name != "crp-0" || first.Create.NumberOfClusters != 2 || first.Create.PlacementGeneration != 1 {
+		t.Fatalf("first snapshot = %+v", first.Create)
+	}
+	if d := DecidePolicySnapshot("crp", 2, p2, first.Create); d.Create != nil || d.SetNumberOfClusters != nil {
+		t.Errorf("unchanged policy: %+v, want nothing", d)
+	}
+	p3 := &PlacementPolicy{PlacementType: PickN, NumberOfClusters: n(3)}
+	if d := DecidePolicySnapshot("crp", 2, p3, first.Create); d.Create != nil || d.SetNumberOfClusters == nil || *d.SetNumberOfClusters != 3 {
+		t.Errorf("scale to 3: %+v, want only the annotation set to 3", d)
+	}
+	changed := &PlacementPolicy{PlacementType: PickN, NumberOfClusters: n(2), Tolerations: []Toleration{{Key: "k", Operator: TolerationOpExists}}}
+	if d := DecidePolicySnapshot("crp", 3, changed, first.Create); d.Create == nil || d.Create.Name != "crp-1" || d.Create.Index != 1 {
+		t.Errorf("changed policy: %+v, want snapshot crp-1", d)
+	}
+	if PolicyHash(p2) != PolicyHash(p3) || PolicyHash(p2) == PolicyHash(changed) {
+		t.Errorf("PolicyHash must ignore numberOfClusters and only that")
+	}
+}
+
+func TestTolerates(t *testing.T) {
+	taint := member.Taint{Key: "k", Value: "v", Effect: member.NoSchedule}
+	cases := []struct {
+		t    Toleration
+		want bool
+	}{
+		{Toleration{Key: "k", Value: "v"}, true},
+		{Toleration{Key: "k", Value: "v", Operator: TolerationOpEqual, Effect: member.NoSchedule}, true},
+		{Toleration{Key: "k", Value: "w"}, false},
+		{Toleration{Key: "k", Operator: TolerationOpExists}, true},
+		{Toleration{Operator: TolerationOpExists}, true},
+		{Toleration{Key: "j", Operator: TolerationOpExists}, false},
+		{Toleration{Key: "k", Operator: TolerationOpExists, Effect: "NoExecute"}, false},
+	}
+	for _, tc := range cases {
+		if got := tc.t.Tolerates(taint); got != tc.want {
+			t.Errorf("%+v.Tolerates(%v) = %v, want %v", tc.t, taint, got, tc.want)
+		}
+	}
+}
+
+func TestBindingName(t *testing.T) {
+	a, b := BindingName("crp-1", "aks-member-1", 0), BindingName("crp-1", "aks-member-1", 1)
+	if a == b || !strings.HasPrefix(a, "crp-1-aks-member-1-") || len(a) != len("crp-1-aks-member-1-")+8 {
+		t.Errorf("BindingName = %q, %q; want {crp}-{cluster}-{8 hex}, different per attempt", a, b)
+	}
+	if a != BindingName("crp-1", "aks-member-1", 0) {
+		t.Errorf("BindingName is not deterministic")
+	}
+}
