@@ -10,6 +10,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/placement"
+	"github.com/fleetsim/fleetsim/model/triggers"
 )
 
 // MemberSpec describes a member to add: its MemberCluster spec and what its agent reports.
@@ -58,7 +59,7 @@ func (s *Sim) AddMember(spec MemberSpec) error {
 	s.agents = append(s.agents, a)
 	s.store.addMember(r)
 	s.Record("member-created", spec.Name, string(spec.Kind))
-	s.hub.enqueue(ctrlMembership, spec.Name)
+	s.hub.fire(triggers.MemberCreated, spec.Name, "", spec.Name)
 	return nil
 }
 
@@ -78,7 +79,7 @@ func (s *Sim) DeleteMember(name string) error {
 	}
 	if !r.m.Leaving {
 		r.m.Leaving = true
-		s.hub.memberChanged(name, "member is leaving")
+		s.hub.memberChanged(name, triggers.MemberLeaving)
 	}
 	return nil
 }
@@ -154,6 +155,7 @@ func (s *Sim) Taint(name string, t member.Taint) error {
 	r.m.Taints = slices.DeleteFunc(r.m.Taints, func(x member.Taint) bool { return x.Key == t.Key && x.Effect == t.Effect })
 	r.m.Taints = append(r.m.Taints, t)
 	s.Record("member-tainted", name, t.String())
+	s.hub.fire(triggers.MemberTaintAdded, name, "", name)
 	return nil
 }
 
@@ -166,7 +168,7 @@ func (s *Sim) Untaint(name, key string) error {
 	before := len(r.m.Taints)
 	r.m.Taints = slices.DeleteFunc(r.m.Taints, func(x member.Taint) bool { return x.Key == key })
 	if len(r.m.Taints) != before {
-		s.hub.memberChanged(name, "taint "+key+" removed")
+		s.hub.memberChanged(name, triggers.MemberTaintRemoved)
 	}
 	return nil
 }
@@ -196,7 +198,7 @@ func (s *Sim) Label(name string, set map[string]string, remove []string) error {
 		}
 	}
 	if changed {
-		s.hub.memberChanged(name, "labels changed")
+		s.hub.memberChanged(name, triggers.MemberLabelsChanged)
 	}
 	return nil
 }
@@ -231,7 +233,7 @@ func (s *Sim) ApplyPlacement(crp placement.ClusterResourcePlacement) error {
 	}
 	p.crp = crp
 	p.generation++
-	s.hub.enqueue(ctrlPolicy, crp.Name)
+	s.hub.fire(triggers.PlacementChanged, crp.Name, crp.Name, "")
 	return nil
 }
 
@@ -242,6 +244,6 @@ func (s *Sim) DeletePlacement(name string) error {
 		return fmt.Errorf("placement %s does not exist", name)
 	}
 	p.deleting = true
-	s.hub.enqueue(ctrlPolicy, name)
+	s.hub.fire(triggers.PlacementDeleted, name, name, "")
 	return nil
 }

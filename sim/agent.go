@@ -7,6 +7,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/membership"
+	"github.com/fleetsim/fleetsim/model/triggers"
 )
 
 // agent is a simulated member agent. Its state is the agent's own; the hub learns of it
@@ -59,7 +60,7 @@ func (s *Sim) agentSync(e *event) bool {
 		s.Record("agent-leaving", a.name, "")
 		s.sendMessage(a, "agent-left", func() {
 			a.rec.m.Agent.Joined = false
-			s.hub.enqueue(ctrlMembership, a.name)
+			s.hub.fire(triggers.MemberStatusChanged, a.name, "", a.name)
 		})
 	default:
 		return false
@@ -134,9 +135,9 @@ func (s *Sim) deliverHeartbeat(a *agent, sent time.Duration) {
 	}
 	isEligible := m.CheckEligibility(now, s.cfg.Eligibility).OK()
 	if healthChanged || wasEligible != isEligible || !r.reportedHealthy {
-		s.hub.enqueue(ctrlMembership, a.name)
+		s.hub.fire(triggers.MemberStatusChanged, a.name, "", a.name)
 	}
 	if !wasEligible && isEligible {
-		s.hub.memberChanged(a.name, "member became eligible")
+		s.hub.memberChanged(a.name, triggers.MemberBecameEligible)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/fleetsim/fleetsim/model/membership"
 	"github.com/fleetsim/fleetsim/model/placement"
 	"github.com/fleetsim/fleetsim/model/scheduler"
+	"github.com/fleetsim/fleetsim/model/triggers"
 )
 
 // controller identifies one of the hub's reconcilers.
@@ -153,21 +154,42 @@ func (h *hub) start(e *event) bool {
 	}
 	h.up = true
 	h.s.Record("hub-started", "", "")
-	for _, n := range h.s.store.memberNames() {
-		h.enqueue(ctrlMembership, n)
-	}
-	for _, c := range []controller{ctrlPolicy, ctrlScheduler, ctrlRollout} {
-		h.enqueueAllPlacements(c)
-	}
+	h.fire(triggers.HubStarted, "", "", "")
 	return true
 }
 
-// memberChanged reacts to a change of a member that can alter scheduling: every placement
-// is queued for the scheduler, and the member for membership.
-func (h *hub) memberChanged(name, why string) {
-	h.s.Record("member-changed", name, why)
-	h.enqueue(ctrlMembership, name)
-	h.enqueueAllPlacements(ctrlScheduler)
+var controllerOf = map[triggers.Controller]controller{
+	triggers.Membership: ctrlMembership, triggers.PolicySnapshot: ctrlPolicy,
+	triggers.Scheduler: ctrlScheduler, triggers.Rollout: ctrlRollout,
+}
+
+// fire queues what the shared trigger table says a change wakes. key is the changed
+// object; placement and member name the placement it belongs to and the member it targets,
+// where those apply.
+func (h *hub) fire(c triggers.Change, key, placement, member string) {
+	for _, t := range triggers.For(c) {
+		ctrl := controllerOf[t.Controller]
+		switch t.Scope {
+		case triggers.ThisObject:
+			h.enqueue(ctrl, key)
+		case triggers.OwningPlacement:
+			h.enqueue(ctrl, placement)
+		case triggers.TargetMember:
+			h.enqueue(ctrl, member)
+		case triggers.AllPlacements:
+			h.enqueueAllPlacements(ctrl)
+		case triggers.AllMembers:
+			for _, n := range h.s.store.memberNames() {
+				h.enqueue(ctrl, n)
+			}
+		}
+	}
+}
+
+// memberChanged records a change of a member that can alter scheduling and fires it.
+func (h *hub) memberChanged(name string, c triggers.Change) {
+	h.s.Record("member-changed", name, string(c))
+	h.fire(c, name, "", name)
 }
 
 func (h *hub) reconcileMember(name string) {
@@ -231,7 +253,7 @@ func (h *hub) reconcilePolicy(name string) {
 		for _, b := range slices.Clone(s.store.byCRP[name]) {
 			s.store.deleteBinding(b.Name)
 			s.Record("binding-deleted", b.Name, "placement deleted")
-			h.enqueue(ctrlMembership, b.TargetCluster)
+			h.fire(triggers.BindingDeleted, b.Name, name, b.TargetCluster)
 		}
 		delete(s.store.placements, name)
 		s.Record("placement-deleted", name, "")
@@ -256,7 +278,7 @@ func (h *hub) reconcilePolicy(name string) {
 	default:
 		return
 	}
-	h.enqueue(ctrlScheduler, name)
+	h.fire(triggers.PolicySnapshotNew, s.store.latest(name).Name, name, "")
 }
 
 func (h *hub) reconcileScheduler(name string) {
@@ -296,7 +318,7 @@ func (h *hub) reconcileScheduler(name string) {
 		s.Record("placement-condition", name, detail)
 	}
 	if !plan.Empty() {
-		h.enqueue(ctrlRollout, name)
+		h.fire(triggers.BindingChanged, "", name, "")
 	}
 }
 
@@ -323,8 +345,7 @@ func (h *hub) reconcileRollout(name string) {
 		case placement.Unscheduled:
 			s.store.deleteBinding(b.Name)
 			s.Record("binding-deleted", b.Name, "unscheduled")
-			h.enqueue(ctrlMembership, b.TargetCluster)
-			h.enqueue(ctrlScheduler, name)
+			h.fire(triggers.BindingDeleted, b.Name, name, b.TargetCluster)
 		}
 	}
 }

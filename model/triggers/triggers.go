@@ -1,0 +1,85 @@
+package triggers
+
+// Change is a kind of change to a stored object.
+type Change string
+
+const (
+	MemberCreated        Change = "member created"
+	MemberLeaving        Change = "member is leaving"
+	MemberLabelsChanged  Change = "member labels changed"
+	MemberTaintAdded     Change = "member taint added"
+	MemberTaintRemoved   Change = "member taint removed"
+	MemberBecameEligible Change = "member became eligible"
+	MemberStatusChanged  Change = "member status changed"
+	MemberPropsChanged   Change = "member properties changed"
+	PlacementChanged     Change = "placement spec changed"
+	PlacementDeleted     Change = "placement deleted"
+	PolicySnapshotNew    Change = "policy snapshot created or scaled"
+	BindingChanged       Change = "binding created or changed"
+	BindingDeleted       Change = "binding deleted"
+	RequeueAfter         Change = "requeue time reached"
+	HubStarted           Change = "hub controllers started"
+)
+
+// Controller names a hub reconciler.
+type Controller string
+
+const (
+	Membership     Controller = "membership"
+	PolicySnapshot Controller = "policy-snapshot"
+	Scheduler      Controller = "scheduler"
+	Rollout        Controller = "rollout"
+)
+
+// Scope says which keys of the controller a change queues.
+type Scope string
+
+const (
+	// ThisObject: the key of the changed object itself.
+	ThisObject Scope = "this object"
+	// AllPlacements: every placement.
+	AllPlacements Scope = "every placement"
+	// OwningPlacement: the placement the changed object belongs to.
+	OwningPlacement Scope = "its placement"
+	// TargetMember: the member a binding targets.
+	TargetMember Scope = "its member"
+	// AllMembers: every member.
+	AllMembers Scope = "every member"
+)
+
+// Target is one controller and the keys it must reconcile.
+type Target struct {
+	Controller Controller
+	Scope      Scope
+}
+
+// table is the whole trigger table (CRP-POL-IDE, MC-*, SNAP-*, ROLL-ALGORITHM triggers).
+// Notably absent: a taint being added wakes no scheduler (adding a taint never moves a
+// placement, TAINT-NO-EVICT), and resource-only changes never reschedule.
+var table = map[Change][]Target{
+	MemberCreated:        {{Membership, ThisObject}},
+	MemberLeaving:        {{Membership, ThisObject}, {Scheduler, AllPlacements}},
+	MemberLabelsChanged:  {{Scheduler, AllPlacements}},
+	MemberTaintAdded:     nil,
+	MemberTaintRemoved:   {{Scheduler, AllPlacements}},
+	MemberBecameEligible: {{Membership, ThisObject}, {Scheduler, AllPlacements}},
+	MemberStatusChanged:  {{Membership, ThisObject}},
+	MemberPropsChanged:   {{Scheduler, AllPlacements}},
+	PlacementChanged:     {{PolicySnapshot, ThisObject}, {Rollout, ThisObject}},
+	PlacementDeleted:     {{PolicySnapshot, ThisObject}},
+	PolicySnapshotNew:    {{Scheduler, OwningPlacement}},
+	BindingChanged:       {{Rollout, OwningPlacement}},
+	BindingDeleted:       {{Scheduler, OwningPlacement}, {Membership, TargetMember}},
+	RequeueAfter:         {{Membership, ThisObject}},
+	HubStarted:           {{Membership, AllMembers}, {PolicySnapshot, AllPlacements}, {Scheduler, AllPlacements}, {Rollout, AllPlacements}},
+}
+
+// For returns the controllers a change wakes, in a fixed order.
+func For(c Change) []Target { return table[c] }
+
+// Changes lists every change the table knows, for documentation and tests.
+func Changes() []Change {
+	return []Change{MemberCreated, MemberLeaving, MemberLabelsChanged, MemberTaintAdded, MemberTaintRemoved,
+		MemberBecameEligible, MemberStatusChanged, MemberPropsChanged, PlacementChanged, PlacementDeleted,
+		PolicySnapshotNew, BindingChanged, BindingDeleted, RequeueAfter, HubStarted}
+}
