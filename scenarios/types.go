@@ -173,7 +173,7 @@ type RandomFaults struct {
 // The simulator implements them (sim/invariants); the parser only checks names.
 var Invariants = map[string]string{
 	"oneBindingPerCluster":     "no placement has two Scheduled or Bound bindings on one cluster",
-	"pickNWithinLimit":         "no PickN placement holds more clusters than numberOfClusters",
+	"pickNWithinLimit":         "the scheduler never picks a cluster that takes a PickN placement beyond numberOfClusters",
 	"noUntoleratedNewBindings": "no binding is created on a cluster with a NoSchedule taint the placement does not tolerate",
 	"bindingsOnKnownMembers":   "every new binding targets a member that exists and is not leaving",
 }

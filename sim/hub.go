@@ -2,6 +2,9 @@ package sim
 
 import (
 	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"slices"
 	"strings"
 	"time"
@@ -224,10 +227,15 @@ func (h *hub) reconcileMember(name string) {
 		r.nsExists = false
 		s.Record("namespace-deleted", membership.Namespace(name), "")
 	}
-	for _, c := range setConditions(&r.conditions, plan.Conditions, s.Now()) {
+	for _, c := range setConditions(&r.conditions, plan.Conditions, 0, s.Now()) {
 		s.Record("member-condition", name, conditionText(c))
+		if c.Type == membership.TypeHealthy && c.Status != metav1.ConditionTrue {
+			// Losing a member changes no binding, but a PickFixed placement naming it is no
+			// longer fulfilled: let placements re-decide.
+			h.fire(triggers.MemberHealthLost, name, "", name)
+		}
 	}
-	hc, _ := findCondition(r.conditions, membership.TypeHealthy)
+	hc, _ := condition.Find(r.conditions, membership.TypeHealthy)
 	r.reportedHealthy = hc.Reason == membership.ReasonHealthy
 	if plan.Remove {
 		s.store.removeMember(name)
@@ -259,16 +267,13 @@ func (h *hub) reconcilePolicy(name string) {
 		s.Record("placement-deleted", name, "")
 		return
 	}
+	h.snapshotResources(name, p)
 	latest := s.store.latest(name)
 	dec := placement.DecidePolicySnapshot(name, p.generation, p.crp.Spec.Policy, latest)
 	switch {
 	case dec.Create != nil:
 		p.snapshots = append(p.snapshots, dec.Create)
-		limit := placement.DefaultHistoryLimit
-		if l := p.crp.Spec.RevisionHistoryLimit; l != nil {
-			limit = int(*l)
-		}
-		if extra := len(p.snapshots) - 1 - limit; extra > 0 {
+		if extra := len(p.snapshots) - 1 - p.historyLimit(); extra > 0 {
 			p.snapshots = slices.Delete(p.snapshots, 0, extra)
 		}
 		s.Record("policy-snapshot-created", name, dec.Create.Name)
@@ -291,7 +296,7 @@ func (h *hub) reconcileScheduler(name string) {
 	plan, err := s.sched.Schedule(scheduler.Input{Snapshot: snap, Members: s.store.clusters, Bindings: s.store.byCRP[name], Now: s.Now()})
 	if err != nil {
 		c := condition.False(condition.TypeScheduled, "InvalidSchedulingPolicy", err.Error())
-		for _, c := range setConditions(&p.conditions, []condition.Condition{c}, s.Now()) {
+		for _, c := range setConditions(&p.conditions, []condition.Condition{c}, p.generation, s.Now()) {
 			s.Record("placement-condition", name, conditionText(c))
 		}
 		return
@@ -310,10 +315,10 @@ func (h *hub) reconcileScheduler(name string) {
 		s.Record("binding-unscheduled", c.Binding.Name, c.Reason)
 	}
 	p.decisions = plan.Decisions
-	for _, c := range setConditions(&p.conditions, []condition.Condition{plan.Scheduled}, s.Now()) {
+	for _, c := range setConditions(&p.conditions, []condition.Condition{plan.Scheduled}, p.generation, s.Now()) {
 		detail := conditionText(c)
 		if plan.Wanted >= 0 {
-			detail += fmt.Sprintf(" (%d of %d clusters)", plan.Placed, plan.Wanted)
+			detail += fmt.Sprintf(" (%d cluster(s) placed, %d wanted)", plan.Placed, plan.Wanted)
 		}
 		s.Record("placement-condition", name, detail)
 	}

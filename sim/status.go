@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fleetsim/fleetsim/model/condition"
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/membership"
 	"github.com/fleetsim/fleetsim/model/placement"
@@ -18,10 +19,10 @@ type Condition struct {
 	LastTransitionTime time.Time `json:"lastTransitionTime"`
 }
 
-func conditionsOf(cs []timedCondition) []Condition {
+func conditionsOf(cs []condition.Timed) []Condition {
 	out := make([]Condition, 0, len(cs))
 	for _, c := range cs {
-		out = append(out, Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message, LastTransitionTime: c.LastTransition})
+		out = append(out, Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message, LastTransitionTime: c.LastTransitionTime})
 	}
 	return out
 }

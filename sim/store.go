@@ -2,6 +2,9 @@ package sim
 
 import (
 	"cmp"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"slices"
 	"time"
 
@@ -9,6 +12,7 @@ import (
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/membership"
 	"github.com/fleetsim/fleetsim/model/placement"
+	"github.com/fleetsim/fleetsim/model/resources"
 )
 
 // store is the hub's API server: every object the controllers read and write. It survives
@@ -20,12 +24,11 @@ type store struct {
 	bindings   map[string]*placement.Binding
 	byCRP      map[string][]*placement.Binding // sorted by name
 	byMember   map[string]int                  // bindings targeting each member
-}
 
-// timedCondition is a condition with the time it last changed status.
-type timedCondition struct {
-	condition.Condition
-	LastTransition time.Time
+	// resources are the hub objects placements select, by resources.Key.
+	resources      map[string]*unstructured.Unstructured
+	resourceList   []*unstructured.Unstructured
+	resourcesDirty bool
 }
 
 // memberRecord is a MemberCluster (spec and status) with its IMC and namespace.
@@ -33,7 +36,7 @@ type memberRecord struct {
 	m          *member.Member
 	nsExists   bool
 	imc        *membership.IMCState
-	conditions []timedCondition
+	conditions []condition.Timed
 	agent      *agent
 	created    time.Time
 	// reportedHealthy caches "the Healthy condition says MemberClusterHealthy", so that a
@@ -47,8 +50,36 @@ type placementRecord struct {
 	generation int64
 	snapshots  []*placement.PolicySnapshot // by index; the last is the latest
 	decisions  []placement.ClusterDecision // latest snapshot's targetClusters
-	conditions []timedCondition
+	conditions []condition.Timed
 	deleting   bool
+
+	selected          []*unstructured.Unstructured
+	selectionErr      error
+	resourceSnapshots []*resources.Snapshot // by index; the last is the latest
+}
+
+func (p *placementRecord) latestResources() *resources.Snapshot {
+	if len(p.resourceSnapshots) == 0 {
+		return nil
+	}
+	return p.resourceSnapshots[len(p.resourceSnapshots)-1]
+}
+
+// resourceSnapshot finds a kept resource snapshot by index.
+func (p *placementRecord) resourceSnapshot(index int) *resources.Snapshot {
+	for _, r := range p.resourceSnapshots {
+		if r.Index == index {
+			return r
+		}
+	}
+	return nil
+}
+
+func (p *placementRecord) historyLimit() int {
+	if l := p.crp.Spec.RevisionHistoryLimit; l != nil {
+		return int(*l)
+	}
+	return placement.DefaultHistoryLimit
 }
 
 func newStore() *store {
@@ -58,6 +89,7 @@ func newStore() *store {
 		bindings:   map[string]*placement.Binding{},
 		byCRP:      map[string][]*placement.Binding{},
 		byMember:   map[string]int{},
+		resources:  map[string]*unstructured.Unstructured{},
 	}
 }
 
@@ -135,30 +167,14 @@ func (st *store) deleteBinding(name string) *placement.Binding {
 	return b
 }
 
-// setConditions merges decided conditions into stored ones, keeping transition times for
-// conditions whose status did not change; it returns the conditions whose status changed.
-func setConditions(stored *[]timedCondition, decided []condition.Condition, now time.Time) []condition.Condition {
+// setConditions merges decided conditions into stored ones (condition.Set keeps transition
+// times of unchanged statuses) and returns those whose status changed.
+func setConditions(stored *[]condition.Timed, decided []condition.Condition, gen int64, now time.Time) []condition.Condition {
 	var changed []condition.Condition
 	for _, c := range decided {
-		i := slices.IndexFunc(*stored, func(t timedCondition) bool { return t.Type == c.Type })
-		switch {
-		case i < 0:
-			*stored = append(*stored, timedCondition{Condition: c, LastTransition: now})
+		if condition.Set(stored, c, gen, now) {
 			changed = append(changed, c)
-		case (*stored)[i].Status != c.Status:
-			(*stored)[i] = timedCondition{Condition: c, LastTransition: now}
-			changed = append(changed, c)
-		default:
-			(*stored)[i].Condition = c
 		}
 	}
 	return changed
-}
-
-func findCondition(cs []timedCondition, typ string) (timedCondition, bool) {
-	i := slices.IndexFunc(cs, func(t timedCondition) bool { return t.Type == typ })
-	if i < 0 {
-		return timedCondition{}, false
-	}
-	return cs[i], true
 }

@@ -11,6 +11,7 @@ const (
 	MemberTaintRemoved   Change = "member taint removed"
 	MemberBecameEligible Change = "member became eligible"
 	MemberStatusChanged  Change = "member status changed"
+	MemberHealthLost     Change = "member no longer healthy"
 	MemberPropsChanged   Change = "member properties changed"
 	PlacementChanged     Change = "placement spec changed"
 	PlacementDeleted     Change = "placement deleted"
@@ -19,6 +20,13 @@ const (
 	BindingDeleted       Change = "binding deleted"
 	RequeueAfter         Change = "requeue time reached"
 	HubStarted           Change = "hub controllers started"
+	HubResourceChanged   Change = "hub resource created, changed or deleted"
+	ResourceSnapshotNew  Change = "resource snapshot created"
+	OverrideChanged      Change = "override snapshot created"
+	WorkStatusChanged    Change = "member reported work status"
+	EvictionCreated      Change = "eviction created"
+	UpdateRunChanged     Change = "staged update run created or changed"
+	ApprovalChanged      Change = "approval request approved"
 )
 
 // Controller names a hub reconciler.
@@ -29,6 +37,9 @@ const (
 	PolicySnapshot Controller = "policy-snapshot"
 	Scheduler      Controller = "scheduler"
 	Rollout        Controller = "rollout"
+	WorkGenerator  Controller = "work-generator"
+	Eviction       Controller = "eviction"
+	StagedUpdate   Controller = "staged-update"
 )
 
 // Scope says which keys of the controller a change queues.
@@ -45,6 +56,10 @@ const (
 	TargetMember Scope = "its member"
 	// AllMembers: every member.
 	AllMembers Scope = "every member"
+	// PlacementBindings: every binding of the placement.
+	PlacementBindings Scope = "its placement's bindings"
+	// AllRuns: every staged update run.
+	AllRuns Scope = "every staged update run"
 )
 
 // Target is one controller and the keys it must reconcile.
@@ -64,14 +79,22 @@ var table = map[Change][]Target{
 	MemberTaintRemoved:   {{Scheduler, AllPlacements}},
 	MemberBecameEligible: {{Membership, ThisObject}, {Scheduler, AllPlacements}},
 	MemberStatusChanged:  {{Membership, ThisObject}},
+	MemberHealthLost:     {{Scheduler, AllPlacements}},
 	MemberPropsChanged:   {{Scheduler, AllPlacements}},
 	PlacementChanged:     {{PolicySnapshot, ThisObject}, {Rollout, ThisObject}},
 	PlacementDeleted:     {{PolicySnapshot, ThisObject}},
 	PolicySnapshotNew:    {{Scheduler, OwningPlacement}},
-	BindingChanged:       {{Rollout, OwningPlacement}},
+	BindingChanged:       {{Rollout, OwningPlacement}, {WorkGenerator, ThisObject}, {StagedUpdate, AllRuns}},
 	BindingDeleted:       {{Scheduler, OwningPlacement}, {Membership, TargetMember}},
 	RequeueAfter:         {{Membership, ThisObject}},
-	HubStarted:           {{Membership, AllMembers}, {PolicySnapshot, AllPlacements}, {Scheduler, AllPlacements}, {Rollout, AllPlacements}},
+	HubStarted:           {{Membership, AllMembers}, {PolicySnapshot, AllPlacements}, {Scheduler, AllPlacements}, {Rollout, AllPlacements}, {StagedUpdate, AllRuns}},
+	HubResourceChanged:   {{PolicySnapshot, AllPlacements}},
+	ResourceSnapshotNew:  {{Rollout, OwningPlacement}},
+	OverrideChanged:      {{Rollout, AllPlacements}, {WorkGenerator, PlacementBindings}},
+	WorkStatusChanged:    {{Rollout, OwningPlacement}, {StagedUpdate, AllRuns}},
+	EvictionCreated:      {{Eviction, ThisObject}},
+	UpdateRunChanged:     {{StagedUpdate, ThisObject}},
+	ApprovalChanged:      {{StagedUpdate, AllRuns}},
 }
 
 // For returns the controllers a change wakes, in a fixed order.
@@ -80,6 +103,7 @@ func For(c Change) []Target { return table[c] }
 // Changes lists every change the table knows, for documentation and tests.
 func Changes() []Change {
 	return []Change{MemberCreated, MemberLeaving, MemberLabelsChanged, MemberTaintAdded, MemberTaintRemoved,
-		MemberBecameEligible, MemberStatusChanged, MemberPropsChanged, PlacementChanged, PlacementDeleted,
-		PolicySnapshotNew, BindingChanged, BindingDeleted, RequeueAfter, HubStarted}
+		MemberBecameEligible, MemberStatusChanged, MemberHealthLost, MemberPropsChanged, PlacementChanged, PlacementDeleted,
+		PolicySnapshotNew, BindingChanged, BindingDeleted, RequeueAfter, HubStarted, HubResourceChanged,
+		ResourceSnapshotNew, OverrideChanged, WorkStatusChanged, EvictionCreated, UpdateRunChanged, ApprovalChanged}
 }

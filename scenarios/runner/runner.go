@@ -48,6 +48,7 @@ var notable = map[string]bool{
 	"policy-snapshot-created": true, "policy-snapshot-scaled": true,
 	"binding-scheduled": true, "binding-repicked": true, "binding-unscheduled": true,
 	"hub-stopped": true, "hub-started": true, "apply-rejected": true, "resource-applied": true, "resource-deleted": true,
+	"resource-snapshot-created": true, "placement-selection-failed": true,
 }
 
 type run struct {
@@ -55,8 +56,6 @@ type run struct {
 	s      *sim.Sim
 	report *Report
 	err    error
-	// resources are the hub's other objects (namespaces, config maps, ...), by kind/ns/name.
-	resources map[string]*unstructured.Unstructured
 	// groupAt and groups merge same-instant timeline events of one kind and detail.
 	groupAt time.Duration
 	groups  map[string]int
@@ -76,7 +75,7 @@ func Run(sc *scenarios.Scenario, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.Path, err)
 	}
-	r := &run{sc: sc, s: s, resources: map[string]*unstructured.Unstructured{}, groupAt: -1,
+	r := &run{sc: sc, s: s, groupAt: -1,
 		report: &Report{Scenario: sc.Name, File: sc.Path, Seed: seed, Expectations: []ExpectationResult{}, Invariants: []InvariantResult{}, Timeline: []TimelineEntry{}}}
 	s.Observe(func(at time.Duration, kind, subject, detail string) {
 		if !notable[kind] {
@@ -246,8 +245,6 @@ func objectName(o *unstructured.Unstructured) string {
 	return o.GetKind() + " " + o.GetName()
 }
 
-func resourceKey(kind, namespace, name string) string { return kind + "/" + namespace + "/" + name }
-
 func (r *run) apply(m scenarios.Manifest) error {
 	o := m.Object
 	switch {
@@ -260,9 +257,7 @@ func (r *run) apply(m scenarios.Manifest) error {
 	case o.GetKind() == "MemberCluster":
 		return r.applyMemberCluster(o)
 	default:
-		r.resources[resourceKey(o.GetKind(), o.GetNamespace(), o.GetName())] = o
-		r.s.Record("resource-applied", objectName(o), "")
-		return nil
+		return r.s.ApplyResource(o)
 	}
 }
 
@@ -302,13 +297,7 @@ func (r *run) delete(ref *scenarios.ObjectRef) error {
 	case "MemberCluster":
 		return r.s.DeleteMember(ref.Name)
 	}
-	key := resourceKey(ref.Kind, ref.Namespace, ref.Name)
-	if _, ok := r.resources[key]; !ok {
-		return fmt.Errorf("%s %s does not exist", ref.Kind, ref.Name)
-	}
-	delete(r.resources, key)
-	r.s.Record("resource-deleted", ref.Kind+" "+ref.Name, "")
-	return nil
+	return r.s.DeleteResource(ref.Kind, ref.Namespace, ref.Name)
 }
 
 // watchInvariants checks every `always` invariant after every event and keeps the first

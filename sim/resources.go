@@ -1,0 +1,103 @@
+package sim
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/fleetsim/fleetsim/model/resources"
+	"github.com/fleetsim/fleetsim/model/triggers"
+)
+
+// ApplyResource creates or updates a hub object that placements may select (a namespace,
+// config map, deployment, ...). Only a change of content counts as a change.
+func (s *Sim) ApplyResource(o *unstructured.Unstructured) error {
+	if o.GetName() == "" || o.GetKind() == "" {
+		return fmt.Errorf("a resource needs a kind and a name")
+	}
+	key := resources.Key(o)
+	if old, ok := s.store.resources[key]; ok && resources.Hash([]*unstructured.Unstructured{resources.Strip(old)}) == resources.Hash([]*unstructured.Unstructured{resources.Strip(o)}) {
+		return nil
+	}
+	s.store.resources[key] = o.DeepCopy()
+	s.store.resourcesDirty = true
+	s.Record("resource-applied", objectName(o), "")
+	s.hub.fire(triggers.HubResourceChanged, key, "", "")
+	return nil
+}
+
+// DeleteResource deletes a hub object named by kind, namespace and name (of any group);
+// deleting a namespace deletes what is in it.
+func (s *Sim) DeleteResource(kind, namespace, name string) error {
+	var found *unstructured.Unstructured
+	for _, o := range s.store.hubObjects() {
+		if o.GetKind() == kind && o.GetNamespace() == namespace && o.GetName() == name {
+			found = o
+			break
+		}
+	}
+	if found == nil {
+		return fmt.Errorf("%s %s does not exist", kind, name)
+	}
+	key := resources.Key(found)
+	delete(s.store.resources, key)
+	if found.GroupVersionKind().Group == "" && kind == "Namespace" {
+		for k, r := range s.store.resources {
+			if r.GetNamespace() == name {
+				delete(s.store.resources, k)
+			}
+		}
+	}
+	s.store.resourcesDirty = true
+	s.Record("resource-deleted", objectName(found), "")
+	s.hub.fire(triggers.HubResourceChanged, key, "", "")
+	return nil
+}
+
+func objectName(o *unstructured.Unstructured) string {
+	if o.GetNamespace() != "" {
+		return o.GetKind() + " " + o.GetNamespace() + "/" + o.GetName()
+	}
+	return o.GetKind() + " " + o.GetName()
+}
+
+// hubObjects lists hub resources in key order, rebuilt only after a change.
+func (st *store) hubObjects() []*unstructured.Unstructured {
+	if st.resourcesDirty {
+		st.resourceList = st.resourceList[:0]
+		for _, o := range st.resources {
+			st.resourceList = append(st.resourceList, o)
+		}
+		slices.SortFunc(st.resourceList, func(a, b *unstructured.Unstructured) int { return cmp.Compare(resources.Key(a), resources.Key(b)) })
+		st.resourcesDirty = false
+	}
+	return st.resourceList
+}
+
+// snapshotResources takes a new resource snapshot of a placement when its selected content
+// changed; resource-only changes never reschedule (CRP-SEL-CHANGES).
+func (h *hub) snapshotResources(name string, p *placementRecord) {
+	s := h.s
+	selected, err := resources.Select(p.crp.Spec.ResourceSelectors, s.store.hubObjects())
+	if err != nil {
+		if p.selectionErr == nil || p.selectionErr.Error() != err.Error() {
+			s.Record("placement-selection-failed", name, err.Error())
+		}
+		p.selectionErr = err
+		return
+	}
+	p.selectionErr = nil
+	p.selected = selected
+	snap := resources.DecideSnapshot(name, selected, p.latestResources())
+	if snap == nil {
+		return
+	}
+	p.resourceSnapshots = append(p.resourceSnapshots, snap)
+	if extra := len(p.resourceSnapshots) - 1 - p.historyLimit(); extra > 0 {
+		p.resourceSnapshots = slices.Delete(p.resourceSnapshots, 0, extra)
+	}
+	s.Record("resource-snapshot-created", name, fmt.Sprintf("%s (%d resources)", snap.Name, len(snap.Manifests)))
+	h.fire(triggers.ResourceSnapshotNew, snap.Name, name, "")
+}
