@@ -1,0 +1,163 @@
+package status
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fleetsim/fleetsim/model/condition"
+)
+
+// Condition types on a ClusterResourcePlacement (STATUS-CRP-ORDER), in progression order.
+const (
+	TypePlacementScheduled        = "ClusterResourcePlacementScheduled"
+	TypePlacementRolloutStarted   = "ClusterResourcePlacementRolloutStarted"
+	TypePlacementOverridden       = "ClusterResourcePlacementOverridden"
+	TypePlacementWorkSynchronized = "ClusterResourcePlacementWorkSynchronized"
+	TypePlacementApplied          = "ClusterResourcePlacementApplied"
+	TypePlacementAvailable        = "ClusterResourcePlacementAvailable"
+	TypePlacementDiffReported     = "ClusterResourcePlacementDiffReported"
+)
+
+// Placement-level reasons (STATUS-CRP-REASONS, Appendix A). The Scheduled reasons are the
+// scheduler's (condition.ReasonSchedulingPolicyFulfilled and …Unfulfilled), copied from the
+// policy snapshot, plus ReasonSchedulePending while the scheduler has not decided.
+const (
+	ReasonSchedulePending = "SchedulePending"
+
+	ReasonRolloutStartedUnknown = "RolloutStartedUnknown"
+	// RolloutStarted True and False use condition.ReasonRolloutStarted and
+	// condition.ReasonRolloutNotStartedYet.
+
+	ReasonOverriddenPending   = "OverriddenPending"
+	ReasonOverriddenFailed    = "OverriddenFailed"
+	ReasonOverriddenSucceeded = "OverriddenSucceeded"
+	ReasonNoOverrideSpecified = "NoOverrideSpecified"
+
+	ReasonWorkSynchronizedUnknown = "WorkSynchronizedUnknown"
+	ReasonWorkNotSynchronizedYet  = "WorkNotSynchronizedYet"
+	ReasonWorkSynchronized        = "WorkSynchronized"
+
+	ReasonApplyPending   = "ApplyPending"
+	ReasonApplyFailed    = "ApplyFailed"
+	ReasonApplySucceeded = "ApplySucceeded"
+
+	ReasonResourceAvailableUnknown = "ResourceAvailableUnknown"
+	ReasonResourceNotAvailableYet  = "ResourceNotAvailableYet"
+	ReasonResourceAvailable        = "ResourceAvailable"
+
+	ReasonDiffReportingPending            = "DiffReportingPending"
+	ReasonDiffReportingIncompleteOrFailed = "DiffReportingIncompleteOrFailed"
+	ReasonDiffReportingCompleted          = "DiffReportingCompleted"
+)
+
+// Per-cluster reasons this package writes itself. Every other per-cluster reason is copied
+// from the binding; an Unknown per-cluster condition takes the placement-level Unknown
+// reason of its type (RolloutStartedUnknown, OverriddenPending, …), as the seed's External
+// sample shows for RolloutStarted [L9604-9625].
+const (
+	ReasonScheduled      = "Scheduled"
+	ReasonScheduleFailed = "ScheduleFailed"
+)
+
+// Fixed messages.
+const (
+	MessageSchedulePending = "Scheduling has not completed"
+	// MessageRolloutBlocked is the per-cluster RolloutStarted=False message for a binding the
+	// rollout strategy keeps on an older resource snapshot [L8580-8600].
+	MessageRolloutBlocked = "The rollout is being blocked by the rollout strategy"
+	MessageNoOverride     = "No override rules are configured for the selected resources"
+)
+
+// stage is one link of the rollout chain: its binding (per-cluster) type, its placement
+// type, and the Appendix A texts. Placement-level formats take the cluster count N.
+type stage struct {
+	clusterType, placementType string
+
+	trueReason, trueFormat       string
+	falseReason, falseFormat     string
+	unknownReason, unknownFormat string
+	// clusterUnknown is the per-cluster Unknown message.
+	clusterUnknown string
+}
+
+var (
+	rolloutStarted = stage{
+		clusterType: condition.TypeRolloutStarted, placementType: TypePlacementRolloutStarted,
+		trueReason: condition.ReasonRolloutStarted, trueFormat: "All %d cluster(s) start rolling out the latest resource",
+		falseReason: condition.ReasonRolloutNotStartedYet, falseFormat: "The rollout is being blocked by the rollout strategy in %d cluster(s)",
+		unknownReason: ReasonRolloutStartedUnknown, unknownFormat: "There are still %d cluster(s) in the process of deciding whether to roll out the latest resources or not",
+		clusterUnknown: "In the process of deciding whether to roll out the latest resources or not",
+	}
+	overridden = stage{
+		clusterType: condition.TypeOverridden, placementType: TypePlacementOverridden,
+		trueReason: ReasonOverriddenSucceeded, trueFormat: "The selected resources are successfully overridden in %d cluster(s)",
+		falseReason: ReasonOverriddenFailed, falseFormat: "Failed to override resources in %d cluster(s)",
+		unknownReason: ReasonOverriddenPending, unknownFormat: "There are still %d cluster(s) in the process of overriding the selected resources if there is any override defined",
+		clusterUnknown: "In the process of overriding the selected resources if there is any override defined",
+	}
+	workSynchronized = stage{
+		clusterType: condition.TypeWorkSynchronized, placementType: TypePlacementWorkSynchronized,
+		trueReason: ReasonWorkSynchronized, trueFormat: "Works(s) are succcesfully created or updated in %d target cluster(s)' namespaces",
+		falseReason: ReasonWorkNotSynchronizedYet, falseFormat: "There are %d cluster(s) which have not finished creating or updating work(s) yet",
+		unknownReason: ReasonWorkSynchronizedUnknown, unknownFormat: "There are still %d cluster(s) in the process of creating or updating the work object(s) in the hub cluster",
+		clusterUnknown: "In the process of creating or updating the work object(s) in the hub cluster",
+	}
+	applied = stage{
+		clusterType: condition.TypeApplied, placementType: TypePlacementApplied,
+		trueReason: ReasonApplySucceeded, trueFormat: "The selected resources are successfully applied to %d cluster(s)",
+		falseReason: ReasonApplyFailed, falseFormat: "Failed to apply resources to %d cluster(s), please check the `failedPlacements` status",
+		unknownReason: ReasonApplyPending, unknownFormat: "There are still %d cluster(s) in the process of applying the resources on the member cluster",
+		clusterUnknown: "In the process of applying the resources on the member cluster",
+	}
+	available = stage{
+		clusterType: condition.TypeAvailable, placementType: TypePlacementAvailable,
+		trueReason: ReasonResourceAvailable, trueFormat: "The selected resources in %d cluster(s) are available now",
+		falseReason: ReasonResourceNotAvailableYet, falseFormat: "The selected resources in %d cluster(s) are still not available yet",
+		unknownReason: ReasonResourceAvailableUnknown, unknownFormat: "There are still %d cluster(s) in the process of checking the availability of the selected resources",
+		// Appendix A's text ends with a space; kept for exact-string compatibility.
+		clusterUnknown: "The availability of the selected resources is unknown yet ",
+	}
+	diffReported = stage{
+		clusterType: condition.TypeDiffReported, placementType: TypePlacementDiffReported,
+		trueReason: ReasonDiffReportingCompleted, trueFormat: "Diff reporting in %d cluster(s) has been completed",
+		falseReason: ReasonDiffReportingIncompleteOrFailed, falseFormat: "Diff reporting in %d clusters is still in progress or has failed",
+		unknownReason: ReasonDiffReportingPending, unknownFormat: "There are still %d cluster(s) in the process of checking for configuration differences",
+		clusterUnknown: "Diff reporting has just started; its status is not yet to be known",
+	}
+
+	applyChain      = []stage{rolloutStarted, overridden, workSynchronized, applied, available}
+	reportDiffChain = []stage{rolloutStarted, overridden, workSynchronized, diffReported}
+)
+
+// ApplyTypeReportDiff is the apply strategy type that reports differences instead of
+// applying; it swaps Applied and Available for DiffReported.
+const ApplyTypeReportDiff = "ReportDiff"
+
+// ConditionTypes returns the per-cluster (binding) condition types after Scheduled for an
+// apply strategy type, in progression order: RolloutStarted, Overridden, WorkSynchronized,
+// then Applied and Available, or DiffReported for ReportDiff.
+func ConditionTypes(applyType string) []string {
+	chain := chainFor(applyType)
+	out := make([]string, len(chain))
+	for i, s := range chain {
+		out[i] = s.clusterType
+	}
+	return out
+}
+
+func chainFor(applyType string) []stage {
+	if applyType == ApplyTypeReportDiff {
+		return reportDiffChain
+	}
+	return applyChain
+}
+
+// PlacementConditionType maps a per-cluster condition type (Scheduled, RolloutStarted, …)
+// to its placement-level name (ClusterResourcePlacementScheduled, …).
+func PlacementConditionType(clusterType string) string {
+	return "ClusterResourcePlacement" + clusterType
+}
+
+// unknown is an Unknown condition; condition only builds True and False.
+func unknown(typ, reason, message string) condition.Condition {
+	return condition.Condition{Type: typ, Status: metav1.ConditionUnknown, Reason: reason, Message: message}
+}
