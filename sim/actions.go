@@ -128,6 +128,7 @@ func (s *Sim) Heal(name string) error {
 	a.crashed, a.partitioned = false, false
 	s.Record("member-healed", name, "")
 	s.push(0, event{kind: evAgentSync, ref: a.idx})
+	s.reapplyWorks(name)
 	return nil
 }
 

@@ -28,6 +28,9 @@ type Config struct {
 	Eligibility member.EligibilityConfig
 	// HubRestartDelay is how long a restarting hub is down (default 10s).
 	HubRestartDelay time.Duration
+	// WorkloadReadyDelay is how long a trackable workload (a deployment, a job) takes to
+	// become available after it is applied (default 30s).
+	WorkloadReadyDelay time.Duration
 	// Trace receives the JSONL event log when non-nil.
 	Trace io.Writer
 }
@@ -116,6 +119,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.HubRestartDelay == 0 {
 		c.HubRestartDelay = 10 * time.Second
+	}
+	if c.WorkloadReadyDelay == 0 {
+		c.WorkloadReadyDelay = 30 * time.Second
 	}
 	if err := c.Network.Delay.Validate(); err != nil {
 		return c, fmt.Errorf("network: %w", err)

@@ -24,10 +24,13 @@ const (
 	ctrlPolicy
 	ctrlScheduler
 	ctrlRollout
+	ctrlWork
+	ctrlEviction
+	ctrlStaged
 	numControllers
 )
 
-var controllerNames = [numControllers]string{"membership", "policy-snapshot", "scheduler", "rollout"}
+var controllerNames = [numControllers]string{"membership", "policy-snapshot", "scheduler", "rollout", "work-generator", "eviction", "staged-update"}
 
 // hub holds the controllers' in-memory state: their work queues and requeue timers. A hub
 // restart loses all of it; the store keeps everything persisted.
@@ -138,6 +141,8 @@ func (h *hub) reconcile(c controller, key string) {
 		h.reconcileScheduler(key)
 	case ctrlRollout:
 		h.reconcileRollout(key)
+	case ctrlWork:
+		h.reconcileWork(key)
 	}
 }
 
@@ -163,7 +168,8 @@ func (h *hub) start(e *event) bool {
 
 var controllerOf = map[triggers.Controller]controller{
 	triggers.Membership: ctrlMembership, triggers.PolicySnapshot: ctrlPolicy,
-	triggers.Scheduler: ctrlScheduler, triggers.Rollout: ctrlRollout,
+	triggers.Scheduler: ctrlScheduler, triggers.Rollout: ctrlRollout, triggers.WorkGenerator: ctrlWork,
+	triggers.Eviction: ctrlEviction, triggers.StagedUpdate: ctrlStaged,
 }
 
 // fire queues what the shared trigger table says a change wakes. key is the changed
@@ -183,6 +189,18 @@ func (h *hub) fire(c triggers.Change, key, placement, member string) {
 			h.enqueueAllPlacements(ctrl)
 		case triggers.AllMembers:
 			for _, n := range h.s.store.memberNames() {
+				h.enqueue(ctrl, n)
+			}
+		case triggers.PlacementBindings:
+			for _, p := range h.s.store.placementNames() {
+				if placement == "" || p == placement {
+					for _, b := range h.s.store.byCRP[p] {
+						h.enqueue(ctrl, b.Name)
+					}
+				}
+			}
+		case triggers.AllRuns:
+			for _, n := range h.s.store.runNames() {
 				h.enqueue(ctrl, n)
 			}
 		}
@@ -315,6 +333,7 @@ func (h *hub) reconcileScheduler(name string) {
 		s.Record("binding-unscheduled", c.Binding.Name, c.Reason)
 	}
 	p.decisions = plan.Decisions
+	p.scheduled, p.scheduledGen = &plan.Scheduled, p.generation
 	for _, c := range setConditions(&p.conditions, []condition.Condition{plan.Scheduled}, p.generation, s.Now()) {
 		detail := conditionText(c)
 		if plan.Wanted >= 0 {
@@ -322,9 +341,12 @@ func (h *hub) reconcileScheduler(name string) {
 		}
 		s.Record("placement-condition", name, detail)
 	}
-	if !plan.Empty() {
-		h.fire(triggers.BindingChanged, "", name, "")
+	for _, cs := range [][]scheduler.Change{plan.Create, plan.Update, plan.Unschedule} {
+		for _, c := range cs {
+			h.fire(triggers.BindingChanged, c.Binding.Name, name, c.Binding.TargetCluster)
+		}
 	}
+	h.refreshStatus(name)
 }
 
 func scoreText(c scheduler.Change) string {
@@ -335,22 +357,4 @@ func scoreText(c scheduler.Change) string {
 		fmt.Fprintf(&b, " (affinity score %d, topology spread score %d)", d.ClusterScore.AffinityScore, d.ClusterScore.TopologySpreadScore)
 	}
 	return b.String()
-}
-
-// reconcileRollout binds Scheduled bindings and deletes Unscheduled ones at once. It is the
-// simulator's rollout until budgeted rolling updates land: no maxUnavailable or maxSurge
-// limits apply yet.
-func (h *hub) reconcileRollout(name string) {
-	s := h.s
-	for _, b := range slices.Clone(s.store.byCRP[name]) {
-		switch b.State {
-		case placement.Scheduled:
-			b.State = placement.Bound
-			s.Record("binding-bound", b.Name, "")
-		case placement.Unscheduled:
-			s.store.deleteBinding(b.Name)
-			s.Record("binding-deleted", b.Name, "unscheduled")
-			h.fire(triggers.BindingDeleted, b.Name, name, b.TargetCluster)
-		}
-	}
 }

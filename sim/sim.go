@@ -83,6 +83,7 @@ type Sim struct {
 	topPending bool
 
 	observers   []Observer
+	workloads   []workloadRule
 	newBindings []placement.Binding // created by the event being processed
 
 	funcs     []funcEvent

@@ -8,6 +8,7 @@ import (
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/membership"
 	"github.com/fleetsim/fleetsim/model/placement"
+	"github.com/fleetsim/fleetsim/model/status"
 )
 
 // Condition is a status condition as users read it.
@@ -44,6 +45,9 @@ type PlacementStatus struct {
 	Wanted         int                         `json:"wanted"`
 	Decisions      []placement.ClusterDecision `json:"decisions,omitempty"`
 	Bindings       []BindingStatus             `json:"bindings"`
+	// Status is the placement's status as KubeFleet reports it: conditions,
+	// placementStatuses, selectedResources, observedResourceIndex.
+	Status status.Status `json:"status"`
 }
 
 // Placement returns one placement's status.
@@ -52,7 +56,12 @@ func (s *Sim) Placement(name string) (PlacementStatus, bool) {
 	if p == nil {
 		return PlacementStatus{}, false
 	}
-	st := PlacementStatus{Name: name, Clusters: []string{}, Conditions: conditionsOf(p.conditions), Decisions: p.decisions, Bindings: []BindingStatus{}, Wanted: -1}
+	st := PlacementStatus{Name: name, Clusters: []string{}, Conditions: conditionsOf(p.status.Conditions), Decisions: p.decisions, Bindings: []BindingStatus{}, Wanted: -1, Status: p.status}
+	if len(st.Conditions) == 0 {
+		// Before the first status aggregation (or for an invalid policy), show what the
+		// scheduler said.
+		st.Conditions = conditionsOf(p.conditions)
+	}
 	if snap := s.store.latest(name); snap != nil {
 		st.PolicySnapshot = snap.Name
 		switch snap.Policy.Type() {
@@ -141,9 +150,11 @@ func (s *Sim) Members() []MemberStatus {
 	return out
 }
 
-// ConditionOf finds a condition by type.
+// ConditionOf finds a condition by type. A placement's condition may be named with or
+// without its ClusterResourcePlacement prefix ("Scheduled" finds
+// ClusterResourcePlacementScheduled).
 func ConditionOf(cs []Condition, typ string) (Condition, bool) {
-	i := slices.IndexFunc(cs, func(c Condition) bool { return c.Type == typ })
+	i := slices.IndexFunc(cs, func(c Condition) bool { return c.Type == typ || c.Type == "ClusterResourcePlacement"+typ })
 	if i < 0 {
 		return Condition{}, false
 	}

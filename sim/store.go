@@ -13,6 +13,7 @@ import (
 	"github.com/fleetsim/fleetsim/model/membership"
 	"github.com/fleetsim/fleetsim/model/placement"
 	"github.com/fleetsim/fleetsim/model/resources"
+	"github.com/fleetsim/fleetsim/model/status"
 )
 
 // store is the hub's API server: every object the controllers read and write. It survives
@@ -24,6 +25,10 @@ type store struct {
 	bindings   map[string]*placement.Binding
 	byCRP      map[string][]*placement.Binding // sorted by name
 	byMember   map[string]int                  // bindings targeting each member
+
+	overrides overrideStore
+	works     map[string]*work // by binding name
+	runs      map[string]*runRecord
 
 	// resources are the hub objects placements select, by resources.Key.
 	resources      map[string]*unstructured.Unstructured
@@ -53,6 +58,12 @@ type placementRecord struct {
 	conditions []condition.Timed
 	deleting   bool
 
+	// scheduled is the scheduler's latest Scheduled condition and scheduledGen the
+	// placement generation it decided for; status is the aggregated placement status.
+	scheduled    *condition.Condition
+	scheduledGen int64
+	status       status.Status
+
 	selected          []*unstructured.Unstructured
 	selectionErr      error
 	resourceSnapshots []*resources.Snapshot // by index; the last is the latest
@@ -75,6 +86,25 @@ func (p *placementRecord) resourceSnapshot(index int) *resources.Snapshot {
 	return nil
 }
 
+// resourceSnapshotByName finds a kept resource snapshot by name.
+func (p *placementRecord) resourceSnapshotByName(name string) *resources.Snapshot {
+	for _, r := range p.resourceSnapshots {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
+}
+
+// sortedWorks lists works by binding name.
+func (st *store) sortedWorks() []*work {
+	out := make([]*work, 0, len(st.works))
+	for _, k := range sortedKeys(st.works) {
+		out = append(out, st.works[k])
+	}
+	return out
+}
+
 func (p *placementRecord) historyLimit() int {
 	if l := p.crp.Spec.RevisionHistoryLimit; l != nil {
 		return int(*l)
@@ -90,6 +120,9 @@ func newStore() *store {
 		byCRP:      map[string][]*placement.Binding{},
 		byMember:   map[string]int{},
 		resources:  map[string]*unstructured.Unstructured{},
+		overrides:  newOverrideStore(),
+		works:      map[string]*work{},
+		runs:       map[string]*runRecord{},
 	}
 }
 
@@ -178,3 +211,5 @@ func setConditions(stored *[]condition.Timed, decided []condition.Condition, gen
 	}
 	return changed
 }
+
+func (st *store) runNames() []string { return sortedKeys(st.runs) }

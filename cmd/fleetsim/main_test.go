@@ -91,8 +91,8 @@ func TestRunJSON(t *testing.T) {
 	if rep.Scenario != "quickstart" || rep.Seed != 3 || len(rep.TraceHash) != 16 || rep.SimulatedTime != "2h0m0s" || rep.Events == 0 {
 		t.Errorf("report header = %+v", rep)
 	}
-	if len(rep.Expectations) != 5 || len(rep.Placements) != 1 || len(rep.Members) != 4 {
-		t.Errorf("report has %d expectations, %d placements, %d members; want 5, 1, 4", len(rep.Expectations), len(rep.Placements), len(rep.Members))
+	if len(rep.Expectations) != 7 || len(rep.Placements) != 1 || len(rep.Members) != 4 {
+		t.Errorf("report has %d expectations, %d placements, %d members; want 7, 1, 4", len(rep.Expectations), len(rep.Placements), len(rep.Members))
 	}
 	if diff := cmp.Diff([]string{"east-2", "west-1", "west-2"}, rep.Placements[0].Clusters); diff != "" {
 		t.Errorf("placement clusters (-want +got):\n%s", diff)

@@ -43,19 +43,26 @@ func printText(w io.Writer, r *runner.Report, quiet bool) {
 
 	fmt.Fprintln(w, "\nPLACEMENTS")
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  NAME\tSNAPSHOT\tWANTED\tCLUSTERS\tSCHEDULED\tREASON")
+	fmt.Fprintln(tw, "  NAME\tSNAPSHOT\tWANTED\tCLUSTERS\tSCHEDULED\tAVAILABLE\tFIRST NOT TRUE")
 	for _, p := range r.Placements {
 		wanted := "all"
 		if p.Wanted >= 0 {
 			wanted = fmt.Sprint(p.Wanted)
 		}
-		status, reason := "", ""
+		var scheduled, available, blocked string
 		for _, c := range p.Conditions {
-			if c.Type == "Scheduled" {
-				status, reason = c.Status, c.Reason
+			short := strings.TrimPrefix(c.Type, "ClusterResourcePlacement")
+			switch short {
+			case "Scheduled":
+				scheduled = c.Status
+			case "Available":
+				available = c.Status
+			}
+			if c.Status != "True" && blocked == "" {
+				blocked = short + "=" + c.Status + " " + c.Reason
 			}
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.PolicySnapshot, wanted, orNone(strings.Join(p.Clusters, ",")), status, reason)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.PolicySnapshot, wanted, orNone(strings.Join(p.Clusters, ",")), scheduled, orNone(available), orNone(blocked))
 	}
 	tw.Flush()
 

@@ -17,6 +17,7 @@ const (
 	PlacementDeleted     Change = "placement deleted"
 	PolicySnapshotNew    Change = "policy snapshot created or scaled"
 	BindingChanged       Change = "binding created or changed"
+	BindingStatusChanged Change = "binding status changed"
 	BindingDeleted       Change = "binding deleted"
 	RequeueAfter         Change = "requeue time reached"
 	HubStarted           Change = "hub controllers started"
@@ -81,11 +82,12 @@ var table = map[Change][]Target{
 	MemberStatusChanged:  {{Membership, ThisObject}},
 	MemberHealthLost:     {{Scheduler, AllPlacements}},
 	MemberPropsChanged:   {{Scheduler, AllPlacements}},
-	PlacementChanged:     {{PolicySnapshot, ThisObject}, {Rollout, ThisObject}},
+	PlacementChanged:     {{PolicySnapshot, ThisObject}, {Scheduler, ThisObject}, {Rollout, ThisObject}},
 	PlacementDeleted:     {{PolicySnapshot, ThisObject}},
 	PolicySnapshotNew:    {{Scheduler, OwningPlacement}},
 	BindingChanged:       {{Rollout, OwningPlacement}, {WorkGenerator, ThisObject}, {StagedUpdate, AllRuns}},
-	BindingDeleted:       {{Scheduler, OwningPlacement}, {Membership, TargetMember}},
+	BindingStatusChanged: {{Rollout, OwningPlacement}, {StagedUpdate, AllRuns}},
+	BindingDeleted:       {{Scheduler, OwningPlacement}, {Membership, TargetMember}, {WorkGenerator, ThisObject}},
 	RequeueAfter:         {{Membership, ThisObject}},
 	HubStarted:           {{Membership, AllMembers}, {PolicySnapshot, AllPlacements}, {Scheduler, AllPlacements}, {Rollout, AllPlacements}, {StagedUpdate, AllRuns}},
 	HubResourceChanged:   {{PolicySnapshot, AllPlacements}},
@@ -104,6 +106,6 @@ func For(c Change) []Target { return table[c] }
 func Changes() []Change {
 	return []Change{MemberCreated, MemberLeaving, MemberLabelsChanged, MemberTaintAdded, MemberTaintRemoved,
 		MemberBecameEligible, MemberStatusChanged, MemberHealthLost, MemberPropsChanged, PlacementChanged, PlacementDeleted,
-		PolicySnapshotNew, BindingChanged, BindingDeleted, RequeueAfter, HubStarted, HubResourceChanged,
+		PolicySnapshotNew, BindingChanged, BindingStatusChanged, BindingDeleted, RequeueAfter, HubStarted, HubResourceChanged,
 		ResourceSnapshotNew, OverrideChanged, WorkStatusChanged, EvictionCreated, UpdateRunChanged, ApprovalChanged}
 }

@@ -46,8 +46,10 @@ var notable = map[string]bool{
 	"member-left": true, "member-changed": true, "member-tainted": true, "clock-skew": true,
 	"placement-created": true, "placement-updated": true, "placement-deleted": true, "placement-condition": true,
 	"policy-snapshot-created": true, "policy-snapshot-scaled": true,
-	"binding-scheduled": true, "binding-repicked": true, "binding-unscheduled": true,
-	"hub-stopped": true, "hub-started": true, "apply-rejected": true, "resource-applied": true, "resource-deleted": true,
+	"binding-scheduled": true, "binding-repicked": true, "binding-unscheduled": true, "binding-rolled": true,
+	"binding-deleted": true, "binding-waiting": true, "binding-condition": true, "placement-status": true, "workload-behavior": true,
+	"override-snapshot-created": true,
+	"hub-stopped":               true, "hub-started": true, "apply-rejected": true, "resource-applied": true, "resource-deleted": true,
 	"resource-snapshot-created": true, "placement-selection-failed": true,
 }
 

@@ -1,0 +1,6 @@
+package sim
+
+// runRecord is a ClusterStagedUpdateRun with its approval requests.
+type runRecord struct {
+	name string
+}
