@@ -32,7 +32,8 @@ func (p *parser) parseExpectation(n *yaml.Node, fieldPath string) (Expectation, 
 	if n.Kind != yaml.MappingNode {
 		return e, p.errorf(n.Line, fieldPath, "must be a mapping with placement or member, not %s", describe(n))
 	}
-	f, err := p.fields(n, fieldPath, 0, "at", "placement", "member")
+	kinds := []string{"placement", "member", "eviction", "updateRun"}
+	f, err := p.fields(n, fieldPath, 0, append([]string{"at"}, kinds...)...)
 	if err != nil {
 		return e, err
 	}
@@ -43,21 +44,55 @@ func (p *parser) parseExpectation(n *yaml.Node, fieldPath string) (Expectation, 
 	} else {
 		e.At, e.AtEnd = p.duration, true
 	}
-	switch hasP, hasM := f.present("placement"), f.present("member"); {
-	case hasP && hasM:
-		later := "member"
-		if f.keyLine("member") < f.keyLine("placement") {
-			later = "placement"
+	var present []string
+	for _, k := range kinds {
+		if f.present(k) {
+			present = append(present, k)
 		}
-		return e, p.errorf(f.keyLine(later), fieldPath, "an expectation has exactly one of placement and member, found both")
-	case !hasP && !hasM:
-		return e, p.errorf(n.Line, fieldPath, "an expectation needs placement or member")
-	case hasP:
-		e.Placement, err = p.placementExpectation(f.vals["placement"], f.child("placement"), f.keyLine("placement"))
+	}
+	switch len(present) {
+	case 0:
+		return e, p.errorf(n.Line, fieldPath, "an expectation needs one of placement, member, eviction and updateRun")
+	case 1:
 	default:
-		e.Member, err = p.memberExpectation(f.vals["member"], f.child("member"), f.keyLine("member"))
+		later := present[0]
+		for _, k := range present[1:] {
+			if f.keyLine(k) > f.keyLine(later) {
+				later = k
+			}
+		}
+		return e, p.errorf(f.keyLine(later), fieldPath, "an expectation has exactly one of placement, member, eviction and updateRun, found %s", strings.Join(present, " and "))
+	}
+	switch k := present[0]; k {
+	case "placement":
+		e.Placement, err = p.placementExpectation(f.vals[k], f.child(k), f.keyLine(k))
+	case "member":
+		e.Member, err = p.memberExpectation(f.vals[k], f.child(k), f.keyLine(k))
+	case "eviction":
+		e.Eviction, err = p.objectExpectation(f.vals[k], f.child(k), f.keyLine(k))
+	case "updateRun":
+		e.UpdateRun, err = p.objectExpectation(f.vals[k], f.child(k), f.keyLine(k))
 	}
 	return e, err
+}
+
+func (p *parser) objectExpectation(n *yaml.Node, fieldPath string, keyLine int) (*ObjectExpectation, error) {
+	f, err := p.fields(n, fieldPath, keyLine, "name", "condition")
+	if err != nil {
+		return nil, err
+	}
+	oe := &ObjectExpectation{}
+	if oe.Name, err = p.requiredString(f, "name"); err != nil {
+		return nil, err
+	}
+	c := f.get("condition")
+	if c == nil {
+		return nil, p.missing(f, "condition")
+	}
+	if oe.Condition, err = p.condition(c, f.child("condition")); err != nil {
+		return nil, err
+	}
+	return oe, nil
 }
 
 func (p *parser) placementExpectation(n *yaml.Node, fieldPath string, keyLine int) (*PlacementExpectation, error) {
@@ -141,7 +176,7 @@ func (p *parser) memberExpectation(n *yaml.Node, fieldPath string, keyLine int) 
 }
 
 func (p *parser) condition(n *yaml.Node, fieldPath string) (*ConditionExpectation, error) {
-	f, err := p.fields(n, fieldPath, 0, "type", "status", "reason")
+	f, err := p.fields(n, fieldPath, 0, "type", "status", "reason", "cluster")
 	if err != nil {
 		return nil, err
 	}
@@ -160,6 +195,12 @@ func (p *parser) condition(n *yaml.Node, fieldPath string) (*ConditionExpectatio
 	}
 	if c.Reason, _, err = p.optionalString(f, "reason"); err != nil {
 		return nil, err
+	}
+	if c.Cluster, _, err = p.optionalString(f, "cluster"); err != nil {
+		return nil, err
+	}
+	if c.Cluster != "" && !p.knownMember(c.Cluster) {
+		return nil, p.errorf(f.get("cluster").Line, f.child("cluster"), "unknown member %q: not defined in members, nor created by a MemberCluster manifest", c.Cluster)
 	}
 	return c, nil
 }

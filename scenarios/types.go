@@ -136,6 +136,16 @@ type Expectation struct {
 	AtEnd     bool
 	Placement *PlacementExpectation
 	Member    *MemberExpectation
+	// Eviction and UpdateRun check a condition of a ClusterResourcePlacementEviction or a
+	// ClusterStagedUpdateRun.
+	Eviction  *ObjectExpectation
+	UpdateRun *ObjectExpectation
+}
+
+// ObjectExpectation expects a condition on a named object.
+type ObjectExpectation struct {
+	Name      string
+	Condition *ConditionExpectation
 }
 
 type PlacementExpectation struct {
@@ -150,11 +160,14 @@ type MemberExpectation struct {
 	Condition *ConditionExpectation
 }
 
-// ConditionExpectation: Status and Reason are optional ("" matches any).
+// ConditionExpectation: Status and Reason are optional ("" matches any). Cluster, for a
+// placement, checks that cluster's entry in placementStatuses instead of the placement's
+// own conditions.
 type ConditionExpectation struct {
-	Type   string
-	Status string
-	Reason string
+	Type    string
+	Status  string
+	Reason  string
+	Cluster string
 }
 
 // RandomFaults asks the simulator for a seeded random fault schedule.

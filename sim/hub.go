@@ -143,6 +143,10 @@ func (h *hub) reconcile(c controller, key string) {
 		h.reconcileRollout(key)
 	case ctrlWork:
 		h.reconcileWork(key)
+	case ctrlEviction:
+		h.reconcileEviction(key)
+	case ctrlStaged:
+		h.reconcileStaged(key)
 	}
 }
 
@@ -201,6 +205,10 @@ func (h *hub) fire(c triggers.Change, key, placement, member string) {
 			}
 		case triggers.AllRuns:
 			for _, n := range h.s.store.runNames() {
+				h.enqueue(ctrl, n)
+			}
+		case triggers.AllEvictions:
+			for _, n := range sortedKeys(h.s.store.evictions) {
 				h.enqueue(ctrl, n)
 			}
 		}
@@ -333,7 +341,7 @@ func (h *hub) reconcileScheduler(name string) {
 		s.Record("binding-unscheduled", c.Binding.Name, c.Reason)
 	}
 	p.decisions = plan.Decisions
-	p.scheduled, p.scheduledGen = &plan.Scheduled, p.generation
+	p.scheduled, p.scheduledGen, p.observedCount = &plan.Scheduled, p.generation, plan.Placed
 	for _, c := range setConditions(&p.conditions, []condition.Condition{plan.Scheduled}, p.generation, s.Now()) {
 		detail := conditionText(c)
 		if plan.Wanted >= 0 {

@@ -20,6 +20,9 @@ type Condition struct {
 	LastTransitionTime time.Time `json:"lastTransitionTime"`
 }
 
+// ConditionsOf converts stored conditions for display.
+func ConditionsOf(cs []condition.Timed) []Condition { return conditionsOf(cs) }
+
 func conditionsOf(cs []condition.Timed) []Condition {
 	out := make([]Condition, 0, len(cs))
 	for _, c := range cs {

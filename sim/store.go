@@ -9,10 +9,12 @@ import (
 	"time"
 
 	"github.com/fleetsim/fleetsim/model/condition"
+	"github.com/fleetsim/fleetsim/model/eviction"
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/membership"
 	"github.com/fleetsim/fleetsim/model/placement"
 	"github.com/fleetsim/fleetsim/model/resources"
+	"github.com/fleetsim/fleetsim/model/staged"
 	"github.com/fleetsim/fleetsim/model/status"
 )
 
@@ -26,9 +28,13 @@ type store struct {
 	byCRP      map[string][]*placement.Binding // sorted by name
 	byMember   map[string]int                  // bindings targeting each member
 
-	overrides overrideStore
-	works     map[string]*work // by binding name
-	runs      map[string]*runRecord
+	overrides  overrideStore
+	works      map[string]*work // by binding name
+	runs       map[string]*runRecord
+	strategies map[string]*staged.ClusterStagedUpdateStrategy
+	approvals  map[string]*staged.ClusterApprovalRequest
+	evictions  map[string]*eviction.Eviction
+	budgets    map[string]*eviction.DisruptionBudget
 
 	// resources are the hub objects placements select, by resources.Key.
 	resources      map[string]*unstructured.Unstructured
@@ -60,9 +66,10 @@ type placementRecord struct {
 
 	// scheduled is the scheduler's latest Scheduled condition and scheduledGen the
 	// placement generation it decided for; status is the aggregated placement status.
-	scheduled    *condition.Condition
-	scheduledGen int64
-	status       status.Status
+	scheduled     *condition.Condition
+	scheduledGen  int64
+	observedCount int
+	status        status.Status
 
 	selected          []*unstructured.Unstructured
 	selectionErr      error
@@ -123,6 +130,10 @@ func newStore() *store {
 		overrides:  newOverrideStore(),
 		works:      map[string]*work{},
 		runs:       map[string]*runRecord{},
+		evictions:  map[string]*eviction.Eviction{},
+		strategies: map[string]*staged.ClusterStagedUpdateStrategy{},
+		approvals:  map[string]*staged.ClusterApprovalRequest{},
+		budgets:    map[string]*eviction.DisruptionBudget{},
 	}
 }
 

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/placement"
 	"github.com/fleetsim/fleetsim/sim"
 )
 
@@ -18,6 +19,8 @@ type Report struct {
 	Invariants    []InvariantResult   `json:"invariants"`
 	Placements    []PlacementReport   `json:"placements"`
 	Members       []MemberReport      `json:"members"`
+	Evictions     []ObjectReport      `json:"evictions,omitempty"`
+	UpdateRuns    []ObjectReport      `json:"updateRuns,omitempty"`
 	Timeline      []TimelineEntry     `json:"timeline"`
 	// TimelineDropped counts notable events left out of Timeline (see MaxTimeline).
 	TimelineDropped int `json:"timelineDropped,omitempty"`
@@ -51,11 +54,26 @@ type Condition struct {
 
 // PlacementReport is a placement at the end of the run.
 type PlacementReport struct {
-	Name           string      `json:"name"`
-	PolicySnapshot string      `json:"policySnapshot,omitempty"`
-	Wanted         int         `json:"wanted"`
-	Clusters       []string    `json:"clusters"`
-	Conditions     []Condition `json:"conditions"`
+	Name                  string                `json:"name"`
+	PolicySnapshot        string                `json:"policySnapshot,omitempty"`
+	Wanted                int                   `json:"wanted"`
+	Clusters              []string              `json:"clusters"`
+	Conditions            []Condition           `json:"conditions"`
+	ObservedResourceIndex string                `json:"observedResourceIndex,omitempty"`
+	PlacementStatuses     []ClusterStatusReport `json:"placementStatuses,omitempty"`
+}
+
+// ClusterStatusReport is one entry of a placement's placementStatuses.
+type ClusterStatusReport struct {
+	ClusterName      string                      `json:"clusterName,omitempty"`
+	Conditions       []Condition                 `json:"conditions"`
+	FailedPlacements []placement.FailedPlacement `json:"failedPlacements,omitempty"`
+}
+
+// ObjectReport is an eviction or a staged update run at the end of the run.
+type ObjectReport struct {
+	Name       string      `json:"name"`
+	Conditions []Condition `json:"conditions"`
 }
 
 // MemberReport is a member at the end of the run.

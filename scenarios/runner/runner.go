@@ -11,8 +11,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/fleetsim/fleetsim/model/eviction"
 	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/override"
 	"github.com/fleetsim/fleetsim/model/placement"
+	"github.com/fleetsim/fleetsim/model/staged"
 	"github.com/fleetsim/fleetsim/scenarios"
 	"github.com/fleetsim/fleetsim/sim"
 )
@@ -48,8 +51,9 @@ var notable = map[string]bool{
 	"policy-snapshot-created": true, "policy-snapshot-scaled": true,
 	"binding-scheduled": true, "binding-repicked": true, "binding-unscheduled": true, "binding-rolled": true,
 	"binding-deleted": true, "binding-waiting": true, "binding-condition": true, "placement-status": true, "workload-behavior": true,
-	"override-snapshot-created": true,
-	"hub-stopped":               true, "hub-started": true, "apply-rejected": true, "resource-applied": true, "resource-deleted": true,
+	"override-snapshot-created": true, "eviction-created": true, "eviction-condition": true,
+	"staged-run-created": true, "staged-run-condition": true, "approval-requested": true, "approval-approved": true,
+	"hub-stopped": true, "hub-started": true, "apply-rejected": true, "resource-applied": true, "resource-deleted": true,
 	"resource-snapshot-created": true, "placement-selection-failed": true,
 }
 
@@ -230,8 +234,11 @@ func (r *run) step(st *scenarios.Step) {
 		err = s.Label(st.Label.Member, st.Label.Set, st.Label.Remove)
 	case scenarios.ActionRestartHub:
 		s.RestartHub()
-	case scenarios.ActionApprove, scenarios.ActionWorkload:
-		err = fmt.Errorf("%s steps need staged updates and simulated workloads, which the simulator does not model yet", st.Action)
+	case scenarios.ActionWorkload:
+		w := st.Workload
+		err = s.SetWorkload(w.Member, w.Kind, w.Name, w.Namespace, sim.WorkloadBehavior(w.Behavior))
+	case scenarios.ActionApprove:
+		err = s.Approve(st.Approve.Name)
 	default:
 		err = fmt.Errorf("unknown action %q", st.Action)
 	}
@@ -249,18 +256,50 @@ func objectName(o *unstructured.Unstructured) string {
 
 func (r *run) apply(m scenarios.Manifest) error {
 	o := m.Object
-	switch {
-	case o.GetKind() == placement.KindPlacement:
+	switch o.GetKind() {
+	case placement.KindPlacement:
 		var crp placement.ClusterResourcePlacement
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(o.Object, &crp, true); err != nil {
 			return err
 		}
 		return r.s.ApplyPlacement(crp)
-	case o.GetKind() == "MemberCluster":
+	case "MemberCluster":
 		return r.applyMemberCluster(o)
+	case override.KindClusterResourceOverride:
+		var cro override.ClusterResourceOverride
+		if err := decodeInto(o, &cro); err != nil {
+			return err
+		}
+		return r.s.ApplyClusterResourceOverride(cro)
+	case override.KindResourceOverride:
+		var ro override.ResourceOverride
+		if err := decodeInto(o, &ro); err != nil {
+			return err
+		}
+		return r.s.ApplyResourceOverride(ro)
+	case eviction.KindEviction:
+		var e eviction.Eviction
+		if err := decodeInto(o, &e); err != nil {
+			return err
+		}
+		return r.s.ApplyEviction(e)
+	case eviction.KindDisruptionBudget:
+		var b eviction.DisruptionBudget
+		if err := decodeInto(o, &b); err != nil {
+			return err
+		}
+		return r.s.ApplyDisruptionBudget(b)
+	case staged.KindStrategy, staged.KindRun:
+		return r.s.ApplyStaged(o)
 	default:
 		return r.s.ApplyResource(o)
 	}
+}
+
+// decodeInto converts an unstructured manifest into a typed object, refusing unknown fields
+// as the API server does.
+func decodeInto(o *unstructured.Unstructured, into any) error {
+	return runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(o.Object, into, true)
 }
 
 func (r *run) applyMemberCluster(o *unstructured.Unstructured) error {
@@ -298,6 +337,10 @@ func (r *run) delete(ref *scenarios.ObjectRef) error {
 		return r.s.DeletePlacement(ref.Name)
 	case "MemberCluster":
 		return r.s.DeleteMember(ref.Name)
+	case eviction.KindEviction:
+		return r.s.DeleteEviction(ref.Name)
+	case eviction.KindDisruptionBudget:
+		return r.s.DeleteDisruptionBudget(ref.Name)
 	}
 	return r.s.DeleteResource(ref.Kind, ref.Namespace, ref.Name)
 }
@@ -331,6 +374,16 @@ func (r *run) check(e *scenarios.Expectation, at time.Duration) {
 		res.Description, res.Passed, res.Detail = r.checkPlacement(e.Placement)
 	case e.Member != nil:
 		res.Description, res.Passed, res.Detail = r.checkMember(e.Member)
+	case e.Eviction != nil:
+		res.Description, res.Passed, res.Detail = r.checkObject("eviction", e.Eviction, func(name string) ([]sim.Condition, bool) {
+			st, ok := r.s.Eviction(name)
+			return st.Conditions, ok
+		})
+	case e.UpdateRun != nil:
+		res.Description, res.Passed, res.Detail = r.checkObject("staged update run", e.UpdateRun, func(name string) ([]sim.Condition, bool) {
+			st, ok := r.s.UpdateRun(name)
+			return st.Conditions, ok
+		})
 	}
 	r.report.Expectations = append(r.report.Expectations, res)
 }
@@ -361,7 +414,16 @@ func (r *run) checkPlacement(p *scenarios.PlacementExpectation) (string, bool, s
 		got = append(got, fmt.Sprintf("%d cluster(s)", len(st.Clusters)))
 	}
 	if p.Condition != nil {
-		ok, text := matchCondition(p.Condition, st.Conditions)
+		conds := st.Conditions
+		if c := p.Condition.Cluster; c != "" {
+			conds = nil
+			for _, ps := range st.Status.PlacementStatuses {
+				if ps.ClusterName == c {
+					conds = sim.ConditionsOf(ps.Conditions)
+				}
+			}
+		}
+		ok, text := matchCondition(p.Condition, conds)
 		passed = passed && ok
 		got = append(got, text)
 	}
@@ -378,11 +440,25 @@ func (r *run) checkMember(m *scenarios.MemberExpectation) (string, bool, string)
 	return desc, passed, "got " + text
 }
 
+// checkObject checks a condition of a named object of some kind.
+func (r *run) checkObject(kind string, e *scenarios.ObjectExpectation, get func(string) ([]sim.Condition, bool)) (string, bool, string) {
+	desc := fmt.Sprintf("%s %s has %s", kind, e.Name, describeCondition(e.Condition))
+	conds, ok := get(e.Name)
+	if !ok {
+		return desc, false, fmt.Sprintf("%s %s does not exist", kind, e.Name)
+	}
+	passed, text := matchCondition(e.Condition, conds)
+	return desc, passed, "got " + text
+}
+
 func describeCondition(c *scenarios.ConditionExpectation) string {
 	if c == nil {
 		return "no condition"
 	}
 	s := c.Type
+	if c.Cluster != "" {
+		s = c.Cluster + "'s " + s
+	}
 	if c.Status != "" {
 		s += "=" + c.Status
 	}
@@ -406,7 +482,18 @@ func matchCondition(want *scenarios.ConditionExpectation, cs []sim.Condition) (b
 
 func (r *run) finalState() {
 	for _, p := range r.s.Placements() {
-		r.report.Placements = append(r.report.Placements, PlacementReport{Name: p.Name, PolicySnapshot: p.PolicySnapshot, Wanted: p.Wanted, Clusters: p.Clusters, Conditions: conditions(p.Conditions)})
+		pr := PlacementReport{Name: p.Name, PolicySnapshot: p.PolicySnapshot, Wanted: p.Wanted, Clusters: p.Clusters,
+			Conditions: conditions(p.Conditions), ObservedResourceIndex: p.Status.ObservedResourceIndex}
+		for _, cs := range p.Status.PlacementStatuses {
+			pr.PlacementStatuses = append(pr.PlacementStatuses, ClusterStatusReport{ClusterName: cs.ClusterName, Conditions: conditions(sim.ConditionsOf(cs.Conditions)), FailedPlacements: cs.FailedPlacements})
+		}
+		r.report.Placements = append(r.report.Placements, pr)
+	}
+	for _, e := range r.s.Evictions() {
+		r.report.Evictions = append(r.report.Evictions, ObjectReport{Name: e.Name, Conditions: conditions(e.Conditions)})
+	}
+	for _, u := range r.s.UpdateRuns() {
+		r.report.UpdateRuns = append(r.report.UpdateRuns, ObjectReport{Name: u.Name, Conditions: conditions(u.Conditions)})
 	}
 	for _, m := range r.s.Members() {
 		r.report.Members = append(r.report.Members, MemberReport{

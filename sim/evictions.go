@@ -1,0 +1,120 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/fleetsim/fleetsim/model/condition"
+	"github.com/fleetsim/fleetsim/model/eviction"
+	"github.com/fleetsim/fleetsim/model/triggers"
+)
+
+// ApplyEviction creates a ClusterResourcePlacementEviction. Its spec is immutable; it is
+// reconciled once (EVICT-SEMANTICS).
+func (s *Sim) ApplyEviction(e eviction.Eviction) error {
+	if errs := eviction.ValidateEviction(&e); len(errs) > 0 {
+		return fmt.Errorf("eviction %s is invalid: %w", e.Name, errs.ToAggregate())
+	}
+	if old, ok := s.store.evictions[e.Name]; ok {
+		if errs := eviction.ValidateEvictionUpdate(&e, old); len(errs) > 0 {
+			return fmt.Errorf("eviction %s: %w", e.Name, errs.ToAggregate())
+		}
+		return nil
+	}
+	e.Status = eviction.EvictionStatus{}
+	s.store.evictions[e.Name] = &e
+	s.Record("eviction-created", e.Name, fmt.Sprintf("placement %s, cluster %s", e.Spec.PlacementName, e.Spec.ClusterName))
+	s.hub.fire(triggers.EvictionCreated, e.Name, e.Spec.PlacementName, e.Spec.ClusterName)
+	return nil
+}
+
+// ApplyDisruptionBudget creates or replaces a ClusterResourcePlacementDisruptionBudget. An
+// invalid budget is stored: it only makes evictions not execute (PDB-VALIDITY).
+func (s *Sim) ApplyDisruptionBudget(b eviction.DisruptionBudget) error {
+	s.store.budgets[b.Name] = &b
+	s.Record("disruption-budget-applied", b.Name, "")
+	return nil
+}
+
+// DeleteEviction and DeleteDisruptionBudget remove those objects.
+func (s *Sim) DeleteEviction(name string) error {
+	if _, ok := s.store.evictions[name]; !ok {
+		return fmt.Errorf("eviction %s does not exist", name)
+	}
+	delete(s.store.evictions, name)
+	return nil
+}
+
+func (s *Sim) DeleteDisruptionBudget(name string) error {
+	if _, ok := s.store.budgets[name]; !ok {
+		return fmt.Errorf("disruption budget %s does not exist", name)
+	}
+	delete(s.store.budgets, name)
+	return nil
+}
+
+// reconcileEviction decides an eviction once and executes it by deleting the binding.
+func (h *hub) reconcileEviction(name string) {
+	s := h.s
+	e := s.store.evictions[name]
+	if e == nil {
+		return
+	}
+	var pl *eviction.Placement
+	if p := s.store.placements[e.Spec.PlacementName]; p != nil {
+		crp := p.crp
+		pl = eviction.PlacementOf(&crp)
+		pl.Deleting = p.deleting
+		if snap := s.store.latest(crp.Name); snap != nil {
+			pl.NumberOfClusters = int(snap.NumberOfClusters)
+		}
+	}
+	d := eviction.Decide(eviction.Input{
+		Eviction: *e, Reconciled: e.Terminal(), Placement: pl,
+		Bindings: s.store.byCRP[e.Spec.PlacementName], Budget: s.store.budgets[e.Spec.PlacementName],
+	})
+	if d.Noop() {
+		return
+	}
+	for _, c := range d.Conditions() {
+		if condition.Set(&e.Status.Conditions, c, e.Generation, s.Now()) {
+			s.Record("eviction-condition", name, conditionText(c))
+		}
+	}
+	if d.DeleteBinding != "" {
+		if b := s.store.deleteBinding(d.DeleteBinding); b != nil {
+			s.Record("binding-deleted", b.Name, "evicted by "+name)
+			h.fire(triggers.BindingDeleted, b.Name, b.Placement, b.TargetCluster)
+			h.fire(triggers.WorkStatusChanged, b.Name, b.Placement, b.TargetCluster)
+		}
+	}
+}
+
+// EvictionStatus is an eviction as users read it.
+type EvictionStatus struct {
+	Name       string      `json:"name"`
+	Placement  string      `json:"placement"`
+	Cluster    string      `json:"cluster"`
+	Conditions []Condition `json:"conditions"`
+}
+
+// Eviction returns one eviction's status.
+func (s *Sim) Eviction(name string) (EvictionStatus, bool) {
+	e := s.store.evictions[name]
+	if e == nil {
+		return EvictionStatus{}, false
+	}
+	return EvictionStatus{Name: name, Placement: e.Spec.PlacementName, Cluster: e.Spec.ClusterName, Conditions: conditionsOf(e.Status.Conditions)}, true
+}
+
+// Evictions returns every eviction's status, by name.
+func (s *Sim) Evictions() []EvictionStatus {
+	names := sortedKeys(s.store.evictions)
+	slices.Sort(names)
+	var out []EvictionStatus
+	for _, n := range names {
+		st, _ := s.Eviction(n)
+		out = append(out, st)
+	}
+	return out
+}
