@@ -23,6 +23,8 @@ type work struct {
 	member     string
 	generation int64
 	manifests  []*unstructured.Unstructured
+	// envelopes[i] names the envelope manifests[i] came in, or is nil.
+	envelopes []*placement.NamespacedName
 	// applied is whether, and appliedAt when, the member agent applied this generation.
 	applied   bool
 	appliedAt time.Duration
@@ -122,21 +124,38 @@ func (h *hub) reconcileWork(bindingName string) {
 	cros, ros := s.store.overrides.named(b.ClusterResourceOverrideSnapshots, b.ResourceOverrideSnapshots)
 	ovr := override.NewSet(cros, ros)
 	var manifests []*unstructured.Unstructured
-	var overrideErr error
+	var envelopes []*placement.NamespacedName
+	var overrideErr, envelopeErr error
 	if r != nil {
 		for _, m := range snap.Manifests {
+			if resources.IsEnvelope(m) {
+				// Enveloped objects travel as they are: overrides do not apply to them.
+				inner, env, err := resources.Unwrap(m)
+				if err != nil {
+					envelopeErr = err
+					continue
+				}
+				for _, in := range inner {
+					manifests, envelopes = append(manifests, in), append(envelopes, env)
+				}
+				continue
+			}
 			res := ovr.Apply(m, r.m)
 			if res.Err != nil {
 				overrideErr = res.Err
 				break
 			}
 			if !res.Deleted {
-				manifests = append(manifests, res.Manifest)
+				manifests, envelopes = append(manifests, res.Manifest), append(envelopes, nil)
 			}
 		}
 	}
 	set(override.ClusterCondition(b.ClusterResourceOverrideSnapshots, b.ResourceOverrideSnapshots, overrideErr))
 	if overrideErr != nil {
+		return
+	}
+	if envelopeErr != nil {
+		set(condition.False(condition.TypeWorkSynchronized, ReasonSyncWorkFailed, "Failed to synchronize the work to the latest: "+envelopeErr.Error()))
 		return
 	}
 	if r == nil || !r.nsExists {
@@ -145,7 +164,7 @@ func (h *hub) reconcileWork(bindingName string) {
 		return
 	}
 	if w := s.store.works[b.Name]; w == nil || w.generation != b.Generation {
-		w = &work{name: b.Placement + "-work", binding: b.Name, member: b.TargetCluster, generation: b.Generation, manifests: manifests}
+		w = &work{name: b.Placement + "-work", binding: b.Name, member: b.TargetCluster, generation: b.Generation, manifests: manifests, envelopes: envelopes}
 		s.store.works[b.Name] = w
 		s.Record("work-synchronized", membership.Namespace(b.TargetCluster)+"/"+w.name, fmt.Sprintf("binding %s generation %d, %d manifest(s)", b.Name, b.Generation, len(manifests)))
 		s.scheduleApply(b.TargetCluster, b.Name, b.Generation, s.cfg.AgentSyncDelay)
@@ -175,8 +194,9 @@ func (s *Sim) applyWork(memberName, bindingName string, gen int64) {
 	}
 	var results []agentk8s.ManifestResult
 	nextCheck := time.Duration(-1)
-	for _, m := range w.manifests {
+	for i, m := range w.manifests {
 		res := agentk8s.ManifestResult{Identifier: resources.Identifier(m), Tracking: agentk8s.Classify(m)}
+		res.Identifier.Envelope = w.envelopes[i]
 		switch s.workloadBehavior(memberName, m) {
 		case WorkloadApplyFails:
 			res.ApplyError = fmt.Sprintf("Failed to apply manifest: %s %s was rejected by the member cluster (simulated)", m.GetKind(), m.GetName())

@@ -61,6 +61,8 @@ const (
 	PlacementBindings Scope = "its placement's bindings"
 	// AllRuns: every staged update run.
 	AllRuns Scope = "every staged update run"
+	// AllEvictions: every eviction.
+	AllEvictions Scope = "every eviction"
 )
 
 // Target is one controller and the keys it must reconcile.
@@ -89,7 +91,7 @@ var table = map[Change][]Target{
 	BindingStatusChanged: {{Rollout, OwningPlacement}, {StagedUpdate, AllRuns}},
 	BindingDeleted:       {{Scheduler, OwningPlacement}, {Membership, TargetMember}, {WorkGenerator, ThisObject}},
 	RequeueAfter:         {{Membership, ThisObject}},
-	HubStarted:           {{Membership, AllMembers}, {PolicySnapshot, AllPlacements}, {Scheduler, AllPlacements}, {Rollout, AllPlacements}, {StagedUpdate, AllRuns}},
+	HubStarted:           {{Membership, AllMembers}, {PolicySnapshot, AllPlacements}, {Scheduler, AllPlacements}, {Rollout, AllPlacements}, {StagedUpdate, AllRuns}, {Eviction, AllEvictions}},
 	HubResourceChanged:   {{PolicySnapshot, AllPlacements}},
 	ResourceSnapshotNew:  {{Rollout, OwningPlacement}},
 	OverrideChanged:      {{Rollout, AllPlacements}, {WorkGenerator, PlacementBindings}},
