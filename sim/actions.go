@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	mhub "github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/placement"
 	"github.com/fleetsim/fleetsim/model/triggers"
@@ -44,13 +45,13 @@ func (s *Sim) AddMember(spec MemberSpec) error {
 	for k, v := range spec.Labels {
 		labels[k] = v
 	}
-	r := &memberRecord{
-		m: &member.Member{
+	r := &memberRecord{MemberCluster: mhub.MemberCluster{
+		Member: &member.Member{
 			Name: spec.Name, Kind: spec.Kind, Labels: labels, Taints: slices.Clone(spec.Taints),
 			HeartbeatPeriod: spec.HeartbeatPeriod,
 		},
-		created: s.Now(),
-	}
+		Created: s.Now(),
+	}}
 	a := &agent{
 		idx: int32(len(s.agents)), name: spec.Name, rec: r, period: spec.HeartbeatPeriod, healthy: !spec.Unhealthy,
 		properties: spec.Properties, resources: spec.Resources,
@@ -77,8 +78,8 @@ func (s *Sim) DeleteMember(name string) error {
 	if err != nil {
 		return err
 	}
-	if !r.m.Leaving {
-		r.m.Leaving = true
+	if !r.Member.Leaving {
+		r.Member.Leaving = true
 		s.hub.memberChanged(name, triggers.MemberLeaving)
 	}
 	return nil
@@ -153,8 +154,8 @@ func (s *Sim) Taint(name string, t member.Taint) error {
 	if t.Effect == "" {
 		t.Effect = member.NoSchedule
 	}
-	r.m.Taints = slices.DeleteFunc(r.m.Taints, func(x member.Taint) bool { return x.Key == t.Key && x.Effect == t.Effect })
-	r.m.Taints = append(r.m.Taints, t)
+	r.Member.Taints = slices.DeleteFunc(r.Member.Taints, func(x member.Taint) bool { return x.Key == t.Key && x.Effect == t.Effect })
+	r.Member.Taints = append(r.Member.Taints, t)
 	s.Record("member-tainted", name, t.String())
 	s.hub.fire(triggers.MemberTaintAdded, name, "", name)
 	return nil
@@ -166,9 +167,9 @@ func (s *Sim) Untaint(name, key string) error {
 	if err != nil {
 		return err
 	}
-	before := len(r.m.Taints)
-	r.m.Taints = slices.DeleteFunc(r.m.Taints, func(x member.Taint) bool { return x.Key == key })
-	if len(r.m.Taints) != before {
+	before := len(r.Member.Taints)
+	r.Member.Taints = slices.DeleteFunc(r.Member.Taints, func(x member.Taint) bool { return x.Key == key })
+	if len(r.Member.Taints) != before {
 		s.hub.memberChanged(name, triggers.MemberTaintRemoved)
 	}
 	return nil
@@ -187,14 +188,14 @@ func (s *Sim) Label(name string, set map[string]string, remove []string) error {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		if old, ok := r.m.Labels[k]; !ok || old != set[k] {
-			r.m.Labels[k] = set[k]
+		if old, ok := r.Member.Labels[k]; !ok || old != set[k] {
+			r.Member.Labels[k] = set[k]
 			changed = true
 		}
 	}
 	for _, k := range remove {
-		if _, ok := r.m.Labels[k]; ok {
-			delete(r.m.Labels, k)
+		if _, ok := r.Member.Labels[k]; ok {
+			delete(r.Member.Labels, k)
 			changed = true
 		}
 	}
@@ -215,25 +216,25 @@ func (s *Sim) ApplyPlacement(crp placement.ClusterResourcePlacement) error {
 	}
 	p := s.store.placements[crp.Name]
 	if p == nil {
-		p = &placementRecord{}
+		p = &mhub.Placement{}
 		s.store.placements[crp.Name] = p
 		s.Record("placement-created", crp.Name, "")
 	} else {
-		if p.deleting {
+		if p.Deleting {
 			return fmt.Errorf("placement %s is being deleted", crp.Name)
 		}
-		if err := placement.CheckPolicyUpdate(p.crp.Spec.Policy, crp.Spec.Policy); err != nil {
+		if err := placement.CheckPolicyUpdate(p.CRP.Spec.Policy, crp.Spec.Policy); err != nil {
 			return fmt.Errorf("placement %s: %w", crp.Name, err)
 		}
-		oldSpec, _ := json.Marshal(p.crp.Spec)
+		oldSpec, _ := json.Marshal(p.CRP.Spec)
 		newSpec, _ := json.Marshal(crp.Spec)
 		if string(oldSpec) == string(newSpec) {
 			return nil
 		}
 		s.Record("placement-updated", crp.Name, "")
 	}
-	p.crp = crp
-	p.generation++
+	p.CRP = crp
+	p.Generation++
 	s.hub.fire(triggers.PlacementChanged, crp.Name, crp.Name, "")
 	return nil
 }
@@ -244,7 +245,7 @@ func (s *Sim) DeletePlacement(name string) error {
 	if p == nil {
 		return fmt.Errorf("placement %s does not exist", name)
 	}
-	p.deleting = true
+	p.Deleting = true
 	s.hub.fire(triggers.PlacementDeleted, name, name, "")
 	return nil
 }

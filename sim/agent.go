@@ -45,21 +45,21 @@ func (s *Sim) agentSync(e *event) bool {
 		return false // it cannot see the hub; it syncs again when it heals
 	}
 	r := s.store.members[a.name]
-	if r == nil || r.agent != a || r.imc == nil {
+	if r == nil || r.agent != a || r.IMC == nil {
 		return false
 	}
 	switch {
-	case *r.imc == membership.StateJoin && !a.joined:
+	case *r.IMC == membership.StateJoin && !a.joined:
 		a.joined = true
 		a.epoch++
 		s.Record("agent-joining", a.name, "")
 		s.sendHeartbeat(a, s.now)
-	case *r.imc == membership.StateLeave && a.joined:
+	case *r.IMC == membership.StateLeave && a.joined:
 		a.joined = false
 		a.epoch++
 		s.Record("agent-leaving", a.name, "")
 		s.sendMessage(a, "agent-left", func() {
-			a.rec.m.Agent.Joined = false
+			a.rec.Member.Agent.Joined = false
 			s.hub.fire(triggers.MemberStatusChanged, a.name, "", a.name)
 		})
 	default:
@@ -117,7 +117,7 @@ func (s *Sim) heartbeat(e *event) bool {
 // changed; otherwise the heartbeat is a timestamp update.
 func (s *Sim) deliverHeartbeat(a *agent, sent time.Duration) {
 	r := a.rec
-	m := r.m
+	m := r.Member
 	now := s.Now()
 	wasEligible := m.CheckEligibility(now, s.cfg.Eligibility).OK()
 	first := !m.Agent.Present || !m.Agent.Joined
@@ -134,7 +134,7 @@ func (s *Sim) deliverHeartbeat(a *agent, sent time.Duration) {
 		m.Resources = a.resources
 	}
 	isEligible := m.CheckEligibility(now, s.cfg.Eligibility).OK()
-	if healthChanged || wasEligible != isEligible || !r.reportedHealthy {
+	if healthChanged || wasEligible != isEligible || !r.HealthyReported {
 		s.hub.fire(triggers.MemberStatusChanged, a.name, "", a.name)
 	}
 	if !wasEligible && isEligible {

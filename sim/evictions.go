@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/fleetsim/fleetsim/model/condition"
 	"github.com/fleetsim/fleetsim/model/eviction"
 	"github.com/fleetsim/fleetsim/model/triggers"
 )
@@ -51,43 +50,6 @@ func (s *Sim) DeleteDisruptionBudget(name string) error {
 	}
 	delete(s.store.budgets, name)
 	return nil
-}
-
-// reconcileEviction decides an eviction once and executes it by deleting the binding.
-func (h *hub) reconcileEviction(name string) {
-	s := h.s
-	e := s.store.evictions[name]
-	if e == nil {
-		return
-	}
-	var pl *eviction.Placement
-	if p := s.store.placements[e.Spec.PlacementName]; p != nil {
-		crp := p.crp
-		pl = eviction.PlacementOf(&crp)
-		pl.Deleting = p.deleting
-		if snap := s.store.latest(crp.Name); snap != nil {
-			pl.NumberOfClusters = int(snap.NumberOfClusters)
-		}
-	}
-	d := eviction.Decide(eviction.Input{
-		Eviction: *e, Reconciled: e.Terminal(), Placement: pl,
-		Bindings: s.store.byCRP[e.Spec.PlacementName], Budget: s.store.budgets[e.Spec.PlacementName],
-	})
-	if d.Noop() {
-		return
-	}
-	for _, c := range d.Conditions() {
-		if condition.Set(&e.Status.Conditions, c, e.Generation, s.Now()) {
-			s.Record("eviction-condition", name, conditionText(c))
-		}
-	}
-	if d.DeleteBinding != "" {
-		if b := s.store.deleteBinding(d.DeleteBinding); b != nil {
-			s.Record("binding-deleted", b.Name, "evicted by "+name)
-			h.fire(triggers.BindingDeleted, b.Name, b.Placement, b.TargetCluster)
-			h.fire(triggers.WorkStatusChanged, b.Name, b.Placement, b.TargetCluster)
-		}
-	}
 }
 
 // EvictionStatus is an eviction as users read it.

@@ -33,7 +33,7 @@ func (s *Sim) RandomFaults(f RandomFaults) error {
 	}
 	members := f.Members
 	if len(members) == 0 {
-		members = s.store.memberNames()
+		members = s.store.MemberClusterNames()
 	}
 	exp := func(mean time.Duration) time.Duration {
 		return time.Duration(s.rngFlt.ExpFloat64() * float64(mean))

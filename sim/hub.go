@@ -1,18 +1,10 @@
 package sim
 
 import (
-	"fmt"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"slices"
-	"strings"
 	"time"
 
-	"github.com/fleetsim/fleetsim/model/condition"
+	mhub "github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/membership"
-	"github.com/fleetsim/fleetsim/model/placement"
-	"github.com/fleetsim/fleetsim/model/scheduler"
 	"github.com/fleetsim/fleetsim/model/triggers"
 )
 
@@ -73,7 +65,7 @@ func (h *hub) enqueue(c controller, key string) {
 
 // enqueueAll queues every placement for controller c, in name order.
 func (h *hub) enqueueAllPlacements(c controller) {
-	for _, n := range h.s.store.placementNames() {
+	for _, n := range h.s.store.PlacementNames() {
 		h.enqueue(c, n)
 	}
 }
@@ -111,8 +103,8 @@ func (h *hub) requeueFired(e *event) bool {
 		// A heartbeat since the timer was set postpones the health check: move the timer
 		// rather than reconcile a member whose decision cannot have changed.
 		r := h.s.store.members[h.s.keys[e.ref]]
-		if r != nil && r.reportedHealthy && !r.m.Leaving {
-			if at := membership.StaleAt(r.m, h.s.cfg.Eligibility).Sub(h.s.cfg.Start); at > h.s.now {
+		if r != nil && r.HealthyReported && !r.Member.Leaving {
+			if at := membership.StaleAt(r.Member, h.s.cfg.Eligibility).Sub(h.s.cfg.Start); at > h.s.now {
 				h.requeueAfter(ctrlMembership, h.s.keys[e.ref], at-h.s.now)
 				return false
 			}
@@ -132,22 +124,7 @@ func (h *hub) process(e *event) bool {
 }
 
 func (h *hub) reconcile(c controller, key string) {
-	switch c {
-	case ctrlMembership:
-		h.reconcileMember(key)
-	case ctrlPolicy:
-		h.reconcilePolicy(key)
-	case ctrlScheduler:
-		h.reconcileScheduler(key)
-	case ctrlRollout:
-		h.reconcileRollout(key)
-	case ctrlWork:
-		h.reconcileWork(key)
-	case ctrlEviction:
-		h.reconcileEviction(key)
-	case ctrlStaged:
-		h.reconcileStaged(key)
-	}
+	h.s.controllers.Reconcile(triggerOf[c], key)
 }
 
 // restart drops the controllers' memory; they come back after HubRestartDelay and rebuild
@@ -168,6 +145,11 @@ func (h *hub) start(e *event) bool {
 	h.s.Record("hub-started", "", "")
 	h.fire(triggers.HubStarted, "", "", "")
 	return true
+}
+
+var triggerOf = [numControllers]triggers.Controller{
+	ctrlMembership: triggers.Membership, ctrlPolicy: triggers.PolicySnapshot, ctrlScheduler: triggers.Scheduler,
+	ctrlRollout: triggers.Rollout, ctrlWork: triggers.WorkGenerator, ctrlEviction: triggers.Eviction, ctrlStaged: triggers.StagedUpdate,
 }
 
 var controllerOf = map[triggers.Controller]controller{
@@ -192,11 +174,11 @@ func (h *hub) fire(c triggers.Change, key, placement, member string) {
 		case triggers.AllPlacements:
 			h.enqueueAllPlacements(ctrl)
 		case triggers.AllMembers:
-			for _, n := range h.s.store.memberNames() {
+			for _, n := range h.s.store.MemberClusterNames() {
 				h.enqueue(ctrl, n)
 			}
 		case triggers.PlacementBindings:
-			for _, p := range h.s.store.placementNames() {
+			for _, p := range h.s.store.PlacementNames() {
 				if placement == "" || p == placement {
 					for _, b := range h.s.store.byCRP[p] {
 						h.enqueue(ctrl, b.Name)
@@ -204,7 +186,7 @@ func (h *hub) fire(c triggers.Change, key, placement, member string) {
 				}
 			}
 		case triggers.AllRuns:
-			for _, n := range h.s.store.runNames() {
+			for _, n := range h.s.store.UpdateRunNames() {
 				h.enqueue(ctrl, n)
 			}
 		case triggers.AllEvictions:
@@ -221,148 +203,26 @@ func (h *hub) memberChanged(name string, c triggers.Change) {
 	h.fire(c, name, "", name)
 }
 
-func (h *hub) reconcileMember(name string) {
-	s := h.s
-	r := s.store.members[name]
-	if r == nil {
-		return
-	}
-	plan := membership.Decide(membership.Input{
-		Member: r.m, NamespaceExists: r.nsExists, IMC: r.imc,
-		BindingsOnMember: s.store.byMember[name], Now: s.Now(), Eligibility: s.cfg.Eligibility,
-	})
-	if plan.CreateNamespace {
-		r.nsExists = true
-		s.Record("namespace-created", membership.Namespace(name), "with Role and RoleBinding for the member identity")
-	}
-	if plan.CreateIMC {
-		st := membership.StateJoin
-		r.imc = &st
-		s.Record("imc-created", name, "state Join")
+// The simulator is the controllers' environment (hub.Env).
+
+// Fire queues what the trigger table says a change wakes.
+func (s *Sim) Fire(c triggers.Change, key, placement, member string) {
+	s.hub.fire(c, key, placement, member)
+}
+
+// RequeueAfter asks for a reconcile after d.
+func (s *Sim) RequeueAfter(c triggers.Controller, key string, d time.Duration) {
+	s.hub.requeueAfter(controllerOf[c], key, d)
+}
+
+// MemberNotified lets the member's agent see its InternalMemberCluster after the sync delay.
+func (s *Sim) MemberNotified(member string) {
+	if r := s.store.members[member]; r != nil {
 		s.notifyAgent(r)
 	}
-	if plan.SetIMCLeave {
-		*r.imc = membership.StateLeave
-		s.Record("imc-leave", name, "state Leave")
-		s.notifyAgent(r)
-	}
-	if plan.DeleteIMC {
-		r.imc = nil
-	}
-	if plan.DeleteNamespace {
-		r.nsExists = false
-		s.Record("namespace-deleted", membership.Namespace(name), "")
-	}
-	for _, c := range setConditions(&r.conditions, plan.Conditions, 0, s.Now()) {
-		s.Record("member-condition", name, conditionText(c))
-		if c.Type == membership.TypeHealthy && c.Status != metav1.ConditionTrue {
-			// Losing a member changes no binding, but a PickFixed placement naming it is no
-			// longer fulfilled: let placements re-decide.
-			h.fire(triggers.MemberHealthLost, name, "", name)
-		}
-	}
-	hc, _ := condition.Find(r.conditions, membership.TypeHealthy)
-	r.reportedHealthy = hc.Reason == membership.ReasonHealthy
-	if plan.Remove {
-		s.store.removeMember(name)
-		s.Record("member-left", name, "")
-		return
-	}
-	if plan.RequeueAfter > 0 {
-		h.requeueAfter(ctrlMembership, name, plan.RequeueAfter)
-	}
 }
 
-func conditionText(c condition.Condition) string {
-	return fmt.Sprintf("%s=%s %s: %s", c.Type, c.Status, c.Reason, c.Message)
-}
-
-func (h *hub) reconcilePolicy(name string) {
-	s := h.s
-	p := s.store.placements[name]
-	if p == nil {
-		return
-	}
-	if p.deleting {
-		for _, b := range slices.Clone(s.store.byCRP[name]) {
-			s.store.deleteBinding(b.Name)
-			s.Record("binding-deleted", b.Name, "placement deleted")
-			h.fire(triggers.BindingDeleted, b.Name, name, b.TargetCluster)
-		}
-		delete(s.store.placements, name)
-		s.Record("placement-deleted", name, "")
-		return
-	}
-	h.snapshotResources(name, p)
-	latest := s.store.latest(name)
-	dec := placement.DecidePolicySnapshot(name, p.generation, p.crp.Spec.Policy, latest)
-	switch {
-	case dec.Create != nil:
-		p.snapshots = append(p.snapshots, dec.Create)
-		if extra := len(p.snapshots) - 1 - p.historyLimit(); extra > 0 {
-			p.snapshots = slices.Delete(p.snapshots, 0, extra)
-		}
-		s.Record("policy-snapshot-created", name, dec.Create.Name)
-	case dec.SetNumberOfClusters != nil:
-		latest.NumberOfClusters = *dec.SetNumberOfClusters
-		s.Record("policy-snapshot-scaled", name, fmt.Sprintf("%s numberOfClusters=%d", latest.Name, latest.NumberOfClusters))
-	default:
-		return
-	}
-	h.fire(triggers.PolicySnapshotNew, s.store.latest(name).Name, name, "")
-}
-
-func (h *hub) reconcileScheduler(name string) {
-	s := h.s
-	p := s.store.placements[name]
-	snap := s.store.latest(name)
-	if p == nil || p.deleting || snap == nil {
-		return
-	}
-	plan, err := s.sched.Schedule(scheduler.Input{Snapshot: snap, Members: s.store.clusters, Bindings: s.store.byCRP[name], Now: s.Now()})
-	if err != nil {
-		c := condition.False(condition.TypeScheduled, "InvalidSchedulingPolicy", err.Error())
-		for _, c := range setConditions(&p.conditions, []condition.Condition{c}, p.generation, s.Now()) {
-			s.Record("placement-condition", name, conditionText(c))
-		}
-		return
-	}
-	for _, c := range plan.Create {
-		s.store.putBinding(c.Binding)
-		s.newBindings = append(s.newBindings, c.Binding)
-		s.Record("binding-scheduled", c.Binding.Name, scoreText(c))
-	}
-	for _, c := range plan.Update {
-		s.store.putBinding(c.Binding)
-		s.Record("binding-repicked", c.Binding.Name, c.Reason)
-	}
-	for _, c := range plan.Unschedule {
-		s.store.putBinding(c.Binding)
-		s.Record("binding-unscheduled", c.Binding.Name, c.Reason)
-	}
-	p.decisions = plan.Decisions
-	p.scheduled, p.scheduledGen, p.observedCount = &plan.Scheduled, p.generation, plan.Placed
-	for _, c := range setConditions(&p.conditions, []condition.Condition{plan.Scheduled}, p.generation, s.Now()) {
-		detail := conditionText(c)
-		if plan.Wanted >= 0 {
-			detail += fmt.Sprintf(" (%d cluster(s) placed, %d wanted)", plan.Placed, plan.Wanted)
-		}
-		s.Record("placement-condition", name, detail)
-	}
-	for _, cs := range [][]scheduler.Change{plan.Create, plan.Update, plan.Unschedule} {
-		for _, c := range cs {
-			h.fire(triggers.BindingChanged, c.Binding.Name, name, c.Binding.TargetCluster)
-		}
-	}
-	h.refreshStatus(name)
-}
-
-func scoreText(c scheduler.Change) string {
-	d := c.Binding.ClusterDecision
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s on %s", c.Reason, c.Binding.TargetCluster)
-	if d.ClusterScore != nil {
-		fmt.Fprintf(&b, " (affinity score %d, topology spread score %d)", d.ClusterScore.AffinityScore, d.ClusterScore.TopologySpreadScore)
-	}
-	return b.String()
+// WorkWritten has the member's agent apply the work after the sync delay.
+func (s *Sim) WorkWritten(w *mhub.Work) {
+	s.scheduleApply(w.Member, w.Binding, w.Generation, s.cfg.AgentSyncDelay)
 }

@@ -43,7 +43,7 @@ func (s *Sim) CheckInvariant(name string) error {
 }
 
 func (s *Sim) checkOneBindingPerCluster() error {
-	for _, crp := range s.store.placementNames() {
+	for _, crp := range s.store.PlacementNames() {
 		seen := map[string]string{}
 		for _, b := range s.store.byCRP[crp] {
 			if b.Deleting || (b.State != placement.Scheduled && b.State != placement.Bound) {
@@ -97,8 +97,8 @@ func (s *Sim) checkNewBindingsTolerated() error {
 		if snap.Policy != nil {
 			tolerations = snap.Policy.Tolerations
 		}
-		if i := placement.FirstUntolerated(r.m.Taints, tolerations); i >= 0 {
-			return fmt.Errorf("binding %s was created on %s, whose taint %s placement %s does not tolerate", b.Name, b.TargetCluster, r.m.Taints[i], b.Placement)
+		if i := placement.FirstUntolerated(r.Member.Taints, tolerations); i >= 0 {
+			return fmt.Errorf("binding %s was created on %s, whose taint %s placement %s does not tolerate", b.Name, b.TargetCluster, r.Member.Taints[i], b.Placement)
 		}
 	}
 	return nil
@@ -110,7 +110,7 @@ func (s *Sim) checkNewBindingsOnKnownMembers() error {
 		switch {
 		case r == nil:
 			return fmt.Errorf("binding %s was created on %s, which is not a member", b.Name, b.TargetCluster)
-		case r.m.Leaving:
+		case r.Member.Leaving:
 			return fmt.Errorf("binding %s was created on %s, which is leaving", b.Name, b.TargetCluster)
 		}
 	}

@@ -32,7 +32,7 @@ func (s *Sim) ApplyResource(o *unstructured.Unstructured) error {
 // deleting a namespace deletes what is in it.
 func (s *Sim) DeleteResource(kind, namespace, name string) error {
 	var found *unstructured.Unstructured
-	for _, o := range s.store.hubObjects() {
+	for _, o := range s.store.HubObjects() {
 		if o.GetKind() == kind && o.GetNamespace() == namespace && o.GetName() == name {
 			found = o
 			break
@@ -63,8 +63,8 @@ func objectName(o *unstructured.Unstructured) string {
 	return o.GetKind() + " " + o.GetName()
 }
 
-// hubObjects lists hub resources in key order, rebuilt only after a change.
-func (st *store) hubObjects() []*unstructured.Unstructured {
+// HubObjects lists hub resources in key order, rebuilt only after a change.
+func (st *store) HubObjects() []*unstructured.Unstructured {
 	if st.resourcesDirty {
 		st.resourceList = st.resourceList[:0]
 		for _, o := range st.resources {
@@ -74,30 +74,4 @@ func (st *store) hubObjects() []*unstructured.Unstructured {
 		st.resourcesDirty = false
 	}
 	return st.resourceList
-}
-
-// snapshotResources takes a new resource snapshot of a placement when its selected content
-// changed; resource-only changes never reschedule (CRP-SEL-CHANGES).
-func (h *hub) snapshotResources(name string, p *placementRecord) {
-	s := h.s
-	selected, err := resources.Select(p.crp.Spec.ResourceSelectors, s.store.hubObjects())
-	if err != nil {
-		if p.selectionErr == nil || p.selectionErr.Error() != err.Error() {
-			s.Record("placement-selection-failed", name, err.Error())
-		}
-		p.selectionErr = err
-		return
-	}
-	p.selectionErr = nil
-	p.selected = selected
-	snap := resources.DecideSnapshot(name, selected, p.latestResources())
-	if snap == nil {
-		return
-	}
-	p.resourceSnapshots = append(p.resourceSnapshots, snap)
-	if extra := len(p.resourceSnapshots) - 1 - p.historyLimit(); extra > 0 {
-		p.resourceSnapshots = slices.Delete(p.resourceSnapshots, 0, extra)
-	}
-	s.Record("resource-snapshot-created", name, fmt.Sprintf("%s (%d resources)", snap.Name, len(snap.Manifests)))
-	h.fire(triggers.ResourceSnapshotNew, snap.Name, name, "")
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 
+	mhub "github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/placement"
 	"github.com/fleetsim/fleetsim/model/scheduler"
 	"github.com/fleetsim/fleetsim/sim/eventq"
@@ -82,6 +83,8 @@ type Sim struct {
 	// topPending: the event being processed is still at the top of the queue.
 	topPending bool
 
+	controllers *mhub.Controllers
+	appliedAt   map[string]appliedWork // by binding name: when the member applied it
 	observers   []Observer
 	workloads   []workloadRule
 	newBindings []placement.Binding // created by the event being processed
@@ -115,7 +118,10 @@ func New(cfg Config) (*Sim, error) {
 	s.clock = Clock{Mock: clock.NewMock(), s: s}
 	s.keyIDs = map[string]int32{}
 	s.store = newStore()
+	s.store.onNewBinding = func(b placement.Binding) { s.newBindings = append(s.newBindings, b) }
 	s.hub = newHub(s)
+	s.appliedAt = map[string]appliedWork{}
+	s.controllers = &mhub.Controllers{Store: s.store, Env: s, Scheduler: s.sched, Eligibility: cfg.Eligibility}
 	return s, nil
 }
 

@@ -59,11 +59,11 @@ func (s *Sim) Placement(name string) (PlacementStatus, bool) {
 	if p == nil {
 		return PlacementStatus{}, false
 	}
-	st := PlacementStatus{Name: name, Clusters: []string{}, Conditions: conditionsOf(p.status.Conditions), Decisions: p.decisions, Bindings: []BindingStatus{}, Wanted: -1, Status: p.status}
+	st := PlacementStatus{Name: name, Clusters: []string{}, Conditions: conditionsOf(p.Status.Conditions), Decisions: p.Decisions, Bindings: []BindingStatus{}, Wanted: -1, Status: p.Status}
 	if len(st.Conditions) == 0 {
 		// Before the first status aggregation (or for an invalid policy), show what the
 		// scheduler said.
-		st.Conditions = conditionsOf(p.conditions)
+		st.Conditions = conditionsOf(p.Conditions)
 	}
 	if snap := s.store.latest(name); snap != nil {
 		st.PolicySnapshot = snap.Name
@@ -87,7 +87,7 @@ func (s *Sim) Placement(name string) (PlacementStatus, bool) {
 // Placements returns every placement's status, by name.
 func (s *Sim) Placements() []PlacementStatus {
 	var out []PlacementStatus
-	for _, n := range s.store.placementNames() {
+	for _, n := range s.store.PlacementNames() {
 		st, _ := s.Placement(n)
 		out = append(out, st)
 	}
@@ -117,8 +117,8 @@ func (s *Sim) Member(name string) (MemberStatus, bool) {
 	if r == nil {
 		return MemberStatus{}, false
 	}
-	m := r.m
-	st := MemberStatus{Name: name, Kind: m.Kind, Labels: m.Labels, Taints: slices.Clone(m.Taints), Conditions: conditionsOf(r.conditions), Leaving: m.Leaving}
+	m := r.Member
+	st := MemberStatus{Name: name, Kind: m.Kind, Labels: m.Labels, Taints: slices.Clone(m.Taints), Conditions: conditionsOf(r.Conditions), Leaving: m.Leaving}
 	if st.Taints == nil {
 		st.Taints = []member.Taint{}
 	}
@@ -131,7 +131,7 @@ func (s *Sim) Member(name string) (MemberStatus, bool) {
 	if !e.OK() {
 		st.IneligibleReason = e.String()
 	}
-	if r.nsExists {
+	if r.NamespaceExists {
 		st.ReservedNamespace = membership.Namespace(name)
 	}
 	switch a := r.agent; {
@@ -146,7 +146,7 @@ func (s *Sim) Member(name string) (MemberStatus, bool) {
 // Members returns every member's status, by name.
 func (s *Sim) Members() []MemberStatus {
 	var out []MemberStatus
-	for _, n := range s.store.memberNames() {
+	for _, n := range s.store.MemberClusterNames() {
 		st, _ := s.Member(n)
 		out = append(out, st)
 	}

@@ -2,35 +2,34 @@ package sim
 
 import (
 	"cmp"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 	"slices"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/fleetsim/fleetsim/model/condition"
 	"github.com/fleetsim/fleetsim/model/eviction"
+	mhub "github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/member"
-	"github.com/fleetsim/fleetsim/model/membership"
+	"github.com/fleetsim/fleetsim/model/override"
 	"github.com/fleetsim/fleetsim/model/placement"
-	"github.com/fleetsim/fleetsim/model/resources"
 	"github.com/fleetsim/fleetsim/model/staged"
-	"github.com/fleetsim/fleetsim/model/status"
 )
 
 // store is the hub's API server: every object the controllers read and write. It survives
-// a hub restart; only the controllers' memory does not.
+// a hub restart; only the controllers' memory does not. It implements mhub.Store; objects
+// are held by pointer, so a controller's Put of an object it got is a no-op here.
 type store struct {
 	members    map[string]*memberRecord
 	clusters   []*member.Member // members of kind Cluster, sorted by name: the scheduler's input
-	placements map[string]*placementRecord
+	placements map[string]*mhub.Placement
 	bindings   map[string]*placement.Binding
 	byCRP      map[string][]*placement.Binding // sorted by name
 	byMember   map[string]int                  // bindings targeting each member
 
 	overrides  overrideStore
-	works      map[string]*work // by binding name
-	runs       map[string]*runRecord
+	works      map[string]*mhub.Work // by binding name
+	runs       map[string]*staged.ClusterStagedUpdateRun
 	strategies map[string]*staged.ClusterStagedUpdateStrategy
 	approvals  map[string]*staged.ClusterApprovalRequest
 	evictions  map[string]*eviction.Eviction
@@ -40,96 +39,30 @@ type store struct {
 	resources      map[string]*unstructured.Unstructured
 	resourceList   []*unstructured.Unstructured
 	resourcesDirty bool
+
+	// onNewBinding is told of every binding created, for the invariants.
+	onNewBinding func(placement.Binding)
 }
 
-// memberRecord is a MemberCluster (spec and status) with its IMC and namespace.
+// memberRecord is a MemberCluster as the hub stores it, plus its simulated agent.
 type memberRecord struct {
-	m          *member.Member
-	nsExists   bool
-	imc        *membership.IMCState
-	conditions []condition.Timed
-	agent      *agent
-	created    time.Time
-	// reportedHealthy caches "the Healthy condition says MemberClusterHealthy", so that a
-	// heartbeat can tell in O(1) whether the hub has anything to update.
-	reportedHealthy bool
+	mhub.MemberCluster
+	agent *agent
 }
 
-// placementRecord is a ClusterResourcePlacement with its policy snapshots and status.
-type placementRecord struct {
-	crp        placement.ClusterResourcePlacement
-	generation int64
-	snapshots  []*placement.PolicySnapshot // by index; the last is the latest
-	decisions  []placement.ClusterDecision // latest snapshot's targetClusters
-	conditions []condition.Timed
-	deleting   bool
-
-	// scheduled is the scheduler's latest Scheduled condition and scheduledGen the
-	// placement generation it decided for; status is the aggregated placement status.
-	scheduled     *condition.Condition
-	scheduledGen  int64
-	observedCount int
-	status        status.Status
-
-	selected          []*unstructured.Unstructured
-	selectionErr      error
-	resourceSnapshots []*resources.Snapshot // by index; the last is the latest
-}
-
-func (p *placementRecord) latestResources() *resources.Snapshot {
-	if len(p.resourceSnapshots) == 0 {
-		return nil
-	}
-	return p.resourceSnapshots[len(p.resourceSnapshots)-1]
-}
-
-// resourceSnapshot finds a kept resource snapshot by index.
-func (p *placementRecord) resourceSnapshot(index int) *resources.Snapshot {
-	for _, r := range p.resourceSnapshots {
-		if r.Index == index {
-			return r
-		}
-	}
-	return nil
-}
-
-// resourceSnapshotByName finds a kept resource snapshot by name.
-func (p *placementRecord) resourceSnapshotByName(name string) *resources.Snapshot {
-	for _, r := range p.resourceSnapshots {
-		if r.Name == name {
-			return r
-		}
-	}
-	return nil
-}
-
-// sortedWorks lists works by binding name.
-func (st *store) sortedWorks() []*work {
-	out := make([]*work, 0, len(st.works))
-	for _, k := range sortedKeys(st.works) {
-		out = append(out, st.works[k])
-	}
-	return out
-}
-
-func (p *placementRecord) historyLimit() int {
-	if l := p.crp.Spec.RevisionHistoryLimit; l != nil {
-		return int(*l)
-	}
-	return placement.DefaultHistoryLimit
-}
+var _ mhub.Store = (*store)(nil)
 
 func newStore() *store {
 	return &store{
 		members:    map[string]*memberRecord{},
-		placements: map[string]*placementRecord{},
+		placements: map[string]*mhub.Placement{},
 		bindings:   map[string]*placement.Binding{},
 		byCRP:      map[string][]*placement.Binding{},
 		byMember:   map[string]int{},
 		resources:  map[string]*unstructured.Unstructured{},
 		overrides:  newOverrideStore(),
-		works:      map[string]*work{},
-		runs:       map[string]*runRecord{},
+		works:      map[string]*mhub.Work{},
+		runs:       map[string]*staged.ClusterStagedUpdateRun{},
 		evictions:  map[string]*eviction.Eviction{},
 		strategies: map[string]*staged.ClusterStagedUpdateStrategy{},
 		approvals:  map[string]*staged.ClusterApprovalRequest{},
@@ -137,65 +70,69 @@ func newStore() *store {
 	}
 }
 
-func (st *store) latest(crp string) *placement.PolicySnapshot {
-	p := st.placements[crp]
-	if p == nil || len(p.snapshots) == 0 {
-		return nil
-	}
-	return p.snapshots[len(p.snapshots)-1]
-}
-
 func (st *store) addMember(r *memberRecord) {
-	st.members[r.m.Name] = r
-	if r.m.Kind == member.KindCluster {
-		i, _ := slices.BinarySearchFunc(st.clusters, r.m.Name, func(m *member.Member, n string) int { return cmp.Compare(m.Name, n) })
-		st.clusters = slices.Insert(st.clusters, i, r.m)
+	st.members[r.Member.Name] = r
+	if r.Member.Kind == member.KindCluster {
+		i, _ := slices.BinarySearchFunc(st.clusters, r.Member.Name, func(m *member.Member, n string) int { return cmp.Compare(m.Name, n) })
+		st.clusters = slices.Insert(st.clusters, i, r.Member)
 	}
 }
 
-func (st *store) removeMember(name string) {
-	r := st.members[name]
-	if r == nil {
+func (st *store) MemberCluster(name string) *mhub.MemberCluster {
+	if r := st.members[name]; r != nil {
+		return &r.MemberCluster
+	}
+	return nil
+}
+
+func (st *store) MemberClusterNames() []string         { return sortedKeys(st.members) }
+func (st *store) PutMemberCluster(*mhub.MemberCluster) {}
+func (st *store) Clusters() []*member.Member           { return st.clusters }
+
+func (st *store) RemoveMemberCluster(name string) {
+	if _, ok := st.members[name]; !ok {
 		return
 	}
 	delete(st.members, name)
 	st.clusters = slices.DeleteFunc(st.clusters, func(m *member.Member) bool { return m.Name == name })
 }
 
-// memberNames returns every member's name, sorted.
-func (st *store) memberNames() []string {
-	names := make([]string, 0, len(st.members))
-	for n := range st.members {
-		names = append(names, n)
+func (st *store) Placement(name string) *mhub.Placement { return st.placements[name] }
+func (st *store) PlacementNames() []string              { return sortedKeys(st.placements) }
+func (st *store) PutPlacement(*mhub.Placement)          {}
+func (st *store) RemovePlacement(name string)           { delete(st.placements, name) }
+
+// latest is a placement's latest policy snapshot, or nil.
+func (st *store) latest(name string) *placement.PolicySnapshot {
+	if p := st.placements[name]; p != nil {
+		return p.LatestPolicySnapshot()
 	}
-	slices.Sort(names)
-	return names
+	return nil
 }
 
-func (st *store) placementNames() []string {
-	names := make([]string, 0, len(st.placements))
-	for n := range st.placements {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+func (st *store) Binding(name string) *placement.Binding             { return st.bindings[name] }
+func (st *store) Bindings(placementName string) []*placement.Binding { return st.byCRP[placementName] }
+func (st *store) BindingsOnMember(name string) int                   { return st.byMember[name] }
 
-// putBinding creates or replaces a binding.
-func (st *store) putBinding(b placement.Binding) {
-	nb := &b
+// PutBinding creates or replaces a binding. Replacing keeps the stored pointer, so slices
+// handed to decisions stay valid.
+func (st *store) PutBinding(b placement.Binding) {
 	if old, ok := st.bindings[b.Name]; ok {
 		*old = b
 		return
 	}
+	nb := &b
 	st.bindings[b.Name] = nb
 	list := st.byCRP[b.Placement]
 	i, _ := slices.BinarySearchFunc(list, b.Name, func(x *placement.Binding, n string) int { return cmp.Compare(x.Name, n) })
 	st.byCRP[b.Placement] = slices.Insert(list, i, nb)
 	st.byMember[b.TargetCluster]++
+	if st.onNewBinding != nil {
+		st.onNewBinding(b)
+	}
 }
 
-func (st *store) deleteBinding(name string) *placement.Binding {
+func (st *store) DeleteBinding(name string) *placement.Binding {
 	b := st.bindings[name]
 	if b == nil {
 		return nil
@@ -211,8 +148,52 @@ func (st *store) deleteBinding(name string) *placement.Binding {
 	return b
 }
 
-// setConditions merges decided conditions into stored ones (condition.Set keeps transition
-// times of unchanged statuses) and returns those whose status changed.
+func (st *store) Work(binding string) *mhub.Work { return st.works[binding] }
+func (st *store) PutWork(w *mhub.Work)           { st.works[w.Binding] = w }
+func (st *store) DeleteWork(binding string)      { delete(st.works, binding) }
+
+// sortedWorks lists works by binding name.
+func (st *store) sortedWorks() []*mhub.Work {
+	out := make([]*mhub.Work, 0, len(st.works))
+	for _, k := range sortedKeys(st.works) {
+		out = append(out, st.works[k])
+	}
+	return out
+}
+
+func (st *store) LatestOverrides() ([]override.CROSnapshot, []override.ROSnapshot) {
+	return st.overrides.latest()
+}
+
+func (st *store) NamedOverrides(cro []string, ro []placement.NamespacedName) ([]override.CROSnapshot, []override.ROSnapshot) {
+	return st.overrides.named(cro, ro)
+}
+
+func (st *store) Eviction(name string) *eviction.Eviction                 { return st.evictions[name] }
+func (st *store) PutEviction(*eviction.Eviction)                          {}
+func (st *store) DisruptionBudget(name string) *eviction.DisruptionBudget { return st.budgets[name] }
+
+func (st *store) UpdateRun(name string) *staged.ClusterStagedUpdateRun { return st.runs[name] }
+func (st *store) UpdateRunNames() []string                             { return sortedKeys(st.runs) }
+func (st *store) PutUpdateRun(*staged.ClusterStagedUpdateRun)          {}
+func (st *store) Strategy(name string) *staged.ClusterStagedUpdateStrategy {
+	return st.strategies[name]
+}
+
+func (st *store) ApprovalRequests(run string) []*staged.ClusterApprovalRequest {
+	var out []*staged.ClusterApprovalRequest
+	for _, n := range sortedKeys(st.approvals) {
+		if a := st.approvals[n]; a.Labels[staged.LabelTargetUpdateRun] == run {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func (st *store) PutApprovalRequest(a staged.ClusterApprovalRequest) { st.approvals[a.Name] = &a }
+
+// setConditions merges decided conditions into stored ones and returns those whose status
+// changed.
 func setConditions(stored *[]condition.Timed, decided []condition.Condition, gen int64, now time.Time) []condition.Condition {
 	var changed []condition.Condition
 	for _, c := range decided {
@@ -222,5 +203,3 @@ func setConditions(stored *[]condition.Timed, decided []condition.Condition, gen
 	}
 	return changed
 }
-
-func (st *store) runNames() []string { return sortedKeys(st.runs) }

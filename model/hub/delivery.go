@@ -1,0 +1,232 @@
+package hub
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/fleetsim/fleetsim/model/condition"
+	"github.com/fleetsim/fleetsim/model/membership"
+	"github.com/fleetsim/fleetsim/model/override"
+	"github.com/fleetsim/fleetsim/model/placement"
+	"github.com/fleetsim/fleetsim/model/resources"
+	"github.com/fleetsim/fleetsim/model/rollout"
+	"github.com/fleetsim/fleetsim/model/status"
+	"github.com/fleetsim/fleetsim/model/triggers"
+)
+
+// Per-cluster WorkSynchronized reasons (WORK-SYNC).
+const (
+	ReasonAllWorkSynced  = "AllWorkSynced"
+	ReasonSyncWorkFailed = "SyncWorkFailed"
+)
+
+// reconcileRollout runs the rolling-update decision and writes its plan: bindings to bind or
+// update first, then Unscheduled bindings to delete, then condition-only changes. External
+// placements are rolled by staged update runs instead.
+func (c *Controllers) reconcileRollout(name string) {
+	st, env := c.Store, c.Env
+	p := st.Placement(name)
+	if p == nil || p.Deleting {
+		return
+	}
+	snap := p.LatestPolicySnapshot()
+	if snap == nil {
+		return
+	}
+	if p.CRP.Spec.Strategy.Type == placement.ExternalStrategy {
+		c.refreshStatus(name)
+		return
+	}
+	latest := ""
+	if r := p.LatestResources(); r != nil {
+		latest = r.Name
+	}
+	var names []string
+	if snap.Policy != nil {
+		names = snap.Policy.ClusterNames
+	}
+	plan := rollout.Decide(rollout.Input{
+		Placement: name, PlacementType: snap.Policy.Type(), NumberOfClusters: snap.NumberOfClusters, ClusterNames: names,
+		Strategy: p.CRP.Spec.Strategy, Bindings: st.Bindings(name), LatestResourceSnapshot: latest,
+		Overrides: c.applicableOverrides(name, p), Now: env.Now(),
+	})
+	for _, ch := range plan.Bind {
+		st.PutBinding(ch.Binding)
+		env.Record("binding-rolled", ch.Binding.Name, fmt.Sprintf("%s to %s (generation %d): %s", ch.Binding.TargetCluster, ch.Binding.ResourceSnapshotName, ch.Binding.Generation, ch.Reason))
+		env.Fire(triggers.BindingChanged, ch.Binding.Name, name, ch.Binding.TargetCluster)
+	}
+	for _, ch := range plan.Delete {
+		st.DeleteBinding(ch.Binding.Name)
+		env.Record("binding-deleted", ch.Binding.Name, ch.Reason)
+		env.Fire(triggers.BindingDeleted, ch.Binding.Name, name, ch.Binding.TargetCluster)
+	}
+	for _, cs := range [][]rollout.Change{plan.Wait, plan.Refresh} {
+		for _, ch := range cs {
+			st.PutBinding(ch.Binding)
+		}
+	}
+	for _, ch := range plan.Wait {
+		env.Record("binding-waiting", ch.Binding.Name, ch.Reason)
+	}
+	if plan.RequeueAfter > 0 {
+		env.RequeueAfter(triggers.Rollout, name, plan.RequeueAfter)
+	}
+	c.refreshStatus(name)
+}
+
+// applicableOverrides lists, per member holding the placement, the latest override
+// snapshots that apply to it for the selected resources.
+func (c *Controllers) applicableOverrides(name string, p *Placement) map[string]rollout.OverrideSnapshots {
+	cros, ros := c.Store.LatestOverrides()
+	cros, ros = override.ForPlacement(name, cros, ros)
+	if len(cros) == 0 && len(ros) == 0 {
+		return nil
+	}
+	set := override.NewSet(cros, ros)
+	ids := p.SelectedIdentifiers()
+	out := map[string]rollout.OverrideSnapshots{}
+	for _, b := range c.Store.Bindings(name) {
+		m := c.Store.MemberCluster(b.TargetCluster)
+		if m == nil {
+			continue
+		}
+		cro, ro := set.ApplicableFor(m.Member, ids)
+		out[b.TargetCluster] = rollout.OverrideSnapshots{ClusterResourceOverrideSnapshots: cro, ResourceOverrideSnapshots: ro}
+	}
+	return out
+}
+
+// refreshStatus recomputes a placement's status and records the placement-level conditions
+// whose status changed.
+func (c *Controllers) refreshStatus(name string) {
+	env := c.Env
+	p := c.Store.Placement(name)
+	if p == nil {
+		return
+	}
+	snap := p.LatestPolicySnapshot()
+	if snap == nil {
+		return
+	}
+	in := status.Input{
+		Generation: p.Generation, RolloutStrategy: p.CRP.Spec.Strategy.Type, PlacementType: snap.Policy.Type(),
+		Scheduling: status.Scheduling{Condition: p.Scheduled, ObservedPlacementGeneration: p.ScheduledGeneration, Decisions: p.Decisions},
+		Bindings:   c.Store.Bindings(name), ResourceIndex: -1, SelectedResources: p.SelectedIdentifiers(),
+		Previous: p.Status, Now: env.Now(),
+	}
+	if as := p.CRP.Spec.Strategy.ApplyStrategy; as != nil {
+		in.ApplyStrategy = as.Type
+	}
+	switch snap.Policy.Type() {
+	case placement.PickN:
+		in.Wanted = int(snap.NumberOfClusters)
+	case placement.PickFixed:
+		in.Wanted = len(snap.Policy.ClusterNames)
+	}
+	if r := p.LatestResources(); r != nil {
+		in.LatestResourceSnapshot, in.ResourceIndex = r.Name, r.Index
+	}
+	next := status.Placement(in)
+	old := map[string]string{}
+	for _, cd := range p.Status.Conditions {
+		old[cd.Type] = string(cd.Status) + "/" + cd.Reason
+	}
+	for _, cd := range next.Conditions {
+		if old[cd.Type] != string(cd.Status)+"/"+cd.Reason {
+			env.Record("placement-status", name, ConditionText(cd.Condition))
+		}
+	}
+	p.Status = next
+	c.Store.PutPlacement(p)
+}
+
+// reconcileWork is the work generator for one binding: it applies the binding's override
+// snapshots to its resource snapshot for the target member (enveloped objects travel as
+// they are) and writes the Work, setting the binding's Overridden and WorkSynchronized
+// conditions (WORK-SYNC, OVR-STATUS, ENV-*).
+func (c *Controllers) reconcileWork(bindingName string) {
+	st, env := c.Store, c.Env
+	b := st.Binding(bindingName)
+	if b == nil {
+		st.DeleteWork(bindingName)
+		return
+	}
+	bound := b.State == placement.Bound || (b.State == placement.Unscheduled && b.PreviousState == placement.Bound)
+	if !bound || b.ResourceSnapshotName == "" {
+		return
+	}
+	p := st.Placement(b.Placement)
+	if p == nil {
+		return
+	}
+	nb := *b
+	changed := false
+	set := func(cd condition.Condition) {
+		if condition.Set(&nb.Conditions, cd, nb.Generation, env.Now()) {
+			changed = true
+			env.Record("binding-condition", nb.Name, ConditionText(cd))
+		}
+	}
+	defer func() {
+		if changed {
+			st.PutBinding(nb)
+			env.Fire(triggers.BindingStatusChanged, nb.Name, nb.Placement, nb.TargetCluster)
+		}
+	}()
+	snap := p.ResourceSnapshotByName(b.ResourceSnapshotName)
+	if snap == nil {
+		set(condition.False(condition.TypeWorkSynchronized, ReasonSyncWorkFailed, "Failed to synchronize the work to the latest: resource snapshot "+b.ResourceSnapshotName+" no longer exists"))
+		return
+	}
+	m := st.MemberCluster(b.TargetCluster)
+	cros, ros := st.NamedOverrides(b.ClusterResourceOverrideSnapshots, b.ResourceOverrideSnapshots)
+	ovr := override.NewSet(cros, ros)
+	var manifests []*unstructured.Unstructured
+	var envelopes []*placement.NamespacedName
+	var overrideErr, envelopeErr error
+	if m != nil {
+		for _, o := range snap.Manifests {
+			if resources.IsEnvelope(o) {
+				// Enveloped objects travel as they are: overrides do not apply to them.
+				inner, envName, err := resources.Unwrap(o)
+				if err != nil {
+					envelopeErr = err
+					continue
+				}
+				for _, in := range inner {
+					manifests, envelopes = append(manifests, in), append(envelopes, envName)
+				}
+				continue
+			}
+			res := ovr.Apply(o, m.Member)
+			if res.Err != nil {
+				overrideErr = res.Err
+				break
+			}
+			if !res.Deleted {
+				manifests, envelopes = append(manifests, res.Manifest), append(envelopes, nil)
+			}
+		}
+	}
+	set(override.ClusterCondition(b.ClusterResourceOverrideSnapshots, b.ResourceOverrideSnapshots, overrideErr))
+	if overrideErr != nil {
+		return
+	}
+	if envelopeErr != nil {
+		set(condition.False(condition.TypeWorkSynchronized, ReasonSyncWorkFailed, "Failed to synchronize the work to the latest: "+envelopeErr.Error()))
+		return
+	}
+	if m == nil || !m.NamespaceExists {
+		set(condition.False(condition.TypeWorkSynchronized, ReasonSyncWorkFailed,
+			fmt.Sprintf("Failed to synchronize the work to the latest: unable to create new content in namespace %s because it is being terminated", membership.Namespace(b.TargetCluster))))
+		return
+	}
+	if w := st.Work(b.Name); w == nil || w.Generation != b.Generation {
+		w = &Work{Name: b.Placement + "-work", Binding: b.Name, Placement: b.Placement, Member: b.TargetCluster, Generation: b.Generation, Manifests: manifests, Envelopes: envelopes}
+		st.PutWork(w)
+		env.Record("work-synchronized", membership.Namespace(b.TargetCluster)+"/"+w.Name, fmt.Sprintf("binding %s generation %d, %d manifest(s)", b.Name, b.Generation, len(manifests)))
+		env.WorkWritten(w)
+	}
+	set(condition.True(condition.TypeWorkSynchronized, ReasonAllWorkSynced, "All of the works are synchronized to the latest"))
+}

@@ -1,0 +1,76 @@
+package hub
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/fleetsim/fleetsim/model/eviction"
+	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/override"
+	"github.com/fleetsim/fleetsim/model/placement"
+	"github.com/fleetsim/fleetsim/model/staged"
+	"github.com/fleetsim/fleetsim/model/triggers"
+)
+
+// Store is the hub's API server as the controllers see it. Getters return the stored object
+// (nil when absent); a controller that changes one writes it back with the matching Put, so an
+// implementation over a real API server can persist it. Lists are sorted by name.
+type Store interface {
+	MemberCluster(name string) *MemberCluster
+	MemberClusterNames() []string
+	PutMemberCluster(m *MemberCluster)
+	RemoveMemberCluster(name string)
+	// Clusters are the members of kind Cluster: the scheduler's input.
+	Clusters() []*member.Member
+
+	Placement(name string) *Placement
+	PlacementNames() []string
+	PutPlacement(p *Placement)
+	RemovePlacement(name string)
+
+	Binding(name string) *placement.Binding
+	Bindings(placement string) []*placement.Binding
+	BindingsOnMember(member string) int
+	PutBinding(b placement.Binding)
+	DeleteBinding(name string) *placement.Binding
+
+	// HubObjects are the resources placements may select.
+	HubObjects() []*unstructured.Unstructured
+
+	Work(binding string) *Work
+	PutWork(w *Work)
+	DeleteWork(binding string)
+
+	// LatestOverrides are the latest snapshot of every override; NamedOverrides the
+	// snapshots a binding recorded.
+	LatestOverrides() ([]override.CROSnapshot, []override.ROSnapshot)
+	NamedOverrides(cro []string, ro []placement.NamespacedName) ([]override.CROSnapshot, []override.ROSnapshot)
+
+	Eviction(name string) *eviction.Eviction
+	PutEviction(e *eviction.Eviction)
+	DisruptionBudget(name string) *eviction.DisruptionBudget
+
+	UpdateRun(name string) *staged.ClusterStagedUpdateRun
+	UpdateRunNames() []string
+	PutUpdateRun(r *staged.ClusterStagedUpdateRun)
+	Strategy(name string) *staged.ClusterStagedUpdateStrategy
+	// ApprovalRequests are those labelled for the run.
+	ApprovalRequests(run string) []*staged.ClusterApprovalRequest
+	PutApprovalRequest(a staged.ClusterApprovalRequest)
+}
+
+// Env is how controllers affect the world beyond the store.
+type Env interface {
+	Now() time.Time
+	// Record reports an event (a trace entry in the simulator, a Kubernetes event in production).
+	Record(kind, subject, detail string)
+	// Fire queues what the trigger table says a change wakes.
+	Fire(c triggers.Change, key, placement, member string)
+	// RequeueAfter asks for key to be reconciled again after d.
+	RequeueAfter(c triggers.Controller, key string, d time.Duration)
+	// MemberNotified: the member's InternalMemberCluster changed; its agent will see it.
+	MemberNotified(member string)
+	// WorkWritten: a Work changed; the member's agent will apply it.
+	WorkWritten(w *Work)
+}
