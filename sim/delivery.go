@@ -123,13 +123,18 @@ func (s *Sim) deliverWorkStatus(bindingName string, gen int64, res agentk8s.Work
 	now := s.Now()
 	changed := false
 	for _, c := range []*condition.Condition{&res.Applied, res.Available} {
-		if c != nil && condition.Set(&b.Conditions, *c, gen, now) {
-			changed = true
+		if c == nil {
+			continue
+		}
+		statusChanged, any := condition.Update(&b.Conditions, *c, gen, now)
+		if statusChanged {
 			s.Record("binding-condition", b.Name, mhub.ConditionText(*c))
 		}
+		changed = changed || any
 	}
-	if res.Available == nil {
+	if _, had := condition.Find(b.Conditions, condition.TypeAvailable); res.Available == nil && had {
 		condition.Remove(&b.Conditions, condition.TypeAvailable)
+		changed = true
 	}
 	b.FailedPlacements = res.Failed
 	if changed {

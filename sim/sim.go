@@ -119,6 +119,7 @@ func New(cfg Config) (*Sim, error) {
 	s.keyIDs = map[string]int32{}
 	s.store = newStore()
 	s.store.onNewBinding = func(b placement.Binding) { s.newBindings = append(s.newBindings, b) }
+	s.store.onBindingDeleted = func(name string) { delete(s.appliedAt, name) }
 	s.hub = newHub(s)
 	s.appliedAt = map[string]appliedWork{}
 	s.controllers = &mhub.Controllers{Store: s.store, Env: s, Scheduler: s.sched, Eligibility: cfg.Eligibility}

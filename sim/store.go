@@ -40,8 +40,10 @@ type store struct {
 	resourceList   []*unstructured.Unstructured
 	resourcesDirty bool
 
-	// onNewBinding is told of every binding created, for the invariants.
-	onNewBinding func(placement.Binding)
+	// onNewBinding is told of every binding created, for the invariants; onBindingDeleted
+	// of every binding deleted.
+	onNewBinding     func(placement.Binding)
+	onBindingDeleted func(name string)
 }
 
 // memberRecord is a MemberCluster as the hub stores it, plus its simulated agent.
@@ -144,6 +146,12 @@ func (st *store) DeleteBinding(name string) *placement.Binding {
 	}
 	if st.byMember[b.TargetCluster]--; st.byMember[b.TargetCluster] <= 0 {
 		delete(st.byMember, b.TargetCluster)
+	}
+	// A binding owns its Work: deleting it deletes the Work, as garbage collection does,
+	// and the member removes what it applied.
+	delete(st.works, name)
+	if st.onBindingDeleted != nil {
+		st.onBindingDeleted(name)
 	}
 	return b
 }

@@ -82,6 +82,14 @@ func Set(cs *[]Timed, c Condition, gen int64, now time.Time) bool {
 	return true
 }
 
+// Update sets c like Set and also reports whether anything stored changed at all (status,
+// reason, message or generation): what a watcher of the object would be woken by.
+func Update(cs *[]Timed, c Condition, gen int64, now time.Time) (statusChanged, changed bool) {
+	old, had := Find(*cs, c.Type)
+	statusChanged = Set(cs, c, gen, now)
+	return statusChanged, !had || old.Condition != c || old.ObservedGeneration != gen
+}
+
 // Remove deletes the condition of that type, if present.
 func Remove(cs *[]Timed, typ string) {
 	out := (*cs)[:0]

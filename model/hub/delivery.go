@@ -163,10 +163,11 @@ func (c *Controllers) reconcileWork(bindingName string) {
 	nb := *b
 	changed := false
 	set := func(cd condition.Condition) {
-		if condition.Set(&nb.Conditions, cd, nb.Generation, env.Now()) {
-			changed = true
+		statusChanged, any := condition.Update(&nb.Conditions, cd, nb.Generation, env.Now())
+		if statusChanged {
 			env.Record("binding-condition", nb.Name, ConditionText(cd))
 		}
+		changed = changed || any
 	}
 	defer func() {
 		if changed {

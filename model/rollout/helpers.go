@@ -61,11 +61,19 @@ func Ready(b *placement.Binding, now time.Time, period time.Duration) (bool, tim
 	return false, readyAt.Sub(now)
 }
 
-// Failed reports whether applying the binding's resources failed: its Applied condition is
-// False at the binding's generation.
+// Failed reports whether delivering the binding's current generation failed: its
+// Overridden, WorkSynchronized, Applied or Available condition is False at the binding's
+// generation.
 func Failed(b *placement.Binding) bool {
-	c, ok := condition.Find(b.Conditions, condition.TypeApplied)
-	return ok && c.Status == metav1.ConditionFalse && c.ObservedGeneration == b.Generation
+	// Any stage of delivering the binding's current generation may have failed: its
+	// overrides, its work, its apply or its availability (upstream's HasBindingFailed). A
+	// failed binding is already unavailable, so rolling a fix to it costs no budget.
+	for _, typ := range []string{condition.TypeOverridden, condition.TypeWorkSynchronized, condition.TypeApplied, condition.TypeAvailable} {
+		if c, ok := condition.Find(b.Conditions, typ); ok && c.Status == metav1.ConditionFalse && c.ObservedGeneration == b.Generation {
+			return true
+		}
+	}
+	return false
 }
 
 // Scaled resolves a maxUnavailable or maxSurge value against the target n: an absolute

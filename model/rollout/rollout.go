@@ -72,9 +72,10 @@ func Decide(in Input) Plan {
 			} else if ready {
 				bud.Leaving++
 			}
-			if !failed {
-				bud.CanBeReady++
-			}
+			// Every binding that holds resources counts towards the surge cap, failed or not
+			// (upstream leaves failed ones out, which lets a placement hold more than
+			// target + maxSurge clusters).
+			bud.CanBeReady++
 		case placement.Scheduled:
 			switch {
 			case b.Deleting:
@@ -91,9 +92,7 @@ func Decide(in Input) Plan {
 			if ready {
 				bud.ReadyCount++
 			}
-			if !failed {
-				bud.CanBeReady++
-			}
+			bud.CanBeReady++
 			if b.Deleting {
 				if ready {
 					bud.Leaving++
@@ -124,7 +123,7 @@ func Decide(in Input) Plan {
 	d.plan.Budget = bud
 
 	for _, c := range failedCands {
-		d.bind(c, fmt.Sprintf("updated in place (%s) outside the budget: applying the resources failed, so the cluster is unavailable already", c.stale))
+		d.bind(c, fmt.Sprintf("updated in place (%s) outside the budget: delivering the resources failed, so the cluster is unavailable already", c.stale))
 	}
 	removable := max(bud.MaxToRemove, 0)
 	heldByAvailability := false

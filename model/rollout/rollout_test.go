@@ -327,9 +327,9 @@ func TestDecide(t *testing.T) {
 				bnd("c1", bound, applyFailed, started), bnd("c2", bound, ready, blocked), bnd("c3", bound, ready, blocked),
 			},
 			want:   outcome{Bind: []string{"c1"}, Held: []string{"c2", "c3"}},
-			budget: &rollout.Budget{Target: 3, MaxUnavailable: 1, MaxSurge: 1, MinAvailable: 2, ReadyCount: 2, CanBeReady: 2, MaxToRemove: 0, MaxToAdd: 2},
+			budget: &rollout.Budget{Target: 3, MaxUnavailable: 1, MaxSurge: 1, MinAvailable: 2, ReadyCount: 2, CanBeReady: 3, MaxToRemove: 0, MaxToAdd: 1},
 			reasons: map[string]string{
-				"c1": "updated in place (resource snapshot crp-1-snapshot → crp-2-snapshot) outside the budget: applying the resources failed, so the cluster is unavailable already",
+				"c1": "updated in place (resource snapshot crp-1-snapshot → crp-2-snapshot) outside the budget: delivering the resources failed, so the cluster is unavailable already",
 			},
 		},
 		{
@@ -382,14 +382,16 @@ func TestDecide(t *testing.T) {
 			},
 		},
 		{
-			name: "an unscheduled binding that failed does not count against maxSurge",
+			// Upstream leaves a failed binding out of the surge count; it still holds resources,
+			// so fleetsim counts it and the placement never exceeds target + maxSurge.
+			name: "an unscheduled binding that failed still counts against maxSurge",
 			typ:  pickN, n: 2, ms: "1",
 			bindings: []*placement.Binding{
 				bnd("c1", unscheduled, applyFailed), bnd("c2", unscheduled, on(newSnap), ready),
 				bnd("c3", scheduled), bnd("c4", scheduled),
 			},
-			want:   outcome{Bind: []string{"c3", "c4"}, Held: []string{"c1", "c2"}},
-			budget: &rollout.Budget{Target: 2, MaxUnavailable: 1, MaxSurge: 1, MinAvailable: 1, ReadyCount: 1, CanBeReady: 1, MaxToRemove: 0, MaxToAdd: 2},
+			want:   outcome{Bind: []string{"c3"}, Wait: []string{"c4"}, Held: []string{"c1", "c2", "c4"}},
+			budget: &rollout.Budget{Target: 2, MaxUnavailable: 1, MaxSurge: 1, MinAvailable: 1, ReadyCount: 1, CanBeReady: 2, MaxToRemove: 0, MaxToAdd: 1},
 		},
 		{
 			name: "maxUnavailable 0 with maxSurge 1: in-place updates are stuck, surge still adds a cluster",
@@ -422,7 +424,7 @@ func TestDecide(t *testing.T) {
 				bnd("c3", unscheduled, untrackable(5*time.Second)), bnd("c4", unscheduled, applyFailed),
 			},
 			want:    outcome{Delete: []string{"c1", "c2", "c3", "c4"}},
-			budget:  &rollout.Budget{Target: 0, ReadyCount: 1, CanBeReady: 3, MaxToRemove: 4, MaxToAdd: -3},
+			budget:  &rollout.Budget{Target: 0, ReadyCount: 1, CanBeReady: 4, MaxToRemove: 4, MaxToAdd: -4},
 			reasons: map[string]string{"c2": zero},
 		},
 		{
@@ -458,12 +460,13 @@ func TestDecide(t *testing.T) {
 			},
 		},
 		{
+			// c3 is not available at its generation: it has failed, so its update costs no budget.
 			name: "a stale bound binding being deleted is neither updated nor waiting",
 			typ:  pickN, n: 3, mu: "2",
 			bindings: []*placement.Binding{
 				bnd("c1", bound, ready, deleting), bnd("c2", bound, ready, blocked), bnd("c3", bound, notAvailable, blocked),
 			},
-			want:   outcome{Held: []string{"c2", "c3"}},
+			want:   outcome{Bind: []string{"c3"}, Held: []string{"c2"}},
 			budget: &rollout.Budget{Target: 3, MaxUnavailable: 2, MaxSurge: 1, MinAvailable: 1, ReadyCount: 2, Leaving: 1, CanBeReady: 3, MaxToRemove: 0, MaxToAdd: 1},
 		},
 		{
