@@ -12,7 +12,7 @@ import (
 // actionKinds lists every action, in the order error messages name them.
 var actionKinds = []ActionKind{
 	ActionApply, ActionDelete, ActionFail, ActionHeal, ActionTaint, ActionUntaint,
-	ActionLabel, ActionApprove, ActionRestartHub, ActionWorkload,
+	ActionLabel, ActionApprove, ActionRestartHub, ActionWorkload, ActionFleetctl,
 }
 
 // ApprovalRequestKind is the kind an `approve` step approves.
@@ -290,7 +290,7 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 		}
 
 	case ActionWorkload:
-		g, err := p.fields(v, af, aline, "member", "kind", "name", "namespace", "behavior")
+		g, err := p.fields(v, af, aline, "member", "kind", "name", "namespace", "image", "behavior")
 		if err != nil {
 			return ps, err
 		}
@@ -307,6 +307,9 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 		if w.Namespace, _, err = p.optionalString(g, "namespace"); err != nil {
 			return ps, err
 		}
+		if w.Image, _, err = p.optionalString(g, "image"); err != nil {
+			return ps, err
+		}
 		if g.get("behavior") == nil {
 			return ps, p.missing(g, "behavior")
 		}
@@ -316,6 +319,38 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 		}
 		w.Behavior = WorkloadBehavior(b)
 		s.Workload = w
+
+	case ActionFleetctl:
+		g, err := p.fields(v, af, aline, "command", "unit", "file")
+		if err != nil {
+			return ps, err
+		}
+		f := &FleetctlStep{}
+		if g.get("command") == nil {
+			return ps, p.missing(g, "command")
+		}
+		c, err := p.enum(g, "command", "", string(FleetctlSubmit), string(FleetctlLoad), string(FleetctlStart), string(FleetctlStop), string(FleetctlUnload), string(FleetctlDestroy))
+		if err != nil {
+			return ps, err
+		}
+		f.Command = FleetctlCommand(c)
+		if f.Unit, err = p.requiredString(g, "unit"); err != nil {
+			return ps, err
+		}
+		if f.File, _, err = p.optionalString(g, "file"); err != nil {
+			return ps, err
+		}
+		if f.Command == FleetctlSubmit && f.File == "" {
+			return ps, p.missing(g, "file")
+		}
+		if f.File != "" {
+			switch f.Command {
+			case FleetctlSubmit, FleetctlLoad, FleetctlStart:
+			default:
+				return ps, p.errorf(g.keyLine("file"), g.child("file"), "only submit, load and start take a unit file")
+			}
+		}
+		s.Fleetctl = f
 	}
 	return ps, nil
 }

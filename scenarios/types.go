@@ -52,6 +52,7 @@ const (
 	ActionApprove    ActionKind = "approve"
 	ActionRestartHub ActionKind = "restartHub"
 	ActionWorkload   ActionKind = "workload"
+	ActionFleetctl   ActionKind = "fleetctl"
 )
 
 // Step is one timeline entry: a time and exactly one action (the field named by Action is set).
@@ -69,6 +70,27 @@ type Step struct {
 	Label    *LabelStep
 	Approve  *ObjectRef
 	Workload *WorkloadStep
+	Fleetctl *FleetctlStep
+}
+
+// FleetctlCommand is a unit command as fleetctl offers it.
+type FleetctlCommand string
+
+const (
+	FleetctlSubmit  FleetctlCommand = "submit"
+	FleetctlLoad    FleetctlCommand = "load"
+	FleetctlStart   FleetctlCommand = "start"
+	FleetctlStop    FleetctlCommand = "stop"
+	FleetctlUnload  FleetctlCommand = "unload"
+	FleetctlDestroy FleetctlCommand = "destroy"
+)
+
+// FleetctlStep runs a fleetctl-like command on a unit. File is the unit file text: required
+// for submit, and submits the unit first when given to load or start (as fleetctl does).
+type FleetctlStep struct {
+	Command FleetctlCommand
+	Unit    string
+	File    string
 }
 
 // Manifest is one YAML document of an `apply` step.
@@ -126,7 +148,10 @@ type WorkloadStep struct {
 	Kind      string
 	Name      string
 	Namespace string
-	Behavior  WorkloadBehavior
+	// Image, when set, limits the step to versions of the object whose pod template runs
+	// that container image (to script "the new image is bad").
+	Image    string
+	Behavior WorkloadBehavior
 }
 
 // Expectation is one `expect` entry, checked at At (or at the end when AtEnd).
@@ -140,6 +165,17 @@ type Expectation struct {
 	// ClusterStagedUpdateRun.
 	Eviction  *ObjectExpectation
 	UpdateRun *ObjectExpectation
+	Unit      *UnitExpectation
+}
+
+// UnitExpectation expects a fleet unit's state and where it runs. Machine is the one
+// machine a unit is scheduled to ("" checks nothing; "-" means unscheduled); Machines is the
+// exact set of machines running a global unit (or running a unit at all, for duplicates).
+type UnitExpectation struct {
+	Name     string
+	State    string // inactive, loaded, launched or failed; "" checks nothing
+	Machine  string
+	Machines []string
 }
 
 // ObjectExpectation expects a condition on a named object.

@@ -25,26 +25,31 @@ const (
 	WorkloadApplyFails WorkloadBehavior = "applyFails"
 )
 
-// workloadRule says how matching resources behave; later rules override earlier ones.
-type workloadRule struct {
-	member, kind, name, namespace string
-	behavior                      WorkloadBehavior
+// Workload scripts how matching resources behave on members. Member is a member name or
+// "*"; Kind matches exactly; an empty Name, Namespace or Image matches any. Image limits the
+// rule to versions whose pod template runs that container image.
+type Workload struct {
+	Member, Kind, Name, Namespace, Image string
+	Behavior                             WorkloadBehavior
 }
 
-// SetWorkload scripts a resource's behaviour on one member, or on every member with "*".
-// Kind matches exactly; an empty name or namespace matches any.
-func (s *Sim) SetWorkload(member, kind, name, namespace string, b WorkloadBehavior) error {
-	switch b {
+// SetWorkload adds a workload rule; later rules override earlier ones.
+func (s *Sim) SetWorkload(w Workload) error {
+	switch w.Behavior {
 	case WorkloadAvailable, WorkloadUnavailable, WorkloadApplyFails:
 	default:
-		return fmt.Errorf("workload behavior %q is not one of available, unavailable, applyFails", b)
+		return fmt.Errorf("workload behavior %q is not one of available, unavailable, applyFails", w.Behavior)
 	}
-	s.workloads = append(s.workloads, workloadRule{member: member, kind: kind, name: name, namespace: namespace, behavior: b})
-	s.Record("workload-behavior", member, fmt.Sprintf("%s %s/%s: %s", kind, namespace, name, b))
+	s.workloads = append(s.workloads, w)
+	detail := fmt.Sprintf("%s %s/%s: %s", w.Kind, w.Namespace, w.Name, w.Behavior)
+	if w.Image != "" {
+		detail += " when running " + w.Image
+	}
+	s.Record("workload-behavior", w.Member, detail)
 	// Members re-evaluate what they run, as a changed image would make them.
-	for _, w := range s.store.sortedWorks() {
-		if member == "*" || member == w.Member {
-			s.scheduleApply(w.Member, w.Binding, w.Generation, 0)
+	for _, wk := range s.store.sortedWorks() {
+		if w.Member == "*" || w.Member == wk.Member {
+			s.scheduleApply(wk.Member, wk.Binding, wk.Generation, 0)
 		}
 	}
 	return nil
@@ -53,12 +58,28 @@ func (s *Sim) SetWorkload(member, kind, name, namespace string, b WorkloadBehavi
 func (s *Sim) workloadBehavior(member string, o *unstructured.Unstructured) WorkloadBehavior {
 	b := WorkloadAvailable
 	for _, r := range s.workloads {
-		if (r.member == "*" || r.member == member) && r.kind == o.GetKind() &&
-			(r.name == "" || r.name == o.GetName()) && (r.namespace == "" || r.namespace == o.GetNamespace()) {
-			b = r.behavior
+		if (r.Member == "*" || r.Member == member) && r.Kind == o.GetKind() &&
+			(r.Name == "" || r.Name == o.GetName()) && (r.Namespace == "" || r.Namespace == o.GetNamespace()) &&
+			(r.Image == "" || runsImage(o, r.Image)) {
+			b = r.Behavior
 		}
 	}
 	return b
+}
+
+// runsImage reports whether an object's pod template (or pod spec) runs the image.
+func runsImage(o *unstructured.Unstructured, image string) bool {
+	for _, path := range [][]string{{"spec", "template", "spec"}, {"spec"}} {
+		for _, field := range []string{"containers", "initContainers"} {
+			cs, _, _ := unstructured.NestedSlice(o.Object, append(append([]string{}, path...), field)...)
+			for _, c := range cs {
+				if m, ok := c.(map[string]any); ok && m["image"] == image {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // scheduleApply has the member agent apply a work after d.

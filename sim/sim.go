@@ -86,7 +86,7 @@ type Sim struct {
 	controllers *mhub.Controllers
 	appliedAt   map[string]appliedWork // by binding name: when the member applied it
 	observers   []Observer
-	workloads   []workloadRule
+	workloads   []Workload
 	newBindings []placement.Binding // created by the event being processed
 
 	funcs     []funcEvent

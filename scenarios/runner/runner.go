@@ -236,7 +236,7 @@ func (r *run) step(st *scenarios.Step) {
 		s.RestartHub()
 	case scenarios.ActionWorkload:
 		w := st.Workload
-		err = s.SetWorkload(w.Member, w.Kind, w.Name, w.Namespace, sim.WorkloadBehavior(w.Behavior))
+		err = s.SetWorkload(sim.Workload{Member: w.Member, Kind: w.Kind, Name: w.Name, Namespace: w.Namespace, Image: w.Image, Behavior: sim.WorkloadBehavior(w.Behavior)})
 	case scenarios.ActionApprove:
 		err = s.Approve(st.Approve.Name)
 	default:
