@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/fleetsim/fleetsim/agentsystemd"
 	mhub "github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/placement"
@@ -55,6 +56,9 @@ func (s *Sim) AddMember(spec MemberSpec) error {
 	a := &agent{
 		idx: int32(len(s.agents)), name: spec.Name, rec: r, period: spec.HeartbeatPeriod, healthy: !spec.Unhealthy,
 		properties: spec.Properties, resources: spec.Resources,
+	}
+	if spec.Kind == member.KindMachine {
+		a.systemd = agentsystemd.NewSimSystemd()
 	}
 	r.agent = a
 	s.agents = append(s.agents, a)
@@ -106,6 +110,11 @@ func (s *Sim) Fail(name string, mode FailMode) error {
 		a.crashed = true
 		a.joined = false
 		a.epoch++
+		if a.systemd != nil {
+			// A crashed machine runs nothing; it boots with an empty systemd.
+			a.systemd = agentsystemd.NewSimSystemd()
+			s.checkDuplicates()
+		}
 	case Partition:
 		a.partitioned = true
 	default:
@@ -130,6 +139,9 @@ func (s *Sim) Heal(name string) error {
 	s.Record("member-healed", name, "")
 	s.push(0, event{kind: evAgentSync, ref: a.idx})
 	s.reapplyWorks(name)
+	if a.systemd != nil {
+		s.queueMachineAgent(name, s.cfg.AgentSyncDelay)
+	}
 	return nil
 }
 

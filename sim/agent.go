@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/fleetsim/fleetsim/agentsystemd"
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/membership"
 	"github.com/fleetsim/fleetsim/model/triggers"
@@ -26,6 +27,8 @@ type agent struct {
 	partitioned bool
 	joined      bool
 	healthy     bool
+	// systemd is the machine's simulated systemd (machines only).
+	systemd *agentsystemd.SimSystemd
 	// properties and resources are reported with the first heartbeat after joining.
 	properties map[string]resource.Quantity
 	resources  member.ResourceUsage
@@ -54,6 +57,9 @@ func (s *Sim) agentSync(e *event) bool {
 		a.epoch++
 		s.Record("agent-joining", a.name, "")
 		s.sendHeartbeat(a, s.now)
+		if a.systemd != nil {
+			s.queueMachineAgent(a.name, 0)
+		}
 	case *r.IMC == membership.StateLeave && a.joined:
 		a.joined = false
 		a.epoch++
@@ -139,5 +145,9 @@ func (s *Sim) deliverHeartbeat(a *agent, sent time.Duration) {
 	}
 	if !wasEligible && isEligible {
 		s.hub.memberChanged(a.name, triggers.MemberBecameEligible)
+		if m.Kind == member.KindMachine {
+			s.queueEngine(s.cfg.HubDelay)
+			s.queueMachineAgent(a.name, s.cfg.AgentSyncDelay)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/units"
 )
 
 // Config tunes a simulation. Zero fields take the defaults documented on each.
@@ -28,6 +29,10 @@ type Config struct {
 	Eligibility member.EligibilityConfig
 	// HubRestartDelay is how long a restarting hub is down (default 10s).
 	HubRestartDelay time.Duration
+	// MachineTTL is fleet's agent_ttl: a machine silent this long is gone and its units
+	// move (default 30s). EngineLeaseTTL is the engine lease's TTL (default 10s).
+	MachineTTL     time.Duration
+	EngineLeaseTTL time.Duration
 	// WorkloadReadyDelay is how long a trackable workload (a deployment, a job) takes to
 	// become available after it is applied (default 30s).
 	WorkloadReadyDelay time.Duration
@@ -119,6 +124,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.HubRestartDelay == 0 {
 		c.HubRestartDelay = 10 * time.Second
+	}
+	if c.MachineTTL == 0 {
+		c.MachineTTL = units.DefaultMachineTTL
+	}
+	if c.EngineLeaseTTL == 0 {
+		c.EngineLeaseTTL = 10 * time.Second
 	}
 	if c.WorkloadReadyDelay == 0 {
 		c.WorkloadReadyDelay = 30 * time.Second

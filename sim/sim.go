@@ -84,6 +84,7 @@ type Sim struct {
 	topPending bool
 
 	controllers *mhub.Controllers
+	fleet       fleetRegistry
 	appliedAt   map[string]appliedWork // by binding name: when the member applied it
 	observers   []Observer
 	workloads   []Workload
@@ -122,6 +123,7 @@ func New(cfg Config) (*Sim, error) {
 	s.store.onBindingDeleted = func(name string) { delete(s.appliedAt, name) }
 	s.hub = newHub(s)
 	s.appliedAt = map[string]appliedWork{}
+	s.fleet = newFleetRegistry()
 	s.controllers = &mhub.Controllers{Store: s.store, Env: s, Scheduler: s.sched, Eligibility: cfg.Eligibility}
 	return s, nil
 }

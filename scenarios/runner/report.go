@@ -21,6 +21,7 @@ type Report struct {
 	Members       []MemberReport      `json:"members"`
 	Evictions     []ObjectReport      `json:"evictions,omitempty"`
 	UpdateRuns    []ObjectReport      `json:"updateRuns,omitempty"`
+	Units         []sim.UnitStatus    `json:"units,omitempty"`
 	Timeline      []TimelineEntry     `json:"timeline"`
 	// TimelineDropped counts notable events left out of Timeline (see MaxTimeline).
 	TimelineDropped int `json:"timelineDropped,omitempty"`

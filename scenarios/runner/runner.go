@@ -52,6 +52,9 @@ var notable = map[string]bool{
 	"binding-scheduled": true, "binding-repicked": true, "binding-unscheduled": true, "binding-rolled": true,
 	"binding-deleted": true, "binding-waiting": true, "binding-condition": true, "placement-status": true, "workload-behavior": true,
 	"override-snapshot-created": true, "eviction-created": true, "eviction-condition": true,
+	"unit-submit": true, "unit-load": true, "unit-start": true, "unit-stop": true, "unit-unload": true, "unit-destroyed": true,
+	"unit-scheduled": true, "unit-unscheduled": true, "unit-unschedulable": true, "unit-duplicate": true, "unit-duplicate-ended": true,
+	"engine-lease-acquired": true, "engine-write-rejected": true, "systemd-start": true, "systemd-stop": true, "systemd-task-failed": true,
 	"staged-run-created": true, "staged-run-condition": true, "approval-requested": true, "approval-approved": true,
 	"hub-stopped": true, "hub-started": true, "apply-rejected": true, "resource-applied": true, "resource-deleted": true,
 	"resource-snapshot-created": true, "placement-selection-failed": true,
@@ -239,6 +242,8 @@ func (r *run) step(st *scenarios.Step) {
 		err = s.SetWorkload(sim.Workload{Member: w.Member, Kind: w.Kind, Name: w.Name, Namespace: w.Namespace, Image: w.Image, Behavior: sim.WorkloadBehavior(w.Behavior)})
 	case scenarios.ActionApprove:
 		err = s.Approve(st.Approve.Name)
+	case scenarios.ActionFleetctl:
+		err = s.Fleetctl(string(st.Fleetctl.Command), st.Fleetctl.Unit, st.Fleetctl.File)
 	default:
 		err = fmt.Errorf("unknown action %q", st.Action)
 	}
@@ -379,6 +384,8 @@ func (r *run) check(e *scenarios.Expectation, at time.Duration) {
 			st, ok := r.s.Eviction(name)
 			return st.Conditions, ok
 		})
+	case e.Unit != nil:
+		res.Description, res.Passed, res.Detail = r.checkUnit(e.Unit)
 	case e.UpdateRun != nil:
 		res.Description, res.Passed, res.Detail = r.checkObject("staged update run", e.UpdateRun, func(name string) ([]sim.Condition, bool) {
 			st, ok := r.s.UpdateRun(name)
@@ -440,6 +447,46 @@ func (r *run) checkMember(m *scenarios.MemberExpectation) (string, bool, string)
 	return desc, passed, "got " + text
 }
 
+// checkUnit checks a fleet unit's state and where it runs.
+func (r *run) checkUnit(e *scenarios.UnitExpectation) (string, bool, string) {
+	var want []string
+	if e.State != "" {
+		want = append(want, "state "+e.State)
+	}
+	if e.Machine == "-" {
+		want = append(want, "no machine")
+	} else if e.Machine != "" {
+		want = append(want, "machine "+e.Machine)
+	}
+	if e.Machines != nil {
+		want = append(want, fmt.Sprintf("running on [%s]", strings.Join(e.Machines, " ")))
+	}
+	desc := fmt.Sprintf("unit %s has %s", e.Name, strings.Join(want, ", "))
+	st, ok := r.s.Unit(e.Name)
+	if !ok {
+		return desc, false, fmt.Sprintf("unit %s does not exist", e.Name)
+	}
+	passed := true
+	if e.State != "" {
+		passed = passed && st.State == e.State
+	}
+	switch e.Machine {
+	case "":
+	case "-":
+		passed = passed && st.Machine == ""
+	default:
+		passed = passed && st.Machine == e.Machine
+	}
+	if e.Machines != nil {
+		passed = passed && slices.Equal(e.Machines, st.Running)
+	}
+	machine := st.Machine
+	if machine == "" {
+		machine = "none"
+	}
+	return desc, passed, fmt.Sprintf("got state %s (desired %s), machine %s, running on [%s]", st.State, st.DesiredState, machine, strings.Join(st.Running, " "))
+}
+
 // checkObject checks a condition of a named object of some kind.
 func (r *run) checkObject(kind string, e *scenarios.ObjectExpectation, get func(string) ([]sim.Condition, bool)) (string, bool, string) {
 	desc := fmt.Sprintf("%s %s has %s", kind, e.Name, describeCondition(e.Condition))
@@ -492,6 +539,7 @@ func (r *run) finalState() {
 	for _, e := range r.s.Evictions() {
 		r.report.Evictions = append(r.report.Evictions, ObjectReport{Name: e.Name, Conditions: conditions(e.Conditions)})
 	}
+	r.report.Units = r.s.Units()
 	for _, u := range r.s.UpdateRuns() {
 		r.report.UpdateRuns = append(r.report.UpdateRuns, ObjectReport{Name: u.Name, Conditions: conditions(u.Conditions)})
 	}
