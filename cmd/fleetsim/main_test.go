@@ -205,3 +205,15 @@ func TestHelpAndVersion(t *testing.T) {
 		t.Errorf("completion bash = exit %d", code)
 	}
 }
+
+func TestBenchCommand(t *testing.T) {
+	code, out, errOut := run(t, "bench", "sim", "--members", "20", "--simulated", "10m")
+	if code != exitOK || !strings.Contains(out, "SimHeartbeats/members=20") || !strings.Contains(out, "events/s") {
+		t.Errorf("bench sim = exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	for _, args := range [][]string{{"bench", "nothing"}, {"bench", "sim", "--members", "0"}, {"bench", "scheduler", "--members", "5", "--picks", "9"}} {
+		if code, _, _ := run(t, args...); code != exitInvalid {
+			t.Errorf("fleetsim %v = exit %d, want %d", args, code, exitInvalid)
+		}
+	}
+}

@@ -28,7 +28,7 @@ The scenario format is documented in scenarios/README.md.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRunCommand(stdout, stderr), newValidateCommand(stdout, stderr), newVersionCommand(stdout))
+	root.AddCommand(newRunCommand(stdout, stderr), newValidateCommand(stdout, stderr), newBenchCommand(stdout), newVersionCommand(stdout))
 	return root
 }
 

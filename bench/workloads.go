@@ -1,0 +1,62 @@
+package bench
+
+import (
+	"testing"
+	"time"
+
+	"github.com/fleetsim/fleetsim/model/placement"
+	"github.com/fleetsim/fleetsim/model/scheduler"
+	"github.com/fleetsim/fleetsim/sim"
+)
+
+// Schedule measures one whole scheduling decision of policy over a generated fleet of the
+// given size; wantPlaced, when not negative, is checked on every decision.
+func Schedule(b *testing.B, members int, p *placement.PlacementPolicy, n int32, wantPlaced int) {
+	fleet := Fleet(members, 1)
+	snap := &placement.PolicySnapshot{Name: "crp-0", Placement: "crp", Policy: p, NumberOfClusters: n}
+	in := scheduler.Input{Snapshot: snap, Members: fleet, Now: Epoch}
+	s := scheduler.New(scheduler.Options{})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		plan, err := s.Schedule(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if wantPlaced >= 0 && plan.Placed != wantPlaced {
+			b.Fatalf("placed %d clusters, want %d", plan.Placed, wantPlaced)
+		}
+	}
+}
+
+// SimHeartbeats measures simulating members heartbeating every 60s for the given simulated
+// time with the hub evaluating their health; one op is the whole run. It reports events/op,
+// events/s and the speed-up over real time.
+func SimHeartbeats(b *testing.B, members int, d time.Duration) {
+	fleet := Fleet(members, 1)
+	b.ReportAllocs()
+	var events uint64
+	for b.Loop() {
+		s, err := sim.New(sim.Config{Seed: 1, HeartbeatJitter: time.Second})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, m := range fleet {
+			if err := s.AddMember(sim.MemberSpec{Name: m.Name, Labels: m.Labels, Properties: m.Properties, Resources: m.Resources}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		res, err := s.Run(d)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events = res.Events
+		if got := len(s.Members()); got != members {
+			b.Fatalf("%d members at the end, want %d", got, members)
+		}
+	}
+	perOp := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(float64(events), "events/op")
+	b.ReportMetric(float64(events)/perOp, "events/s")
+	b.ReportMetric(d.Seconds()/perOp, "x-realtime")
+}

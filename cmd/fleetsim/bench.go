@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fleetsim/fleetsim/bench"
+)
+
+func newBenchCommand(stdout io.Writer) *cobra.Command {
+	var members int
+	var picks int32
+	var simulated time.Duration
+	cmd := &cobra.Command{
+		Use:   "bench scheduler|sim",
+		Short: "Measure the scheduler or the simulator on a generated fleet",
+		Long: `bench runs the project's benchmarks outside go test, on a fleet of the size you give:
+
+  scheduler  one whole PickN decision (one required term, two preferred terms, a property
+             sorter, a topology spread constraint) and one PickAll decision
+  sim        members heartbeating every 60s for the simulated time, with the hub
+             evaluating their health
+
+Figures go to stdout as go test -bench prints them. reports/benchmarks.md records the
+reference figures and the commands that produced them.`,
+		Example: `  fleetsim bench scheduler --members 10000 --picks 50
+  fleetsim bench sim --members 5000 --simulated 24h`,
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: []string{"scheduler", "sim"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if members <= 0 {
+				return &exitError{code: exitInvalid, err: fmt.Errorf("--members %d must be positive", members)}
+			}
+			switch args[0] {
+			case "scheduler":
+				if picks < 0 || int(picks) > members {
+					return &exitError{code: exitInvalid, err: fmt.Errorf("--picks %d must be between 0 and --members", picks)}
+				}
+				report(stdout, fmt.Sprintf("SchedulePickN/members=%d/picks=%d", members, picks), testing.Benchmark(func(b *testing.B) {
+					bench.Schedule(b, members, bench.PickNPolicy(picks), picks, -1)
+				}))
+				report(stdout, fmt.Sprintf("SchedulePickAll/members=%d", members), testing.Benchmark(func(b *testing.B) {
+					bench.Schedule(b, members, bench.PickAllPolicy(), 0, -1)
+				}))
+			case "sim":
+				if simulated <= 0 {
+					return &exitError{code: exitInvalid, err: fmt.Errorf("--simulated %s must be positive", simulated)}
+				}
+				report(stdout, fmt.Sprintf("SimHeartbeats/members=%d/simulated=%s", members, simulated), testing.Benchmark(func(b *testing.B) {
+					bench.SimHeartbeats(b, members, simulated)
+				}))
+			default:
+				return &exitError{code: exitInvalid, err: fmt.Errorf("unknown benchmark %q: want scheduler or sim", args[0])}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&members, "members", 10_000, "number of generated members")
+	cmd.Flags().Int32Var(&picks, "picks", 50, "numberOfClusters of the PickN placement (scheduler)")
+	cmd.Flags().DurationVar(&simulated, "simulated", 24*time.Hour, "simulated time (sim)")
+	return cmd
+}
+
+func report(w io.Writer, name string, r testing.BenchmarkResult) {
+	fmt.Fprintf(w, "%-48s %s %s\n", name, r.String(), r.MemString())
+}
