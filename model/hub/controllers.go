@@ -44,6 +44,20 @@ func (c *Controllers) Reconcile(ctrl triggers.Controller, key string) {
 	}
 }
 
+// livePlacement returns a placement that is not being deleted and its latest policy
+// snapshot, or nils when there is nothing to decide for yet.
+func (c *Controllers) livePlacement(name string) (*Placement, *placement.PolicySnapshot) {
+	p := c.Store.Placement(name)
+	if p == nil || p.Deleting {
+		return nil, nil
+	}
+	snap := p.LatestPolicySnapshot()
+	if snap == nil {
+		return nil, nil
+	}
+	return p, snap
+}
+
 // ConditionText renders a condition for events.
 func ConditionText(c condition.Condition) string {
 	return fmt.Sprintf("%s=%s %s: %s", c.Type, c.Status, c.Reason, c.Message)
@@ -182,12 +196,8 @@ func (c *Controllers) snapshotResources(name string, p *Placement) {
 
 func (c *Controllers) reconcileScheduler(name string) {
 	st, env := c.Store, c.Env
-	p := st.Placement(name)
-	if p == nil || p.Deleting {
-		return
-	}
-	snap := p.LatestPolicySnapshot()
-	if snap == nil {
+	p, snap := c.livePlacement(name)
+	if p == nil {
 		return
 	}
 	plan, err := c.Scheduler.Schedule(scheduler.Input{Snapshot: snap, Members: st.Clusters(), Bindings: st.Bindings(name), Now: env.Now()})

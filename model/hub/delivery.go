@@ -26,12 +26,8 @@ const (
 // placements are rolled by staged update runs instead.
 func (c *Controllers) reconcileRollout(name string) {
 	st, env := c.Store, c.Env
-	p := st.Placement(name)
-	if p == nil || p.Deleting {
-		return
-	}
-	snap := p.LatestPolicySnapshot()
-	if snap == nil {
+	p, snap := c.livePlacement(name)
+	if p == nil {
 		return
 	}
 	if p.CRP.Spec.Strategy.Type == placement.ExternalStrategy {
