@@ -32,7 +32,7 @@ func (p *parser) parseExpectation(n *yaml.Node, fieldPath string) (Expectation, 
 	if n.Kind != yaml.MappingNode {
 		return e, p.errorf(n.Line, fieldPath, "must be a mapping with placement or member, not %s", describe(n))
 	}
-	kinds := []string{"placement", "member", "eviction", "updateRun"}
+	kinds := []string{"placement", "member", "eviction", "updateRun", "unit"}
 	f, err := p.fields(n, fieldPath, 0, append([]string{"at"}, kinds...)...)
 	if err != nil {
 		return e, err
@@ -52,7 +52,7 @@ func (p *parser) parseExpectation(n *yaml.Node, fieldPath string) (Expectation, 
 	}
 	switch len(present) {
 	case 0:
-		return e, p.errorf(n.Line, fieldPath, "an expectation needs one of placement, member, eviction and updateRun")
+		return e, p.errorf(n.Line, fieldPath, "an expectation needs one of placement, member, eviction, updateRun and unit")
 	case 1:
 	default:
 		later := present[0]
@@ -61,7 +61,7 @@ func (p *parser) parseExpectation(n *yaml.Node, fieldPath string) (Expectation, 
 				later = k
 			}
 		}
-		return e, p.errorf(f.keyLine(later), fieldPath, "an expectation has exactly one of placement, member, eviction and updateRun, found %s", strings.Join(present, " and "))
+		return e, p.errorf(f.keyLine(later), fieldPath, "an expectation has exactly one of placement, member, eviction, updateRun and unit, found %s", strings.Join(present, " and "))
 	}
 	switch k := present[0]; k {
 	case "placement":
@@ -72,8 +72,55 @@ func (p *parser) parseExpectation(n *yaml.Node, fieldPath string) (Expectation, 
 		e.Eviction, err = p.objectExpectation(f.vals[k], f.child(k), f.keyLine(k))
 	case "updateRun":
 		e.UpdateRun, err = p.objectExpectation(f.vals[k], f.child(k), f.keyLine(k))
+	case "unit":
+		e.Unit, err = p.unitExpectation(f.vals[k], f.child(k), f.keyLine(k))
 	}
 	return e, err
+}
+
+func (p *parser) unitExpectation(n *yaml.Node, fieldPath string, keyLine int) (*UnitExpectation, error) {
+	f, err := p.fields(n, fieldPath, keyLine, "name", "state", "machine", "machines")
+	if err != nil {
+		return nil, err
+	}
+	ue := &UnitExpectation{}
+	if ue.Name, err = p.requiredString(f, "name"); err != nil {
+		return nil, err
+	}
+	if f.get("state") == nil && f.get("machine") == nil && f.get("machines") == nil {
+		return nil, p.errorf(f.line, fieldPath, "needs at least one of state, machine and machines")
+	}
+	if f.get("state") != nil {
+		if ue.State, err = p.enum(f, "state", "", "inactive", "loaded", "launched", "failed"); err != nil {
+			return nil, err
+		}
+	}
+	if ue.Machine, _, err = p.optionalString(f, "machine"); err != nil {
+		return nil, err
+	}
+	if ue.Machine != "" && ue.Machine != "-" && !p.knownMember(ue.Machine) {
+		return nil, p.errorf(f.get("machine").Line, f.child("machine"), "unknown machine %q: not defined in members", ue.Machine)
+	}
+	if m := f.get("machines"); m != nil {
+		items, err := p.list(m, f.child("machines"))
+		if err != nil {
+			return nil, err
+		}
+		ue.Machines = make([]string, 0, len(items))
+		for i, it := range items {
+			cf := index(f.child("machines"), i)
+			name, err := p.scalar(it, cf)
+			if err != nil {
+				return nil, err
+			}
+			if !p.knownMember(name) {
+				return nil, p.errorf(it.Line, cf, "unknown machine %q: not defined in members", name)
+			}
+			ue.Machines = append(ue.Machines, name)
+		}
+		slices.Sort(ue.Machines)
+	}
+	return ue, nil
 }
 
 func (p *parser) objectExpectation(n *yaml.Node, fieldPath string, keyLine int) (*ObjectExpectation, error) {

@@ -44,6 +44,9 @@ func (p *parser) parseMembers(n *yaml.Node) ([]MemberGroup, error) {
 	return groups, nil
 }
 
+// MachineHeartbeatPeriod is the default heartbeat period of kind Machine members.
+const MachineHeartbeatPeriod = 15 * time.Second
+
 func (p *parser) parseMemberGroup(n *yaml.Node, field string) (MemberGroup, error) {
 	g := MemberGroup{Line: n.Line, HeartbeatPeriod: member.DefaultHeartbeatPeriod}
 	if isNull(n) {
@@ -97,6 +100,11 @@ func (p *parser) parseMemberGroup(n *yaml.Node, field string) (MemberGroup, erro
 	}
 	if g.Resources, err = p.resources(f.get("resources"), f.child("resources")); err != nil {
 		return g, err
+	}
+	if g.Kind == member.KindMachine {
+		// fleetd beats at half its 30 s machine TTL; at the clusters' 60 s a machine would
+		// count as gone half of the time.
+		g.HeartbeatPeriod = MachineHeartbeatPeriod
 	}
 	if hp := f.get("heartbeatPeriod"); hp != nil {
 		d, err := p.durationValue(hp, f.child("heartbeatPeriod"))
@@ -321,7 +329,7 @@ func (p *parser) resources(n *yaml.Node, field string) (member.ResourceUsage, er
 	return u, nil
 }
 
-// metadata reads fleet machine metadata: key → a value or a list of values.
+// metadata reads fleet machine metadata: key → one value.
 func (p *parser) metadata(n *yaml.Node, field string) (map[string][]string, error) {
 	es, err := p.entries(n, field)
 	if err != nil || len(es) == 0 {
@@ -335,17 +343,8 @@ func (p *parser) metadata(n *yaml.Node, field string) (map[string][]string, erro
 		}
 		var vals []string
 		if e.val != nil && e.val.Kind == yaml.SequenceNode {
-			items, err := p.list(e.val, ef)
-			if err != nil {
-				return nil, err
-			}
-			for i, it := range items {
-				v, err := p.scalar(it, index(ef, i))
-				if err != nil {
-					return nil, err
-				}
-				vals = append(vals, v)
-			}
+			// fleetd's metadata option has one value per key (a repeated key keeps the last).
+			return nil, p.errorf(e.line, ef, "a machine has one value per metadata key; a unit's MachineMetadata lists the values it accepts")
 		} else {
 			v, err := p.scalar(e.val, ef)
 			if err != nil {

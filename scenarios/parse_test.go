@@ -67,8 +67,8 @@ func TestParseFull(t *testing.T) {
 				Line:            26,
 				Names:           []string{"m1", "m2"},
 				Kind:            member.KindMachine,
-				HeartbeatPeriod: time.Minute,
-				Metadata:        map[string][]string{"region": {"us-west"}, "disk": {"ssd", "nvme"}},
+				HeartbeatPeriod: MachineHeartbeatPeriod, // machines default to 15s
+				Metadata:        map[string][]string{"region": {"us-west"}, "disk": {"ssd"}},
 			},
 		},
 		Timeline: []Step{
@@ -329,8 +329,8 @@ func TestParseErrors(t *testing.T) {
 			12, "timeline[0].apply[0] (MemberCluster late)", `spec.taints[0].effect: Unsupported value: "NoExecute"`},
 		{"folded apply points at the scalar", head + "timeline:\n  - at: 0s\n    apply: \"apiVersion: v1\\nkind: Namespace\\nmetadata: {}\\n\"\n", 5, "timeline[0].apply[0]", "metadata.name: Required value"},
 		{"expect not a list", head + "expect: {member: a}\n", 3, "expect", "must be a list"},
-		{"expect both", head + members + "expect:\n  - placement: {name: p, clusterCount: 1}\n    member: {name: c1, condition: {type: Joined}}\n", 7, "expect[0]", "exactly one of placement, member, eviction and updateRun"},
-		{"expect neither", head + "expect:\n  - at: 1m\n", 4, "expect[0]", "needs one of placement, member, eviction and updateRun"},
+		{"expect both", head + members + "expect:\n  - placement: {name: p, clusterCount: 1}\n    member: {name: c1, condition: {type: Joined}}\n", 7, "expect[0]", "exactly one of placement, member, eviction, updateRun and unit"},
+		{"expect neither", head + "expect:\n  - at: 1m\n", 4, "expect[0]", "needs one of placement, member, eviction, updateRun and unit"},
 		{"placement expectation without checks", head + "expect:\n  - placement:\n      name: p\n", 4, "expect[0].placement", "needs at least one of clusters, clusterCount and condition"},
 		{"placement expectation unknown cluster", head + members + "expect:\n  - placement: {name: p, clusters: [c1, c9]}\n", 6, "expect[0].placement.clusters[1]", `unknown member "c9"`},
 		{"clusterCount disagrees", head + members + "expect:\n  - placement: {name: p, clusters: [c1, c2], clusterCount: 3}\n", 6, "expect[0].placement.clusterCount", "is 3 but clusters lists 2"},

@@ -126,6 +126,8 @@ func (s *Sim) deliverHeartbeat(a *agent, sent time.Duration) {
 	m := r.Member
 	now := s.Now()
 	wasEligible := m.CheckEligibility(now, s.cfg.Eligibility).OK()
+	// A machine counts as alive to fleet's engine only within its TTL of the last beat.
+	wasAliveMachine := m.Kind == member.KindMachine && m.Agent.Present && now.Sub(m.Agent.LastHeartbeat) < s.cfg.MachineTTL
 	first := !m.Agent.Present || !m.Agent.Joined
 	agentTime := s.cfg.Start.Add(sent + a.skew)
 	healthChanged := first || m.Agent.Healthy != a.healthy
@@ -145,9 +147,11 @@ func (s *Sim) deliverHeartbeat(a *agent, sent time.Duration) {
 	}
 	if !wasEligible && isEligible {
 		s.hub.memberChanged(a.name, triggers.MemberBecameEligible)
-		if m.Kind == member.KindMachine {
-			s.queueEngine(s.cfg.HubDelay)
-			s.queueMachineAgent(a.name, s.cfg.AgentSyncDelay)
-		}
+	}
+	if m.Kind == member.KindMachine && !wasAliveMachine {
+		// The machine is back for fleet: the engine may place units on it again (it retries
+		// unscheduled units), and its agent reconciles.
+		s.queueEngine(s.cfg.HubDelay)
+		s.queueMachineAgent(a.name, s.cfg.AgentSyncDelay)
 	}
 }

@@ -42,7 +42,18 @@ func (s *Sim) Fleetctl(command, name, fileText string) error {
 		f = parsed
 	}
 	fr := &s.fleet
-	next, err := units.Apply(fr.units[name], name, f, units.Op(command))
+	cur := fr.units[name]
+	if cur == nil && f == nil && command != string(units.OpSubmit) {
+		// fleetctl builds an instance from its stored template (foo@1 from foo@.service).
+		if tmpl, ok := unit.TemplateOf(name); ok && fr.units[tmpl] != nil {
+			inst, err := units.Instantiate(fr.units[tmpl], unit.SplitName(name).Instance)
+			if err != nil {
+				return err
+			}
+			f = inst.File
+		}
+	}
+	next, err := units.Apply(cur, name, f, units.Op(command))
 	if err != nil {
 		return err
 	}
@@ -194,6 +205,12 @@ func (s *Sim) reconcileMachineAgent(machine string) {
 	}
 	fr := &s.fleet
 	machines := units.MachinesFromMembers(s.machineMembers(), s.Now(), s.cfg.MachineTTL)
+	for i := range machines {
+		if machines[i].ID == machine {
+			// The agent knows its own machine is up, whatever the registry last heard.
+			machines[i].Alive = true
+		}
+	}
 	jobs := s.jobs()
 	var desired []agentsystemd.DesiredUnit
 	for _, j := range jobs {
