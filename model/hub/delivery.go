@@ -156,6 +156,11 @@ func (c *Controllers) reconcileWork(bindingName string) {
 	if p == nil {
 		return
 	}
+	if w := st.Work(b.Name); w != nil && w.Generation == b.Generation {
+		if c, ok := condition.Find(b.Conditions, condition.TypeWorkSynchronized); ok && c.ObservedGeneration == b.Generation {
+			return // this generation's Work is written; its inputs are immutable snapshots
+		}
+	}
 	nb := *b
 	changed := false
 	set := func(cd condition.Condition) {

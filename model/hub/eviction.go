@@ -18,9 +18,6 @@ func (c *Controllers) reconcileEviction(name string) {
 		crp := p.CRP
 		pl = eviction.PlacementOf(&crp)
 		pl.Deleting = p.Deleting
-		if snap := p.LatestPolicySnapshot(); snap != nil {
-			pl.NumberOfClusters = int(snap.NumberOfClusters)
-		}
 	}
 	d := eviction.Decide(eviction.Input{
 		Eviction: *e, Reconciled: e.Terminal(), Placement: pl,

@@ -67,7 +67,11 @@ func Ready(b *placement.Binding, now time.Time, period time.Duration) (bool, tim
 func Failed(b *placement.Binding) bool {
 	// Any stage of delivering the binding's current generation may have failed: its
 	// overrides, its work, its apply or its availability (upstream's HasBindingFailed). A
-	// failed binding is already unavailable, so rolling a fix to it costs no budget.
+	// failed binding is already unavailable, so rolling a fix to it costs no budget; one that
+	// is still available at its generation is not failed, whatever another stage says.
+	if condition.IsTrue(b.Conditions, condition.TypeAvailable, b.Generation) {
+		return false
+	}
 	for _, typ := range []string{condition.TypeOverridden, condition.TypeWorkSynchronized, condition.TypeApplied, condition.TypeAvailable} {
 		if c, ok := condition.Find(b.Conditions, typ); ok && c.Status == metav1.ConditionFalse && c.ObservedGeneration == b.Generation {
 			return true
