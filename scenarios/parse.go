@@ -73,7 +73,7 @@ func Parse(path string, data []byte) (*Scenario, error) {
 }
 
 // Top-level keys, in the order they are processed.
-var topLevelKeys = []string{"name", "description", "seed", "duration", "members", "timeline", "expect", "always", "faults"}
+var topLevelKeys = []string{"name", "description", "seed", "duration", "members", "timeline", "expect", "always", "faults", "network"}
 
 // memberDef records where a member name was defined.
 type memberDef struct {
@@ -143,6 +143,11 @@ func (p *parser) parse(data []byte) (*Scenario, error) {
 	}
 	if s.Always, err = p.parseAlways(f.get("always")); err != nil {
 		return nil, err
+	}
+	if n := f.get("network"); n != nil {
+		if s.Network, err = p.parseNetwork(n, f.keyLine("network")); err != nil {
+			return nil, err
+		}
 	}
 	if n := f.get("faults"); n != nil {
 		if s.Faults, err = p.parseFaults(n, f.keyLine("faults")); err != nil {
@@ -531,4 +536,45 @@ func InvariantNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// parseNetwork reads the member-to-hub network: delay distribution and loss.
+func (p *parser) parseNetwork(n *yaml.Node, keyLine int) (*Network, error) {
+	f, err := p.fields(n, "network", keyLine, "distribution", "mean", "min", "max", "loss")
+	if err != nil {
+		return nil, err
+	}
+	nw := &Network{Line: keyLine, Distribution: "constant"}
+	if f.get("distribution") != nil {
+		if nw.Distribution, err = p.enum(f, "distribution", "constant", "constant", "uniform", "exponential"); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range []struct {
+		name string
+		dst  *time.Duration
+	}{{"mean", &nw.Mean}, {"min", &nw.Min}, {"max", &nw.Max}} {
+		if v := f.get(d.name); v != nil {
+			if *d.dst, err = p.durationValue(v, f.child(d.name)); err != nil {
+				return nil, err
+			}
+			if *d.dst < 0 {
+				return nil, p.errorf(v.Line, f.child(d.name), "must not be negative")
+			}
+		}
+	}
+	if nw.Distribution == "uniform" && nw.Max < nw.Min {
+		return nil, p.errorf(f.line, "network", "uniform delay needs min <= max, got [%s, %s]", nw.Min, nw.Max)
+	}
+	if v := f.get("loss"); v != nil {
+		var loss float64
+		if v.Kind != yaml.ScalarNode || (v.ShortTag() != "!!float" && v.ShortTag() != "!!int") || safely(func() error { return v.Decode(&loss) }) != nil {
+			return nil, p.errorf(v.Line, f.child("loss"), "must be a number from 0 to 1, not %s", describe(v))
+		}
+		if loss < 0 || loss >= 1 {
+			return nil, p.errorf(v.Line, f.child("loss"), "%v is out of range: must be at least 0 and below 1", loss)
+		}
+		nw.Loss = loss
+	}
+	return nw, nil
 }

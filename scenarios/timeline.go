@@ -12,7 +12,7 @@ import (
 // actionKinds lists every action, in the order error messages name them.
 var actionKinds = []ActionKind{
 	ActionApply, ActionDelete, ActionFail, ActionHeal, ActionTaint, ActionUntaint,
-	ActionLabel, ActionApprove, ActionRestartHub, ActionWorkload, ActionFleetctl,
+	ActionLabel, ActionApprove, ActionRestartHub, ActionWorkload, ActionFleetctl, ActionSkew,
 }
 
 // ApprovalRequestKind is the kind an `approve` step approves.
@@ -351,6 +351,24 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 			}
 		}
 		s.Fleetctl = f
+
+	case ActionSkew:
+		g, err := p.fields(v, af, aline, "member", "offset")
+		if err != nil {
+			return ps, err
+		}
+		sk := &SkewStep{}
+		if sk.Member, err = use(g, "member", false); err != nil {
+			return ps, err
+		}
+		o := g.get("offset")
+		if o == nil {
+			return ps, p.missing(g, "offset")
+		}
+		if sk.Offset, err = p.durationValue(o, g.child("offset")); err != nil {
+			return ps, err
+		}
+		s.Skew = sk
 	}
 	return ps, nil
 }

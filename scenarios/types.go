@@ -21,6 +21,17 @@ type Scenario struct {
 	Expect      []Expectation
 	Always      []string // invariant names checked after every event
 	Faults      *RandomFaults
+	Network     *Network
+}
+
+// Network describes messages from members to the hub: a delay distribution and a loss rate.
+type Network struct {
+	Line int
+	// Distribution is constant (Mean), uniform (Min..Max) or exponential (Mean, capped at Max
+	// when given).
+	Distribution   string
+	Mean, Min, Max time.Duration
+	Loss           float64
 }
 
 // MemberGroup is one `members` entry, already expanded: Names holds every generated name.
@@ -53,6 +64,7 @@ const (
 	ActionRestartHub ActionKind = "restartHub"
 	ActionWorkload   ActionKind = "workload"
 	ActionFleetctl   ActionKind = "fleetctl"
+	ActionSkew       ActionKind = "skew"
 )
 
 // Step is one timeline entry: a time and exactly one action (the field named by Action is set).
@@ -71,6 +83,14 @@ type Step struct {
 	Approve  *ObjectRef
 	Workload *WorkloadStep
 	Fleetctl *FleetctlStep
+	Skew     *SkewStep
+}
+
+// SkewStep sets a member agent's clock offset: its heartbeats carry its own time, so a clock
+// running behind makes the member look disconnected.
+type SkewStep struct {
+	Member string
+	Offset time.Duration
 }
 
 // FleetctlCommand is a unit command as fleetctl offers it.

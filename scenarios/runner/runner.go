@@ -80,7 +80,14 @@ func Run(sc *scenarios.Scenario, opts Options) (*Report, error) {
 	if opts.Until != nil {
 		until = *opts.Until
 	}
-	s, err := sim.New(sim.Config{Seed: seed, Trace: opts.Trace})
+	cfg := sim.Config{Seed: seed, Trace: opts.Trace}
+	if nw := sc.Network; nw != nil {
+		cfg.Network = sim.Network{
+			Delay: sim.Distribution{Kind: sim.DistributionKind(nw.Distribution), Mean: nw.Mean, Min: nw.Min, Max: nw.Max},
+			Loss:  nw.Loss,
+		}
+	}
+	s, err := sim.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.Path, err)
 	}
@@ -242,6 +249,8 @@ func (r *run) step(st *scenarios.Step) {
 		err = s.SetWorkload(sim.Workload{Member: w.Member, Kind: w.Kind, Name: w.Name, Namespace: w.Namespace, Image: w.Image, Behavior: sim.WorkloadBehavior(w.Behavior)})
 	case scenarios.ActionApprove:
 		err = s.Approve(st.Approve.Name)
+	case scenarios.ActionSkew:
+		err = s.SetClockSkew(st.Skew.Member, st.Skew.Offset)
 	case scenarios.ActionFleetctl:
 		err = s.Fleetctl(string(st.Fleetctl.Command), st.Fleetctl.Unit, st.Fleetctl.File)
 	default:
