@@ -1,0 +1,54 @@
+package testenv
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// Start starts a kube-apiserver and etcd from KUBEBUILDER_ASSETS with the CRDs of
+// config/crd/bases installed, and stops them when the test ends. Without the binaries it
+// fails the test with a message saying how to get them when CI or FLEETSIM_REQUIRE_SERVERS
+// is set (make test sets the latter); run by hand without them it skips and says so.
+func Start(t testing.TB) *rest.Config {
+	t.Helper()
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" || !exists(filepath.Join(assets, "kube-apiserver")) || !exists(filepath.Join(assets, "etcd")) {
+		msg := fmt.Sprintf("no kube-apiserver and etcd in KUBEBUILDER_ASSETS=%q: run `export KUBEBUILDER_ASSETS=$(hack/test-assets.sh)` (make test does)", assets)
+		if os.Getenv("CI") != "" || os.Getenv("FLEETSIM_REQUIRE_SERVERS") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip("skipped when run by hand without a real API server: " + msg)
+	}
+	env := &envtest.Environment{
+		CRDDirectoryPaths:     []string{CRDDir()},
+		ErrorIfCRDPathMissing: true,
+		BinaryAssetsDirectory: assets,
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatalf("start kube-apiserver and etcd from %s: %v", assets, err)
+	}
+	t.Cleanup(func() {
+		if err := env.Stop(); err != nil {
+			t.Errorf("stop kube-apiserver and etcd: %v", err)
+		}
+	})
+	return cfg
+}
+
+// CRDDir is config/crd/bases of this repository.
+func CRDDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "config", "crd", "bases")
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
