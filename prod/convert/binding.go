@@ -1,0 +1,67 @@
+package convert
+
+import (
+	"github.com/fleetsim/fleetsim/model/placement"
+	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+)
+
+// BindingToModel reads a ClusterResourceBinding: name, placement (parent-CRP label), previous
+// state (previous-binding-state annotation), whether it is being deleted, generation, spec,
+// conditions and failed placements. The model does not carry drifted and diffed placements,
+// the envelope type of a failed resource, the times of a failed placement's condition, or
+// server metadata (finalizers, foreign labels and annotations); BindingFromModel keeps them
+// from its base.
+func BindingToModel(b *v1beta1.ClusterResourceBinding) *placement.Binding {
+	return &placement.Binding{
+		Name:                             b.Name,
+		Placement:                        b.Labels[v1beta1.CRPTrackingLabel],
+		TargetCluster:                    b.Spec.TargetCluster,
+		State:                            b.Spec.State,
+		PreviousState:                    placement.BindingState(b.Annotations[v1beta1.PreviousBindingStateAnnotation]),
+		SchedulingPolicySnapshotName:     b.Spec.SchedulingPolicySnapshotName,
+		ResourceSnapshotName:             b.Spec.ResourceSnapshotName,
+		ClusterDecision:                  clusterDecisionToModel(b.Spec.ClusterDecision),
+		Deleting:                         b.DeletionTimestamp != nil,
+		Generation:                       b.Generation,
+		ClusterResourceOverrideSnapshots: cloneStrings(b.Spec.ClusterResourceOverrideSnapshots),
+		ResourceOverrideSnapshots:        mapSlice(b.Spec.ResourceOverrideSnapshots, namespacedNameToModel),
+		ApplyStrategy:                    ApplyStrategyToModel(b.Spec.ApplyStrategy),
+		Conditions:                       ConditionsToModel(b.Status.Conditions),
+		FailedPlacements:                 mapSlice(b.Status.FailedPlacements, failedPlacementToModel),
+	}
+}
+
+// BindingFromModel writes a binding, merged into base (nil for a new binding). The
+// parent-CRP label is set, the previous-binding-state annotation set or removed; a new
+// binding gets the work-cleanup finalizer, as KubeFleet's scheduler creates it.
+func BindingFromModel(b *placement.Binding, base *v1beta1.ClusterResourceBinding) *v1beta1.ClusterResourceBinding {
+	out := &v1beta1.ClusterResourceBinding{}
+	if base != nil {
+		out = base.DeepCopy()
+	} else {
+		out.Finalizers = []string{v1beta1.WorkCleanupFinalizer}
+	}
+	out.APIVersion, out.Kind = v1beta1.GroupVersion.String(), "ClusterResourceBinding"
+	out.Name = b.Name
+	out.Generation = b.Generation
+	out.DeletionTimestamp = deletionTimestamp(b.Deleting, out.DeletionTimestamp)
+	setLabel(&out.ObjectMeta, v1beta1.CRPTrackingLabel, b.Placement)
+	if b.PreviousState != "" {
+		setAnnotation(&out.ObjectMeta, v1beta1.PreviousBindingStateAnnotation, string(b.PreviousState))
+	} else {
+		removeAnnotation(&out.ObjectMeta, v1beta1.PreviousBindingStateAnnotation)
+	}
+	out.Spec = v1beta1.ResourceBindingSpec{
+		State:                            b.State,
+		ResourceSnapshotName:             b.ResourceSnapshotName,
+		ResourceOverrideSnapshots:        mapSlice(b.ResourceOverrideSnapshots, namespacedNameFromModel),
+		ClusterResourceOverrideSnapshots: cloneStrings(b.ClusterResourceOverrideSnapshots),
+		SchedulingPolicySnapshotName:     b.SchedulingPolicySnapshotName,
+		TargetCluster:                    b.TargetCluster,
+		ClusterDecision:                  keepOr(&out.Spec.ClusterDecision, b.ClusterDecision, clusterDecisionToModel, clusterDecisionFromModel),
+		ApplyStrategy:                    ApplyStrategyFromModel(b.ApplyStrategy),
+	}
+	out.Status.Conditions = ConditionsFromModel(b.Conditions)
+	out.Status.FailedPlacements = failedPlacementsFromModel(b.FailedPlacements, out.Status.Conditions, out.Status.FailedPlacements)
+	return out
+}
