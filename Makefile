@@ -9,10 +9,14 @@ all: lint test build
 build:
 	$(GO) build -o bin/ ./cmd/...
 
-# The full test suite: unit, property and scenario tests, with the race detector off to fit
-# two cores; determinism tests run their own GOMAXPROCS variants.
+# The full test suite: unit, property, scenario and integration tests, with the race detector
+# off to fit two cores; determinism tests run their own GOMAXPROCS variants. Integration tests
+# need a real kube-apiserver and etcd: hack/test-assets.sh builds or installs them into a
+# version-keyed cache (~/.cache/fleetsim) and prints their directory. FLEETSIM_REQUIRE_SERVERS
+# makes a test without its server fail instead of skip.
 test:
-	$(GO) test -count=1 $(PKGS)
+	@assets=$$(hack/test-assets.sh) || { echo "make test: hack/test-assets.sh failed" >&2; exit 1; }; \
+	KUBEBUILDER_ASSETS="$$assets" FLEETSIM_REQUIRE_SERVERS=1 $(GO) test -count=1 $(PKGS)
 
 test-short:
 	$(GO) test -short -count=1 $(PKGS)
@@ -32,3 +36,9 @@ fmt:
 
 tidy:
 	$(GO) mod tidy
+
+# Regenerate prod/apis deepcopy code and the CRDs in config/crd/bases with the pinned
+# controller-gen (see hack/generate.sh); commit the results.
+.PHONY: generate
+generate:
+	hack/generate.sh
