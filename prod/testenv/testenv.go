@@ -17,6 +17,19 @@ import (
 // is set (make test sets the latter); run by hand without them it skips and says so.
 func Start(t testing.TB) *rest.Config {
 	t.Helper()
+	return StartEnv(t).Config
+}
+
+// Env is a started kube-apiserver and etcd.
+type Env struct {
+	// Config authenticates as a cluster administrator (system:masters).
+	Config *rest.Config
+	env    *envtest.Environment
+}
+
+// StartEnv is Start, keeping the environment so tests can add identities.
+func StartEnv(t testing.TB) *Env {
+	t.Helper()
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	if assets == "" || !exists(filepath.Join(assets, "kube-apiserver")) || !exists(filepath.Join(assets, "etcd")) {
 		msg := fmt.Sprintf("no kube-apiserver and etcd in KUBEBUILDER_ASSETS=%q: run `export KUBEBUILDER_ASSETS=$(hack/test-assets.sh)` (make test does)", assets)
@@ -39,7 +52,18 @@ func Start(t testing.TB) *rest.Config {
 			t.Errorf("stop kube-apiserver and etcd: %v", err)
 		}
 	})
-	return cfg
+	return &Env{Config: cfg, env: env}
+}
+
+// User is a config that authenticates as name in groups with a client certificate the API
+// server trusts, and holds no permissions until RBAC grants some.
+func (e *Env) User(t testing.TB, name string, groups ...string) *rest.Config {
+	t.Helper()
+	u, err := e.env.ControlPlane.AddUser(envtest.User{Name: name, Groups: groups}, nil)
+	if err != nil {
+		t.Fatalf("add user %s: %v", name, err)
+	}
+	return u.Config()
 }
 
 // CRDDir is config/crd/bases of this repository.
