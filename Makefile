@@ -42,3 +42,9 @@ tidy:
 .PHONY: generate
 generate:
 	hack/generate.sh
+
+# Fail when the committed deepcopy code or CRDs differ from what the API types generate.
+.PHONY: verify-generated
+verify-generated: generate
+	@out=$$(git status --porcelain -- config/crd 'prod/apis/*zz_generated*'); if [ -n "$$out" ]; then \
+		echo "generated files are stale; run make generate and commit:"; echo "$$out"; exit 1; fi
