@@ -65,9 +65,13 @@ func ConditionText(c condition.Condition) string {
 
 // setConditions merges decided conditions and returns those whose status changed.
 func (c *Controllers) setConditions(stored *[]condition.Timed, decided []condition.Condition, gen int64) []condition.Condition {
+	return setConditions(c.Env, stored, decided, gen)
+}
+
+func setConditions(env Env, stored *[]condition.Timed, decided []condition.Condition, gen int64) []condition.Condition {
 	var changed []condition.Condition
 	for _, d := range decided {
-		if condition.Set(stored, d, gen, c.Env.Now()) {
+		if condition.Set(stored, d, gen, env.Now()) {
 			changed = append(changed, d)
 		}
 	}
@@ -75,14 +79,18 @@ func (c *Controllers) setConditions(stored *[]condition.Timed, decided []conditi
 }
 
 func (c *Controllers) reconcileMember(name string) {
-	st, env := c.Store, c.Env
+	ReconcileMember(c.Store, c.Env, c.Eligibility, name)
+}
+
+// ReconcileMember is the membership controller: join, health and leave of one member.
+func ReconcileMember(st MemberStore, env Env, elig member.EligibilityConfig, name string) {
 	r := st.MemberCluster(name)
 	if r == nil {
 		return
 	}
 	plan := membership.Decide(membership.Input{
 		Member: r.Member, NamespaceExists: r.NamespaceExists, IMC: r.IMC,
-		BindingsOnMember: st.BindingsOnMember(name), Now: env.Now(), Eligibility: c.Eligibility,
+		BindingsOnMember: st.BindingsOnMember(name), Now: env.Now(), Eligibility: elig,
 	})
 	if plan.CreateNamespace {
 		r.NamespaceExists = true
@@ -105,7 +113,7 @@ func (c *Controllers) reconcileMember(name string) {
 		r.NamespaceExists = false
 		env.Record("namespace-deleted", membership.Namespace(name), "")
 	}
-	for _, cd := range c.setConditions(&r.Conditions, plan.Conditions, 0) {
+	for _, cd := range setConditions(env, &r.Conditions, plan.Conditions, 0) {
 		env.Record("member-condition", name, ConditionText(cd))
 		if cd.Type == membership.TypeHealthy && cd.Status != metav1.ConditionTrue {
 			// Losing a member changes no binding, but a PickFixed placement naming it is no

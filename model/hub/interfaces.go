@@ -17,10 +17,8 @@ import (
 // (nil when absent); a controller that changes one writes it back with the matching Put, so an
 // implementation over a real API server can persist it. Lists are sorted by name.
 type Store interface {
-	MemberCluster(name string) *MemberCluster
+	MemberStore
 	MemberClusterNames() []string
-	PutMemberCluster(m *MemberCluster)
-	RemoveMemberCluster(name string)
 	// Clusters are the members of kind Cluster: the scheduler's input.
 	Clusters() []*member.Member
 
@@ -31,7 +29,6 @@ type Store interface {
 
 	Binding(name string) *placement.Binding
 	Bindings(placement string) []*placement.Binding
-	BindingsOnMember(member string) int
 	PutBinding(b placement.Binding)
 	DeleteBinding(name string) *placement.Binding
 
@@ -58,6 +55,15 @@ type Store interface {
 	// ApprovalRequests are those labelled for the run.
 	ApprovalRequests(run string) []*staged.ClusterApprovalRequest
 	PutApprovalRequest(a staged.ClusterApprovalRequest)
+}
+
+// MemberStore is the part of the Store the membership controller uses, so a driver can run
+// that controller alone.
+type MemberStore interface {
+	MemberCluster(name string) *MemberCluster
+	PutMemberCluster(m *MemberCluster)
+	RemoveMemberCluster(name string)
+	BindingsOnMember(member string) int
 }
 
 // Env is how controllers affect the world beyond the store.

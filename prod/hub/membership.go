@@ -1,0 +1,253 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	mhub "github.com/fleetsim/fleetsim/model/hub"
+	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/membership"
+	"github.com/fleetsim/fleetsim/model/triggers"
+	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+	"github.com/fleetsim/fleetsim/prod/convert"
+	"github.com/fleetsim/fleetsim/prod/memberaccess"
+)
+
+// MemberFinalizer holds a MemberCluster being deleted until the member has left: its
+// InternalMemberCluster, bindings and reserved namespace are gone (MC-LEAVE).
+const MemberFinalizer = "fleetsim.io/member-leave"
+
+// MembershipReconciler runs model/hub's membership controller for one MemberCluster.
+type MembershipReconciler struct {
+	Client      client.Client
+	Clock       clock.Clock // nil: the wall clock
+	Eligibility member.EligibilityConfig
+	Log         logr.Logger
+}
+
+// SetupWithManager registers the reconciler: it wakes on changes to a MemberCluster, to the
+// InternalMemberCluster of the same name (the agent's heartbeats) and to bindings that
+// target the member (leave waits for them).
+func (r *MembershipReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	byName := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: o.GetName()}}}
+	})
+	byTarget := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+		b, ok := o.(*placementv1beta1.ClusterResourceBinding)
+		if !ok || b.Spec.TargetCluster == "" {
+			return nil
+		}
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: b.Spec.TargetCluster}}}
+	})
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(string(triggers.Membership)).
+		For(&clusterv1beta1.MemberCluster{}).
+		Watches(&clusterv1beta1.InternalMemberCluster{}, byName).
+		Watches(&placementv1beta1.ClusterResourceBinding{}, byTarget).
+		Complete(r)
+}
+
+// Reconcile implements reconcile.Reconciler.
+func (r *MembershipReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	clk := r.Clock
+	if clk == nil {
+		clk = clock.New()
+	}
+	elig := r.Eligibility
+	if elig == (member.EligibilityConfig{}) {
+		elig = member.DefaultEligibility
+	}
+	st := &memberStore{ctx: ctx, c: r.Client}
+	env := &reconcileEnv{now: clk.Now(), log: r.Log.WithValues("member", req.Name)}
+	mhub.ReconcileMember(st, env, elig, req.Name)
+	if st.warning != nil {
+		env.log.Info("member status partly ignored", "reason", st.warning.Error())
+	}
+	if err := st.flush(); err != nil {
+		return reconcile.Result{}, fmt.Errorf("member %s: %w", req.Name, err)
+	}
+	return reconcile.Result{RequeueAfter: env.requeue}, nil
+}
+
+// memberStore is mhub.MemberStore for one reconcile: it loads the member's objects when
+// the controller asks for them and writes what changed in flush.
+type memberStore struct {
+	ctx     context.Context
+	c       client.Client
+	err     error // the first read error; flush reports it and writes nothing
+	warning error // a conversion problem that did not stop the reconcile
+
+	mc       *clusterv1beta1.MemberCluster
+	imc      *clusterv1beta1.InternalMemberCluster
+	nsExists bool
+	model    *mhub.MemberCluster
+	removed  bool
+}
+
+func (s *memberStore) fail(err error) {
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+func (s *memberStore) MemberCluster(name string) *mhub.MemberCluster {
+	mc := &clusterv1beta1.MemberCluster{}
+	if err := s.c.Get(s.ctx, client.ObjectKey{Name: name}, mc); err != nil {
+		if !apierrors.IsNotFound(err) {
+			s.fail(fmt.Errorf("get MemberCluster: %w", err))
+		}
+		return nil
+	}
+	ns := membership.Namespace(name)
+	imc := &clusterv1beta1.InternalMemberCluster{}
+	switch err := s.c.Get(s.ctx, client.ObjectKey{Namespace: ns, Name: name}, imc); {
+	case apierrors.IsNotFound(err):
+		imc = nil
+	case err != nil:
+		s.fail(fmt.Errorf("get InternalMemberCluster: %w", err))
+		return nil
+	}
+	nsObj := &corev1.Namespace{}
+	switch err := s.c.Get(s.ctx, client.ObjectKey{Name: ns}, nsObj); {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		s.fail(fmt.Errorf("get namespace %s: %w", ns, err))
+		return nil
+	default:
+		// A terminating namespace is on its way out: for leaving, it is gone.
+		s.nsExists = nsObj.DeletionTimestamp == nil
+	}
+	m, err := convert.MemberClusterToModel(mc, imc, s.nsExists)
+	if m == nil {
+		s.fail(err)
+		return nil
+	}
+	// A property that is not a quantity is left out; the rest of the member still counts.
+	s.warning = err
+	s.mc, s.imc, s.model = mc, imc, m
+	return m
+}
+
+func (s *memberStore) PutMemberCluster(m *mhub.MemberCluster) { s.model = m }
+func (s *memberStore) RemoveMemberCluster(string)             { s.removed = true }
+
+func (s *memberStore) BindingsOnMember(name string) int {
+	list := &placementv1beta1.ClusterResourceBindingList{}
+	if err := s.c.List(s.ctx, list); err != nil {
+		s.fail(fmt.Errorf("list ClusterResourceBindings: %w", err))
+		// Unknown counts as some, so leaving never finishes on a failed read.
+		return 1
+	}
+	n := 0
+	for _, b := range list.Items {
+		if b.Spec.TargetCluster == name {
+			n++
+		}
+	}
+	return n
+}
+
+// flush writes, in MC-JOIN/MC-LEAVE order, what the controller decided.
+func (s *memberStore) flush() error {
+	if s.err != nil {
+		return s.err
+	}
+	if s.mc == nil {
+		return nil
+	}
+	ctx, c, m, name := s.ctx, s.c, s.model, s.mc.Name
+	if s.mc.DeletionTimestamp == nil && !controllerutil.ContainsFinalizer(s.mc, MemberFinalizer) {
+		controllerutil.AddFinalizer(s.mc, MemberFinalizer)
+		if err := c.Update(ctx, s.mc); err != nil {
+			return fmt.Errorf("add finalizer: %w", err)
+		}
+	}
+	if m.NamespaceExists {
+		// Also when it exists: a changed spec.identity moves the RoleBinding.
+		if err := memberaccess.Ensure(ctx, c, name, s.mc.Spec.Identity); err != nil {
+			return err
+		}
+	}
+	want := convert.InternalMemberClusterFromModel(m, s.imc)
+	switch {
+	case want == nil && s.imc != nil:
+		if err := client.IgnoreNotFound(c.Delete(ctx, s.imc)); err != nil {
+			return fmt.Errorf("delete InternalMemberCluster: %w", err)
+		}
+	case want != nil && s.imc == nil:
+		want.ResourceVersion = ""
+		if err := c.Create(ctx, want); err != nil {
+			return fmt.Errorf("create InternalMemberCluster: %w", err)
+		}
+	case want != nil && !equality.Semantic.DeepEqual(want.Spec, s.imc.Spec):
+		// Spec only: the status is the agent's.
+		upd := s.imc.DeepCopy()
+		upd.Spec = want.Spec
+		if err := c.Update(ctx, upd); err != nil {
+			return fmt.Errorf("update InternalMemberCluster: %w", err)
+		}
+	}
+	if !m.NamespaceExists && s.nsExists {
+		ns := &corev1.Namespace{}
+		ns.Name = membership.Namespace(name)
+		if err := client.IgnoreNotFound(c.Delete(ctx, ns)); err != nil {
+			return fmt.Errorf("delete namespace %s: %w", ns.Name, err)
+		}
+	}
+	if out := convert.MemberClusterFromModel(m, s.mc); !equality.Semantic.DeepEqual(out.Status, s.mc.Status) {
+		upd := s.mc.DeepCopy()
+		upd.Status = out.Status
+		if err := c.Status().Update(ctx, upd); err != nil && !(s.removed && apierrors.IsNotFound(err)) {
+			return fmt.Errorf("update MemberCluster status: %w", err)
+		}
+		s.mc.ResourceVersion = upd.ResourceVersion
+	}
+	if s.removed && controllerutil.ContainsFinalizer(s.mc, MemberFinalizer) {
+		controllerutil.RemoveFinalizer(s.mc, MemberFinalizer)
+		if err := client.IgnoreNotFound(c.Update(ctx, s.mc)); err != nil {
+			return fmt.Errorf("remove finalizer: %w", err)
+		}
+	}
+	return nil
+}
+
+// reconcileEnv is mhub.Env for one reconcile. Events go to the structured log; triggers for
+// controllers this process does not run yet are logged, not dropped silently.
+type reconcileEnv struct {
+	now     time.Time
+	log     logr.Logger
+	requeue time.Duration
+}
+
+func (e *reconcileEnv) Now() time.Time { return e.now }
+
+func (e *reconcileEnv) Record(kind, subject, detail string) {
+	e.log.Info(kind, "subject", subject, "detail", detail)
+}
+
+func (e *reconcileEnv) Fire(c triggers.Change, key, placement, member string) {
+	e.log.V(1).Info("trigger", "change", string(c), "key", key, "placement", placement, "member", member)
+}
+
+func (e *reconcileEnv) RequeueAfter(_ triggers.Controller, _ string, d time.Duration) {
+	if e.requeue == 0 || d < e.requeue {
+		e.requeue = d
+	}
+}
+
+func (e *reconcileEnv) MemberNotified(string)  {}
+func (e *reconcileEnv) WorkWritten(*mhub.Work) {}

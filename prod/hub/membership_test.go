@@ -1,0 +1,245 @@
+package hub_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/fleetsim/fleetsim/model/member"
+	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+	"github.com/fleetsim/fleetsim/prod/hub"
+	"github.com/fleetsim/fleetsim/prod/testenv"
+)
+
+// heartbeatTimeout is short so the test sees a member go stale in seconds.
+const heartbeatTimeout = 3 * time.Second
+
+// TestMemberJoinsReportsHealthAndLeaves runs the membership controller on a real
+// kube-apiserver. The test plays the member agent, with the member's own identity: it
+// reports on its InternalMemberCluster, stops heartbeating, and acknowledges leaving.
+func TestMemberJoinsReportsHealthAndLeaves(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts kube-apiserver and etcd")
+	}
+	env := testenv.StartEnv(t)
+	scheme := newScheme(t)
+	startHub(t, env.Config, scheme)
+	admin := newClient(t, env.Config, scheme)
+	agent := newClient(t, env.User(t, "east-agent"), scheme)
+	ctx := context.Background()
+	const ns = "fleet-member-east"
+
+	// Join: the hub makes the namespace, the RBAC for the identity and the IMC in state Join.
+	mc := &clusterv1beta1.MemberCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "east", Labels: map[string]string{"region": "east"}},
+		Spec: clusterv1beta1.MemberClusterSpec{
+			Identity:               rbacv1.Subject{Kind: "User", Name: "east-agent", APIGroup: "rbac.authorization.k8s.io"},
+			HeartbeatPeriodSeconds: 1,
+		},
+	}
+	if err := admin.Create(ctx, mc); err != nil {
+		t.Fatalf("create MemberCluster: %v", err)
+	}
+	imc := &clusterv1beta1.InternalMemberCluster{}
+	eventually(t, "IMC in state Join, readable by the member's identity", func() error {
+		if err := agent.Get(ctx, client.ObjectKey{Namespace: ns, Name: "east"}, imc); err != nil {
+			return err
+		}
+		if imc.Spec.State != "Join" {
+			return fmt.Errorf("state %q", imc.Spec.State)
+		}
+		return nil
+	})
+	eventually(t, "MC ReadyToJoin, Joined unknown until the agent reports", memberConditions(admin, map[string]string{
+		"ReadyToJoin": "True/MemberClusterReadyToJoin", "Joined": "Unknown/MemberClusterJoinStateUnknown", "Healthy": "Unknown/MemberClusterHealthUnknown",
+	}))
+
+	// The agent joins and heartbeats.
+	report := func(joined, healthy metav1.ConditionStatus) error {
+		cur := &clusterv1beta1.InternalMemberCluster{}
+		if err := agent.Get(ctx, client.ObjectKey{Namespace: ns, Name: "east"}, cur); err != nil {
+			return err
+		}
+		now := metav1.Now()
+		cur.Status.AgentStatus = []clusterv1beta1.AgentStatus{{
+			Type: clusterv1beta1.MemberAgent, LastReceivedHeartbeat: now,
+			Conditions: []metav1.Condition{
+				{Type: "Joined", Status: joined, Reason: "AgentReport", LastTransitionTime: now},
+				{Type: "Healthy", Status: healthy, Reason: "AgentReport", LastTransitionTime: now},
+			},
+		}}
+		return agent.Status().Update(ctx, cur)
+	}
+	eventually(t, "agent reports joined and healthy", func() error { return report("True", "True") })
+	eventually(t, "MC Joined and Healthy", memberConditions(admin, map[string]string{
+		"ReadyToJoin": "True/MemberClusterReadyToJoin", "Joined": "True/MemberClusterJoined", "Healthy": "True/MemberClusterHealthy",
+	}))
+
+	// The agent falls silent: after the heartbeat timeout the hub stops calling it healthy,
+	// on its own (a timed requeue; nothing else changes).
+	eventually(t, "MC heartbeat timeout", memberConditions(admin, map[string]string{
+		"Joined": "True/MemberClusterJoined", "Healthy": "Unknown/MemberClusterHeartbeatTimeout",
+	}))
+	eventually(t, "agent heartbeats again", func() error { return report("True", "True") })
+	eventually(t, "MC healthy again", memberConditions(admin, map[string]string{"Healthy": "True/MemberClusterHealthy"}))
+
+	// Leave: a binding still targets the member, so the hub waits for it after the agent
+	// acknowledges.
+	binding := &placementv1beta1.ClusterResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "crp-east-1"},
+		Spec: placementv1beta1.ResourceBindingSpec{State: "Bound", TargetCluster: "east",
+			ClusterDecision: placementv1beta1.ClusterDecision{ClusterName: "east", Selected: true, Reason: "picked"}},
+	}
+	if err := admin.Create(ctx, binding); err != nil {
+		t.Fatalf("create binding: %v", err)
+	}
+	if err := admin.Delete(ctx, mc); err != nil {
+		t.Fatalf("delete MemberCluster: %v", err)
+	}
+	eventually(t, "IMC in state Leave", func() error {
+		if err := agent.Get(ctx, client.ObjectKey{Namespace: ns, Name: "east"}, imc); err != nil {
+			return err
+		}
+		if imc.Spec.State != "Leave" {
+			return fmt.Errorf("state %q", imc.Spec.State)
+		}
+		return nil
+	})
+	eventually(t, "agent acknowledges leaving", func() error { return report("False", "True") })
+	eventually(t, "MC waits for the binding", func() error {
+		if err := memberConditions(admin, map[string]string{
+			"ReadyToJoin": "False/MemberClusterNotReadyToJoin", "Joined": "Unknown/MemberClusterJoinStateUnknown",
+		})(); err != nil {
+			return err
+		}
+		got := &clusterv1beta1.MemberCluster{}
+		if err := admin.Get(ctx, client.ObjectKey{Name: "east"}, got); err != nil {
+			return err
+		}
+		const want = "the member is leaving: waiting for 1 binding(s) on the member to be removed"
+		if c := meta.FindStatusCondition(got.Status.Conditions, "Joined"); c.Message != want {
+			return fmt.Errorf("Joined message %q, want %q", c.Message, want)
+		}
+		return nil
+	})
+	// It stays: leave cannot finish while the binding targets the member.
+	time.Sleep(2 * time.Second)
+	if err := admin.Get(ctx, client.ObjectKey{Name: "east"}, &clusterv1beta1.MemberCluster{}); err != nil {
+		t.Fatalf("MemberCluster gone while a binding targets it: %v", err)
+	}
+
+	if err := admin.Delete(ctx, binding); err != nil {
+		t.Fatalf("delete binding: %v", err)
+	}
+	eventually(t, "MemberCluster removed", func() error {
+		err := admin.Get(ctx, client.ObjectKey{Name: "east"}, &clusterv1beta1.MemberCluster{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("get = %v, want NotFound", err)
+	})
+	if err := admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "east"}, &clusterv1beta1.InternalMemberCluster{}); !apierrors.IsNotFound(err) {
+		t.Errorf("IMC after leave: get = %v, want NotFound", err)
+	}
+	// envtest runs no namespace controller, so the namespace stays Terminating: check that
+	// the hub asked for its deletion.
+	nsObj := &corev1.Namespace{}
+	if err := admin.Get(ctx, client.ObjectKey{Name: ns}, nsObj); err == nil && nsObj.DeletionTimestamp == nil {
+		t.Errorf("namespace %s after leave: not being deleted", ns)
+	}
+}
+
+func newScheme(t *testing.T) *runtime.Scheme {
+	t.Helper()
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1beta1.AddToScheme, placementv1beta1.AddToScheme} {
+		if err := add(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+func newClient(t *testing.T, cfg *rest.Config, s *runtime.Scheme) client.Client {
+	t.Helper()
+	c, err := client.New(cfg, client.Options{Scheme: s})
+	if err != nil {
+		t.Fatalf("client: %v", err)
+	}
+	return c
+}
+
+// startHub runs a manager with the membership controller until the test ends.
+func startHub(t *testing.T, cfg *rest.Config, s *runtime.Scheme) {
+	t.Helper()
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme: s, Logger: testr.New(t), Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		t.Fatalf("new manager: %v", err)
+	}
+	r := &hub.MembershipReconciler{
+		Client:      mgr.GetClient(),
+		Eligibility: member.EligibilityConfig{HeartbeatTimeout: heartbeatTimeout, UnhealthyTolerance: heartbeatTimeout},
+		Log:         testr.New(t),
+	}
+	if err := r.SetupWithManager(mgr); err != nil {
+		t.Fatalf("set up membership controller: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+}
+
+// memberConditions checks the MemberCluster's conditions as "Status/Reason" by type.
+func memberConditions(c client.Client, want map[string]string) func() error {
+	return func() error {
+		mc := &clusterv1beta1.MemberCluster{}
+		if err := c.Get(context.Background(), client.ObjectKey{Name: "east"}, mc); err != nil {
+			return err
+		}
+		for typ, w := range want {
+			got := "absent"
+			if cd := meta.FindStatusCondition(mc.Status.Conditions, typ); cd != nil {
+				got = string(cd.Status) + "/" + cd.Reason
+			}
+			if got != w {
+				return fmt.Errorf("condition %s = %s, want %s", typ, got, w)
+			}
+		}
+		return nil
+	}
+}
+
+// eventually retries f until it succeeds: the controller acts asynchronously.
+func eventually(t *testing.T, what string, f func() error) {
+	t.Helper()
+	var err error
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if err = f(); err == nil {
+			return
+		}
+	}
+	t.Fatalf("%s: still %v after 30s", what, err)
+}
