@@ -1,0 +1,155 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/zap/zapcore"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/fleetsim/fleetsim/model/member"
+	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+	"github.com/fleetsim/fleetsim/prod/hub"
+)
+
+type hubOptions struct {
+	kubeconfig        string
+	metricsAddr       string
+	probeAddr         string
+	leaderElect       bool
+	leaderNamespace   string
+	leaderID          string
+	heartbeatTimeout  time.Duration
+	unhealthyTolerate time.Duration
+	logFormat         string
+	verbosity         int
+}
+
+func newHubCommand(stderr io.Writer) *cobra.Command {
+	o := hubOptions{}
+	cmd := &cobra.Command{
+		Use:   "hub",
+		Short: "Run the hub controllers against a Kubernetes API server",
+		Long: `hub runs the hub's controllers against the Kubernetes API server of --kubeconfig (else
+$KUBECONFIG, ~/.kube/config, or the in-cluster service account). The API server must serve
+the CRDs in config/crd/bases.
+
+Controllers running so far: membership (MemberCluster join, health and leave, with each
+member's reserved namespace and RBAC). The placement controllers are not wired yet.
+
+Only the holder of the Lease --leader-election-id in --leader-election-namespace reconciles;
+other replicas wait. /healthz and /readyz are served on --health-probe-bind-address,
+Prometheus metrics on --metrics-bind-address; logs are structured (JSON by default).`,
+		Example: `  # Against a development API server, one replica:
+  fleet hub --kubeconfig ~/.kube/hub.yaml --leader-elect=false --log-format text
+
+  # In a cluster (see config/ for the manifests):
+  fleet hub --leader-election-namespace fleet-system`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runHub(cmd, o, stderr) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "path to the hub's kubeconfig (default: $KUBECONFIG, ~/.kube/config, in-cluster)")
+	f.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", `address of the Prometheus metrics endpoint; "0" disables it`)
+	f.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", `address of /healthz and /readyz; "0" disables them`)
+	f.BoolVar(&o.leaderElect, "leader-elect", true, "elect a leader on a Lease so only one replica reconciles")
+	f.StringVar(&o.leaderNamespace, "leader-election-namespace", "fleet-system", "namespace of the leader election Lease")
+	f.StringVar(&o.leaderID, "leader-election-id", "fleetsim-hub", "name of the leader election Lease")
+	f.DurationVar(&o.heartbeatTimeout, "heartbeat-timeout", member.DefaultEligibility.HeartbeatTimeout, "a member without a heartbeat for longer is no longer healthy")
+	f.DurationVar(&o.unhealthyTolerate, "unhealthy-tolerance", member.DefaultEligibility.UnhealthyTolerance, "how long a member may report unhealthy before it is ineligible")
+	f.StringVar(&o.logFormat, "log-format", "json", "log format: json or text")
+	f.IntVarP(&o.verbosity, "v", "v", 0, "log verbosity (1 logs the triggers each change fires)")
+	_ = cmd.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions([]string{"json", "text"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func invalid(format string, args ...any) error {
+	return &exitError{code: exitInvalid, err: fmt.Errorf(format, args...)}
+}
+
+func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
+	if o.logFormat != "json" && o.logFormat != "text" {
+		return invalid("--log-format %q: must be json or text", o.logFormat)
+	}
+	if o.heartbeatTimeout <= 0 || o.unhealthyTolerate <= 0 {
+		return invalid("--heartbeat-timeout and --unhealthy-tolerance must be positive")
+	}
+	log := zap.New(zap.WriteTo(stderr), zap.UseDevMode(o.logFormat == "text"), zap.Level(zapcore.Level(-o.verbosity)))
+	ctrl.SetLogger(log)
+
+	cfg, err := loadConfig(o.kubeconfig)
+	if err != nil {
+		return invalid("kubeconfig: %w", err)
+	}
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1beta1.AddToScheme, placementv1beta1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return &exitError{code: exitFailed, err: err}
+		}
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                        scheme,
+		Logger:                        log,
+		Metrics:                       metricsserver.Options{BindAddress: o.metricsAddr},
+		HealthProbeBindAddress:        o.probeAddr,
+		LeaderElection:                o.leaderElect,
+		LeaderElectionID:              o.leaderID,
+		LeaderElectionNamespace:       o.leaderNamespace,
+		LeaderElectionReleaseOnCancel: true,
+	})
+	if err != nil {
+		return invalid("set up the manager: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	r := &hub.MembershipReconciler{
+		Client:      mgr.GetClient(),
+		Eligibility: member.EligibilityConfig{HeartbeatTimeout: o.heartbeatTimeout, UnhealthyTolerance: o.unhealthyTolerate},
+		Log:         log.WithName("membership"),
+	}
+	if err := r.SetupWithManager(mgr); err != nil {
+		return &exitError{code: exitFailed, err: fmt.Errorf("set up the membership controller: %w", err)}
+	}
+	log.Info("starting the hub", "leaderElection", o.leaderElect, "lease", o.leaderNamespace+"/"+o.leaderID)
+	if err := mgr.Start(cmd.Context()); err != nil {
+		return &exitError{code: exitFailed, err: fmt.Errorf("hub: %w", err)}
+	}
+	return nil
+}
+
+// loadConfig reads the kubeconfig at path, else the usual places, else the in-cluster
+// service account.
+func loadConfig(path string) (*rest.Config, error) {
+	if path != "" {
+		if _, err := os.Stat(path); err != nil {
+			return nil, err
+		}
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = path
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err == nil {
+		return cfg, nil
+	}
+	if path == "" && clientcmd.IsEmptyConfig(err) {
+		if ic, icErr := rest.InClusterConfig(); icErr == nil {
+			return ic, nil
+		}
+	}
+	return nil, err
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "fleet",
+		Short: "Run fleetsim's production hub",
+		Long: `fleet runs fleetsim's production components against real servers.
+
+Exit codes:
+  0  stopped cleanly (SIGTERM or SIGINT)
+  1  the manager failed while running
+  2  bad flags or configuration`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(newHubCommand(stderr), &cobra.Command{
+		Use:   "version",
+		Short: "Print the version of fleet",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			v := "(unknown version)"
+			if bi, ok := debug.ReadBuildInfo(); ok {
+				v = bi.Main.Version
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "fleet", v)
+		},
+	})
+	return root
+}
