@@ -139,9 +139,15 @@ func TestHubRejectsBadFlags(t *testing.T) {
 
 func writeKubeconfig(t *testing.T, cfg *rest.Config) string {
 	t.Helper()
+	return writeKubeconfigAs(t, cfg, "")
+}
+
+// writeKubeconfigAs writes a kubeconfig for cfg that impersonates user when not empty.
+func writeKubeconfigAs(t *testing.T, cfg *rest.Config, user string) string {
+	t.Helper()
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["hub"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
+	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken, Impersonate: user}
 	kc.Contexts["hub"] = &clientcmdapi.Context{Cluster: "hub", AuthInfo: "admin"}
 	kc.CurrentContext = "hub"
 	path := filepath.Join(t.TempDir(), "kubeconfig")

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
+	"github.com/fleetsim/fleetsim/prod/testenv"
+)
+
+// renderDefault builds config/default with kustomize.
+func renderDefault(t *testing.T) []*unstructured.Unstructured {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "config", "default")
+	rm, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+	if err != nil {
+		t.Fatalf("kustomize build %s: %v", dir, err)
+	}
+	var out []*unstructured.Unstructured
+	for _, r := range rm.Resources() {
+		m, err := r.Map()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, &unstructured.Unstructured{Object: m})
+	}
+	return out
+}
+
+// TestDeploymentManifestsRunTheHub applies config/default to a real kube-apiserver and runs
+// `fleet hub` with the Deployment's own arguments as the hub's service account: the
+// manifests are valid, the flags they pass exist, and the RBAC they grant is enough for the
+// hub to take its Lease and admit a member (including granting the member its Role).
+func TestDeploymentManifestsRunTheHub(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts kube-apiserver and etcd")
+	}
+	objs := renderDefault(t)
+	env := testenv.StartEnv(t)
+	s := kruntime.NewScheme()
+	if err := clusterv1beta1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	admin, err := client.New(env.Config, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	kinds := map[string]int{}
+	var args []string
+	for _, o := range objs {
+		kinds[o.GetKind()]++
+		err := admin.Create(ctx, o)
+		if o.GetKind() == "CustomResourceDefinition" && apierrors.IsAlreadyExists(err) {
+			continue // envtest installed them from the same files
+		}
+		if err != nil {
+			t.Fatalf("create %s %s: %v", o.GetKind(), o.GetName(), err)
+		}
+		if o.GetKind() == "Deployment" {
+			d := &appsv1.Deployment{}
+			if err := kruntime.DefaultUnstructuredConverter.FromUnstructured(o.Object, d); err != nil {
+				t.Fatal(err)
+			}
+			c := d.Spec.Template.Spec.Containers[0]
+			if c.Image != "fleetsim/fleet:dev" || d.Spec.Template.Spec.ServiceAccountName != "fleet-hub" {
+				t.Errorf("deployment image %q, service account %q", c.Image, d.Spec.Template.Spec.ServiceAccountName)
+			}
+			args = c.Args
+		}
+	}
+	if kinds["CustomResourceDefinition"] != 16 || kinds["Deployment"] != 1 || kinds["ClusterRole"] != 1 {
+		t.Fatalf("config/default renders %v, want 16 CRDs, 1 Deployment, 1 ClusterRole", kinds)
+	}
+
+	// The Deployment's arguments, with the test's addresses and kubeconfig: the hub runs as
+	// its service account through impersonation.
+	kubeconfig := writeKubeconfigAs(t, env.Config, "system:serviceaccount:fleet-system:fleet-hub")
+	args = append(args, "--kubeconfig", kubeconfig, "--metrics-bind-address", "0", "--health-probe-bind-address", freeAddr(t))
+	runCtx, stop := context.WithCancel(ctx)
+	var logs syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- execute(runCtx, args, io.Discard, &logs) }()
+	t.Cleanup(func() {
+		stop()
+		if code := <-done; code != exitOK {
+			t.Errorf("fleet %s exit code = %d; logs:\n%s", strings.Join(args, " "), code, logs.String())
+		}
+	})
+
+	typed, err := client.New(env.Config, client.Options{Scheme: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := typed.Create(ctx, &clusterv1beta1.MemberCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "south"},
+		Spec:       clusterv1beta1.MemberClusterSpec{Identity: rbacv1.Subject{Kind: "User", Name: "south-agent"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "member admitted by the hub's service account", func() error {
+		if err := typed.Get(ctx, client.ObjectKey{Namespace: "fleet-member-south", Name: "south"}, &clusterv1beta1.InternalMemberCluster{}); err != nil {
+			return err
+		}
+		rb := &rbacv1.RoleBinding{}
+		if err := admin.Get(ctx, client.ObjectKey{Namespace: "fleet-member-south", Name: "fleet-member-agent"}, rb); err != nil {
+			return err
+		}
+		mc := &clusterv1beta1.MemberCluster{}
+		if err := typed.Get(ctx, client.ObjectKey{Name: "south"}, mc); err != nil {
+			return err
+		}
+		if len(mc.Status.Conditions) == 0 {
+			return fmt.Errorf("no MemberCluster conditions yet")
+		}
+		return nil
+	})
+	if strings.Contains(logs.String(), "forbidden") {
+		t.Errorf("the hub was refused something its RBAC should allow:\n%s", logs.String())
+	}
+}
