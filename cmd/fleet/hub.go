@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -22,6 +23,10 @@ import (
 	placementv1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
 	"github.com/fleetsim/fleetsim/prod/hub"
 )
+
+// repeatedManagers lets one process start managers one after another, as the tests do;
+// controller-runtime otherwise refuses a second controller named "membership".
+var repeatedManagers = false
 
 type hubOptions struct {
 	kubeconfig        string
@@ -107,6 +112,7 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 		LeaderElectionID:              o.leaderID,
 		LeaderElectionNamespace:       o.leaderNamespace,
 		LeaderElectionReleaseOnCancel: true,
+		Controller:                    ctrlconfig.Controller{SkipNameValidation: &repeatedManagers},
 	})
 	if err != nil {
 		return invalid("set up the manager: %w", err)

@@ -5,9 +5,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +29,8 @@ import (
 	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
 	"github.com/fleetsim/fleetsim/prod/testenv"
 )
+
+func init() { repeatedManagers = true }
 
 // TestHubServesProbesMetricsAndReconciles runs `fleet hub` in process against a real
 // kube-apiserver through a kubeconfig file, as an operator would, and checks that it takes
@@ -66,11 +70,23 @@ func TestHubServesProbesMetricsAndReconciles(t *testing.T) {
 	t.Cleanup(func() {
 		if !stopped {
 			stop()
-			<-done
+			select {
+			case <-done:
+			case <-time.After(60 * time.Second):
+				t.Errorf("fleet hub did not stop within 60s; logs:\n%s", logs.String())
+			}
 		}
 	})
 
-	eventually(t, "readyz", func() error { return httpOK("http://" + probes + "/readyz") })
+	eventually(t, "readyz", func() error {
+		select {
+		case code := <-done:
+			stopped = true
+			t.Fatalf("fleet hub exited with %d before it was ready; logs:\n%s", code, logs.String())
+		default:
+		}
+		return httpOK("http://" + probes + "/readyz")
+	})
 	if err := httpOK("http://" + probes + "/healthz"); err != nil {
 		t.Errorf("healthz: %v", err)
 	}
@@ -85,6 +101,10 @@ func TestHubServesProbesMetricsAndReconciles(t *testing.T) {
 		return nil
 	})
 
+	before, err := reconciles(metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := admin.Create(ctx, &clusterv1beta1.MemberCluster{
 		ObjectMeta: metav1.ObjectMeta{Name: "west"},
 		Spec:       clusterv1beta1.MemberClusterSpec{Identity: rbacv1.Subject{Kind: "User", Name: "west-agent"}},
@@ -95,12 +115,9 @@ func TestHubServesProbesMetricsAndReconciles(t *testing.T) {
 		return admin.Get(ctx, client.ObjectKey{Namespace: "fleet-member-west", Name: "west"}, &clusterv1beta1.InternalMemberCluster{})
 	})
 	eventually(t, "reconcile metrics", func() error {
-		body, err := httpGet("http://" + metrics + "/metrics")
-		if err != nil {
-			return err
-		}
-		if !strings.Contains(body, `controller_runtime_reconcile_total{controller="membership",result="success"}`) {
-			return fmt.Errorf("no membership reconcile counter in /metrics")
+		// Counters are process-wide and other tests' managers count too: require growth.
+		if n, err := reconciles(metrics); err != nil || n <= before {
+			return fmt.Errorf("membership reconciles = %v (%v), want more than %v", n, err, before)
 		}
 		return nil
 	})
@@ -157,14 +174,22 @@ func writeKubeconfigAs(t *testing.T, cfg *rest.Config, user string) string {
 	return path
 }
 
+// freeAddr is a free local address outside the kernel's ephemeral port range, so no
+// envtest server or outgoing connection of a concurrently running test package can take it
+// between this check and the hub's bind.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 100 {
+		addr := fmt.Sprintf("127.0.0.1:%d", 20000+rand.IntN(10000))
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			continue
+		}
+		l.Close()
+		return addr
 	}
-	defer l.Close()
-	return l.Addr().String()
+	t.Fatal("no free port in 20000-29999")
+	return ""
 }
 
 func httpGet(url string) (string, error) {
@@ -178,6 +203,21 @@ func httpGet(url string) (string, error) {
 		return "", fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
 	return string(b), err
+}
+
+// reconciles reads the membership controller's successful reconcile count from /metrics.
+func reconciles(addr string) (float64, error) {
+	body, err := httpGet("http://" + addr + "/metrics")
+	if err != nil {
+		return 0, err
+	}
+	const series = `controller_runtime_reconcile_total{controller="membership",result="success"} `
+	for _, line := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(line, series); ok {
+			return strconv.ParseFloat(v, 64)
+		}
+	}
+	return 0, nil // not reconciled yet in this process
 }
 
 func httpOK(url string) error {
