@@ -116,7 +116,7 @@ func TestDeploymentManifestsRunTheHub(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "member admitted by the hub's service account", func() error {
+	testenv.Eventually(t, "member admitted by the hub's service account", func() error {
 		if err := typed.Get(ctx, client.ObjectKey{Namespace: "fleet-member-south", Name: "south"}, &clusterv1beta1.InternalMemberCluster{}); err != nil {
 			return err
 		}

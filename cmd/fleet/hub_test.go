@@ -78,7 +78,7 @@ func TestHubServesProbesMetricsAndReconciles(t *testing.T) {
 		}
 	})
 
-	eventually(t, "readyz", func() error {
+	testenv.Eventually(t, "readyz", func() error {
 		select {
 		case code := <-done:
 			stopped = true
@@ -90,7 +90,7 @@ func TestHubServesProbesMetricsAndReconciles(t *testing.T) {
 	if err := httpOK("http://" + probes + "/healthz"); err != nil {
 		t.Errorf("healthz: %v", err)
 	}
-	eventually(t, "leader Lease", func() error {
+	testenv.Eventually(t, "leader Lease", func() error {
 		l := &coordinationv1.Lease{}
 		if err := admin.Get(ctx, client.ObjectKey{Namespace: "fleet-system", Name: "fleetsim-hub"}, l); err != nil {
 			return err
@@ -111,10 +111,10 @@ func TestHubServesProbesMetricsAndReconciles(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "IMC created by the hub", func() error {
+	testenv.Eventually(t, "IMC created by the hub", func() error {
 		return admin.Get(ctx, client.ObjectKey{Namespace: "fleet-member-west", Name: "west"}, &clusterv1beta1.InternalMemberCluster{})
 	})
-	eventually(t, "reconcile metrics", func() error {
+	testenv.Eventually(t, "reconcile metrics", func() error {
 		// Counters are process-wide and other tests' managers count too: require growth.
 		if n, err := reconciles(metrics); err != nil || n <= before {
 			return fmt.Errorf("membership reconciles = %v (%v), want more than %v", n, err, before)
@@ -223,17 +223,6 @@ func reconciles(addr string) (float64, error) {
 func httpOK(url string) error {
 	_, err := httpGet(url)
 	return err
-}
-
-func eventually(t *testing.T, what string, f func() error) {
-	t.Helper()
-	var err error
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if err = f(); err == nil {
-			return
-		}
-	}
-	t.Fatalf("%s: still %v after 30s", what, err)
 }
 
 // syncBuffer is a bytes.Buffer safe for the hub's logger and the test to share.

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -37,10 +36,9 @@ func TestMemberJoinsReportsHealthAndLeaves(t *testing.T) {
 		t.Skip("starts kube-apiserver and etcd")
 	}
 	env := testenv.StartEnv(t)
-	scheme := newScheme(t)
-	startHub(t, env.Config, scheme)
-	admin := newClient(t, env.Config, scheme)
-	agent := newClient(t, env.User(t, "east-agent"), scheme)
+	startHub(t, env.Config, testenv.Scheme(t))
+	admin := testenv.Client(t, env.Config)
+	agent := testenv.Client(t, env.User(t, "east-agent"))
 	ctx := context.Background()
 	const ns = "fleet-member-east"
 
@@ -56,7 +54,7 @@ func TestMemberJoinsReportsHealthAndLeaves(t *testing.T) {
 		t.Fatalf("create MemberCluster: %v", err)
 	}
 	imc := &clusterv1beta1.InternalMemberCluster{}
-	eventually(t, "IMC in state Join, readable by the member's identity", func() error {
+	testenv.Eventually(t, "IMC in state Join, readable by the member's identity", func() error {
 		if err := agent.Get(ctx, client.ObjectKey{Namespace: ns, Name: "east"}, imc); err != nil {
 			return err
 		}
@@ -65,7 +63,7 @@ func TestMemberJoinsReportsHealthAndLeaves(t *testing.T) {
 		}
 		return nil
 	})
-	eventually(t, "MC ReadyToJoin, Joined unknown until the agent reports", memberConditions(admin, map[string]string{
+	testenv.Eventually(t, "MC ReadyToJoin, Joined unknown until the agent reports", memberConditions(admin, map[string]string{
 		"ReadyToJoin": "True/MemberClusterReadyToJoin", "Joined": "Unknown/MemberClusterJoinStateUnknown", "Healthy": "Unknown/MemberClusterHealthUnknown",
 	}))
 
@@ -85,18 +83,18 @@ func TestMemberJoinsReportsHealthAndLeaves(t *testing.T) {
 		}}
 		return agent.Status().Update(ctx, cur)
 	}
-	eventually(t, "agent reports joined and healthy", func() error { return report("True", "True") })
-	eventually(t, "MC Joined and Healthy", memberConditions(admin, map[string]string{
+	testenv.Eventually(t, "agent reports joined and healthy", func() error { return report("True", "True") })
+	testenv.Eventually(t, "MC Joined and Healthy", memberConditions(admin, map[string]string{
 		"ReadyToJoin": "True/MemberClusterReadyToJoin", "Joined": "True/MemberClusterJoined", "Healthy": "True/MemberClusterHealthy",
 	}))
 
 	// The agent falls silent: after the heartbeat timeout the hub stops calling it healthy,
 	// on its own (a timed requeue; nothing else changes).
-	eventually(t, "MC heartbeat timeout", memberConditions(admin, map[string]string{
+	testenv.Eventually(t, "MC heartbeat timeout", memberConditions(admin, map[string]string{
 		"Joined": "True/MemberClusterJoined", "Healthy": "Unknown/MemberClusterHeartbeatTimeout",
 	}))
-	eventually(t, "agent heartbeats again", func() error { return report("True", "True") })
-	eventually(t, "MC healthy again", memberConditions(admin, map[string]string{"Healthy": "True/MemberClusterHealthy"}))
+	testenv.Eventually(t, "agent heartbeats again", func() error { return report("True", "True") })
+	testenv.Eventually(t, "MC healthy again", memberConditions(admin, map[string]string{"Healthy": "True/MemberClusterHealthy"}))
 
 	// Leave: a binding still targets the member, so the hub waits for it after the agent
 	// acknowledges.
@@ -111,7 +109,7 @@ func TestMemberJoinsReportsHealthAndLeaves(t *testing.T) {
 	if err := admin.Delete(ctx, mc); err != nil {
 		t.Fatalf("delete MemberCluster: %v", err)
 	}
-	eventually(t, "IMC in state Leave", func() error {
+	testenv.Eventually(t, "IMC in state Leave", func() error {
 		if err := agent.Get(ctx, client.ObjectKey{Namespace: ns, Name: "east"}, imc); err != nil {
 			return err
 		}
@@ -120,8 +118,8 @@ func TestMemberJoinsReportsHealthAndLeaves(t *testing.T) {
 		}
 		return nil
 	})
-	eventually(t, "agent acknowledges leaving", func() error { return report("False", "True") })
-	eventually(t, "MC waits for the binding", func() error {
+	testenv.Eventually(t, "agent acknowledges leaving", func() error { return report("False", "True") })
+	testenv.Eventually(t, "MC waits for the binding", func() error {
 		if err := memberConditions(admin, map[string]string{
 			"ReadyToJoin": "False/MemberClusterNotReadyToJoin", "Joined": "Unknown/MemberClusterJoinStateUnknown",
 		})(); err != nil {
@@ -146,7 +144,7 @@ func TestMemberJoinsReportsHealthAndLeaves(t *testing.T) {
 	if err := admin.Delete(ctx, binding); err != nil {
 		t.Fatalf("delete binding: %v", err)
 	}
-	eventually(t, "MemberCluster removed", func() error {
+	testenv.Eventually(t, "MemberCluster removed", func() error {
 		err := admin.Get(ctx, client.ObjectKey{Name: "east"}, &clusterv1beta1.MemberCluster{})
 		if apierrors.IsNotFound(err) {
 			return nil
@@ -162,26 +160,6 @@ func TestMemberJoinsReportsHealthAndLeaves(t *testing.T) {
 	if err := admin.Get(ctx, client.ObjectKey{Name: ns}, nsObj); err == nil && nsObj.DeletionTimestamp == nil {
 		t.Errorf("namespace %s after leave: not being deleted", ns)
 	}
-}
-
-func newScheme(t *testing.T) *runtime.Scheme {
-	t.Helper()
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1beta1.AddToScheme, placementv1beta1.AddToScheme} {
-		if err := add(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return s
-}
-
-func newClient(t *testing.T, cfg *rest.Config, s *runtime.Scheme) client.Client {
-	t.Helper()
-	c, err := client.New(cfg, client.Options{Scheme: s})
-	if err != nil {
-		t.Fatalf("client: %v", err)
-	}
-	return c
 }
 
 // startHub runs a manager with the membership controller until the test ends.
@@ -230,16 +208,4 @@ func memberConditions(c client.Client, want map[string]string) func() error {
 		}
 		return nil
 	}
-}
-
-// eventually retries f until it succeeds: the controller acts asynchronously.
-func eventually(t *testing.T, what string, f func() error) {
-	t.Helper()
-	var err error
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if err = f(); err == nil {
-			return
-		}
-	}
-	t.Fatalf("%s: still %v after 30s", what, err)
 }

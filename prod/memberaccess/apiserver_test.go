@@ -4,16 +4,13 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -33,7 +30,7 @@ func TestMemberIdentityIsConfinedToItsNamespace(t *testing.T) {
 	}
 	env := testenv.StartEnv(t)
 	ctx := context.Background()
-	admin := newClient(t, env.Config)
+	admin := testenv.Client(t, env.Config)
 
 	mustCreate(t, admin, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "fleet-system"}})
 	mustCreate(t, admin, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "east-agent", Namespace: "fleet-system"}})
@@ -56,8 +53,8 @@ func TestMemberIdentityIsConfinedToItsNamespace(t *testing.T) {
 		mustCreate(t, admin, &placementv1beta1.Work{ObjectMeta: metav1.ObjectMeta{Name: "crp-work", Namespace: "fleet-member-" + m.name}})
 	}
 
-	east := newClient(t, tokenConfig(t, env.Config, "fleet-system", "east-agent"))
-	west := newClient(t, env.User(t, "west-agent"))
+	east := testenv.Client(t, tokenConfig(t, env.Config, "fleet-system", "east-agent"))
+	west := testenv.Client(t, env.User(t, "west-agent"))
 
 	for _, a := range []struct {
 		name        string
@@ -67,7 +64,7 @@ func TestMemberIdentityIsConfinedToItsNamespace(t *testing.T) {
 		own, others := "fleet-member-"+a.own, "fleet-member-"+a.others
 		// The agent's work in its own namespace: read its IMC and report status, follow its
 		// Works and report their status.
-		eventually(t, a.name+": read own InternalMemberCluster", func() error {
+		testenv.Eventually(t, a.name+": read own InternalMemberCluster", func() error {
 			return a.c.Get(ctx, client.ObjectKey{Namespace: own, Name: a.own}, &clusterv1beta1.InternalMemberCluster{})
 		})
 		imc := &clusterv1beta1.InternalMemberCluster{}
@@ -125,32 +122,17 @@ func TestMemberIdentityIsConfinedToItsNamespace(t *testing.T) {
 	if err := memberaccess.Ensure(ctx, admin, "east", rbacv1.Subject{Kind: "ServiceAccount", Name: "east-agent-v2", Namespace: "fleet-system"}); err != nil {
 		t.Fatalf("Ensure(east, new identity) = %v", err)
 	}
-	eventually(t, "old identity forbidden after the change", func() error {
+	testenv.Eventually(t, "old identity forbidden after the change", func() error {
 		err := east.List(ctx, &placementv1beta1.WorkList{}, client.InNamespace("fleet-member-east"))
 		if apierrors.IsForbidden(err) {
 			return nil
 		}
 		return fmt.Errorf("list = %v, want Forbidden", err)
 	})
-	eastV2 := newClient(t, tokenConfig(t, env.Config, "fleet-system", "east-agent-v2"))
-	eventually(t, "new identity allowed after the change", func() error {
+	eastV2 := testenv.Client(t, tokenConfig(t, env.Config, "fleet-system", "east-agent-v2"))
+	testenv.Eventually(t, "new identity allowed after the change", func() error {
 		return eastV2.List(ctx, &placementv1beta1.WorkList{}, client.InNamespace("fleet-member-east"))
 	})
-}
-
-func newClient(t *testing.T, cfg *rest.Config) client.Client {
-	t.Helper()
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1beta1.AddToScheme, placementv1beta1.AddToScheme} {
-		if err := add(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c, err := client.New(cfg, client.Options{Scheme: s})
-	if err != nil {
-		t.Fatalf("client for %s: %v", cfg.Username, err)
-	}
-	return c
 }
 
 // tokenConfig authenticates as a service account with a bound token from the TokenRequest
@@ -176,17 +158,4 @@ func mustCreate(t *testing.T, c client.Client, obj client.Object) {
 	if err := c.Create(context.Background(), obj); err != nil {
 		t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
 	}
-}
-
-// eventually retries f until it succeeds: RBAC changes reach the authorizer through an
-// informer, a moment after the write.
-func eventually(t *testing.T, what string, f func() error) {
-	t.Helper()
-	var err error
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if err = f(); err == nil {
-			return
-		}
-	}
-	t.Fatalf("%s: still %v after 30s", what, err)
 }
