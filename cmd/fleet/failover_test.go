@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
+	"github.com/fleetsim/fleetsim/prod/testenv"
+)
+
+// runningHub is a `fleet hub` started in process.
+type runningHub struct {
+	stop func() int // cancels the hub and returns its exit code
+	logs *syncBuffer
+}
+
+func startFleet(t *testing.T, args ...string) *runningHub {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &runningHub{logs: &syncBuffer{}}
+	done := make(chan int, 1)
+	go func() { done <- execute(ctx, args, io.Discard, h.logs) }()
+	stopped, code := false, 0
+	h.stop = func() int {
+		if !stopped {
+			stopped = true
+			cancel()
+			select {
+			case code = <-done:
+			case <-time.After(60 * time.Second):
+				t.Errorf("fleet hub did not stop within 60s; logs:\n%s", h.logs.String())
+				code = -1
+			}
+		}
+		return code
+	}
+	t.Cleanup(func() { h.stop() })
+	return h
+}
+
+// TestHubFailover runs two replicas of `fleet hub`: only the Lease holder reconciles; when
+// it stops, the other takes the Lease and carries on where it left off, a member's leave
+// begun under the first finishing under the second, with nothing duplicated.
+func TestHubFailover(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts kube-apiserver and etcd")
+	}
+	env := testenv.StartEnv(t)
+	admin := testenv.Client(t, env.Config)
+	ctx := context.Background()
+	if err := admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "fleet-system"}}); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"hub", "--kubeconfig", writeKubeconfig(t, env.Config), "--metrics-bind-address", "0",
+		"--health-probe-bind-address", "0", "--leader-election-namespace", "fleet-system", "--heartbeat-timeout", "1m"}
+	holder := func() string {
+		l := &coordinationv1.Lease{}
+		if err := admin.Get(ctx, client.ObjectKey{Namespace: "fleet-system", Name: "fleetsim-hub"}, l); err != nil || l.Spec.HolderIdentity == nil {
+			return ""
+		}
+		return *l.Spec.HolderIdentity
+	}
+
+	first := startFleet(t, args...)
+	testenv.Eventually(t, "first replica leads", func() error {
+		if holder() == "" {
+			return fmt.Errorf("no lease holder")
+		}
+		return nil
+	})
+	leader := holder()
+	second := startFleet(t, args...)
+
+	if err := admin.Create(ctx, &clusterv1beta1.MemberCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "north"},
+		Spec:       clusterv1beta1.MemberClusterSpec{Identity: rbacv1.Subject{Kind: "User", Name: "north-agent"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	key := client.ObjectKey{Namespace: "fleet-member-north", Name: "north"}
+	testenv.Eventually(t, "IMC created by the leader", func() error { return admin.Get(ctx, key, &clusterv1beta1.InternalMemberCluster{}) })
+	if got := holder(); got != leader {
+		t.Fatalf("lease holder changed from %q to %q while the first replica ran", leader, got)
+	}
+	// The member's agent has joined, so leaving will wait for it to acknowledge.
+	report(t, admin, key, "True")
+	testenv.Eventually(t, "member joined", func() error {
+		mc := &clusterv1beta1.MemberCluster{}
+		if err := admin.Get(ctx, client.ObjectKey{Name: "north"}, mc); err != nil {
+			return err
+		}
+		if c := meta.FindStatusCondition(mc.Status.Conditions, "Joined"); c == nil || c.Status != metav1.ConditionTrue {
+			return fmt.Errorf("Joined = %+v", c)
+		}
+		return nil
+	})
+	if err := admin.Delete(ctx, &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "north"}}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "IMC set to Leave by the leader", func() error {
+		imc := &clusterv1beta1.InternalMemberCluster{}
+		if err := admin.Get(ctx, key, imc); err != nil {
+			return err
+		}
+		if imc.Spec.State != "Leave" {
+			return fmt.Errorf("state %q", imc.Spec.State)
+		}
+		return nil
+	})
+
+	// The leader goes away mid-leave.
+	if code := first.stop(); code != exitOK {
+		t.Fatalf("first replica exit code = %d; logs:\n%s", code, first.logs.String())
+	}
+	testenv.Eventually(t, "second replica takes the lease", func() error {
+		if h := holder(); h == "" || h == leader {
+			return fmt.Errorf("holder %q", h)
+		}
+		return nil
+	})
+
+	// The agent acknowledges; the second replica finishes the leave.
+	report(t, admin, key, "False")
+	testenv.Eventually(t, "MemberCluster removed by the second replica", func() error {
+		err := admin.Get(ctx, client.ObjectKey{Name: "north"}, &clusterv1beta1.MemberCluster{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("get = %v, want NotFound", err)
+	})
+	imcs := &clusterv1beta1.InternalMemberClusterList{}
+	if err := admin.List(ctx, imcs); err != nil || len(imcs.Items) != 0 {
+		t.Errorf("InternalMemberClusters after leave = %d (%v), want 0", len(imcs.Items), err)
+	}
+	if code := second.stop(); code != exitOK {
+		t.Errorf("second replica exit code = %d; logs:\n%s", code, second.logs.String())
+	}
+}
+
+// report writes the member agent's status on its InternalMemberCluster: a heartbeat now and
+// its Joined condition.
+func report(t *testing.T, c client.Client, key client.ObjectKey, joined metav1.ConditionStatus) {
+	t.Helper()
+	// The hub may update the IMC's spec between our read and write: retry on conflict.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		imc := &clusterv1beta1.InternalMemberCluster{}
+		if err := c.Get(context.Background(), key, imc); err != nil {
+			return err
+		}
+		now := metav1.Now()
+		imc.Status.AgentStatus = []clusterv1beta1.AgentStatus{{Type: clusterv1beta1.MemberAgent, LastReceivedHeartbeat: now,
+			Conditions: []metav1.Condition{{Type: "Joined", Status: joined, Reason: "AgentReport", LastTransitionTime: now}}}}
+		return c.Status().Update(context.Background(), imc)
+	})
+	if err != nil {
+		t.Fatalf("agent status update: %v", err)
+	}
+}
