@@ -127,6 +127,7 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 		Client:      mgr.GetClient(),
 		Eligibility: member.EligibilityConfig{HeartbeatTimeout: o.heartbeatTimeout, UnhealthyTolerance: o.unhealthyTolerate},
 		Log:         log.WithName("membership"),
+		Events:      mgr.GetEventRecorder("fleet-hub"),
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return &exitError{code: exitFailed, err: fmt.Errorf("set up the membership controller: %w", err)}

@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -37,6 +39,9 @@ type MembershipReconciler struct {
 	Clock       clock.Clock // nil: the wall clock
 	Eligibility member.EligibilityConfig
 	Log         logr.Logger
+	// Events, when set, receives what the controller records as Kubernetes events on the
+	// MemberCluster, for kubectl describe and kubectl events.
+	Events events.EventRecorder
 }
 
 // SetupWithManager registers the reconciler: it wakes on changes to a MemberCluster, to the
@@ -72,7 +77,7 @@ func (r *MembershipReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 		elig = member.DefaultEligibility
 	}
 	st := &memberStore{ctx: ctx, c: r.Client}
-	env := &reconcileEnv{now: clk.Now(), log: r.Log.WithValues("member", req.Name)}
+	env := &reconcileEnv{now: clk.Now(), log: r.Log.WithValues("member", req.Name), events: r.Events, store: st}
 	mhub.ReconcileMember(st, env, elig, req.Name)
 	if st.warning != nil {
 		env.log.Info("member status partly ignored", "reason", st.warning.Error())
@@ -231,12 +236,33 @@ type reconcileEnv struct {
 	now     time.Time
 	log     logr.Logger
 	requeue time.Duration
+	events  events.EventRecorder
+	store   *memberStore // the MemberCluster events are about
 }
 
 func (e *reconcileEnv) Now() time.Time { return e.now }
 
 func (e *reconcileEnv) Record(kind, subject, detail string) {
 	e.log.Info(kind, "subject", subject, "detail", detail)
+	if e.events == nil || e.store.mc == nil {
+		return
+	}
+	note := subject
+	if detail != "" {
+		note += ": " + detail
+	}
+	e.events.Eventf(e.store.mc, nil, corev1.EventTypeNormal, eventReason(kind), "Reconcile", "%s", note)
+}
+
+// eventReason turns a record kind ("imc-created") into an event reason ("ImcCreated").
+func eventReason(kind string) string {
+	var b strings.Builder
+	for _, w := range strings.Split(kind, "-") {
+		if w != "" {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	return b.String()
 }
 
 func (e *reconcileEnv) Fire(c triggers.Change, key, placement, member string) {

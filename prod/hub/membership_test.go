@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-logr/logr/testr"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -66,6 +67,20 @@ func TestMemberJoinsReportsHealthAndLeaves(t *testing.T) {
 	testenv.Eventually(t, "MC ReadyToJoin, Joined unknown until the agent reports", memberConditions(admin, map[string]string{
 		"ReadyToJoin": "True/MemberClusterReadyToJoin", "Joined": "Unknown/MemberClusterJoinStateUnknown", "Healthy": "Unknown/MemberClusterHealthUnknown",
 	}))
+
+	testenv.Eventually(t, "join recorded as events on the MemberCluster", func() error {
+		list := &eventsv1.EventList{}
+		if err := admin.List(ctx, list); err != nil {
+			return err
+		}
+		for _, e := range list.Items {
+			if e.Regarding.Kind == "MemberCluster" && e.Regarding.Name == "east" && e.Reason == "NamespaceCreated" &&
+				e.Note == "fleet-member-east: with Role and RoleBinding for the member identity" && e.ReportingController == "fleet-hub" {
+				return nil
+			}
+		}
+		return fmt.Errorf("no NamespaceCreated event for MemberCluster east among %d events", len(list.Items))
+	})
 
 	// The agent joins and heartbeats.
 	report := func(joined, healthy metav1.ConditionStatus) error {
@@ -175,6 +190,7 @@ func startHub(t *testing.T, cfg *rest.Config, s *runtime.Scheme) {
 		Client:      mgr.GetClient(),
 		Eligibility: member.EligibilityConfig{HeartbeatTimeout: heartbeatTimeout, UnhealthyTolerance: heartbeatTimeout},
 		Log:         testr.New(t),
+		Events:      mgr.GetEventRecorder("fleet-hub"),
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		t.Fatalf("set up membership controller: %v", err)
