@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -55,14 +54,7 @@ func TestDeploymentManifestsRunTheHub(t *testing.T) {
 	}
 	objs := renderDefault(t)
 	env := testenv.StartEnv(t)
-	s := kruntime.NewScheme()
-	if err := clusterv1beta1.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	admin, err := client.New(env.Config, client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	admin := testenv.Client(t, env.Config)
 	ctx := context.Background()
 	kinds := map[string]int{}
 	var args []string
@@ -95,29 +87,21 @@ func TestDeploymentManifestsRunTheHub(t *testing.T) {
 	// its service account through impersonation.
 	kubeconfig := writeKubeconfigAs(t, env.Config, "system:serviceaccount:fleet-system:fleet-hub")
 	args = append(args, "--kubeconfig", kubeconfig, "--metrics-bind-address", "0", "--health-probe-bind-address", freeAddr(t))
-	runCtx, stop := context.WithCancel(ctx)
-	var logs syncBuffer
-	done := make(chan int, 1)
-	go func() { done <- execute(runCtx, args, io.Discard, &logs) }()
+	h := startFleet(t, args...)
 	t.Cleanup(func() {
-		stop()
-		if code := <-done; code != exitOK {
-			t.Errorf("fleet %s exit code = %d; logs:\n%s", strings.Join(args, " "), code, logs.String())
+		if code := h.stop(); code != exitOK {
+			t.Errorf("fleet %s exit code = %d; logs:\n%s", strings.Join(args, " "), code, h.logs.String())
 		}
 	})
 
-	typed, err := client.New(env.Config, client.Options{Scheme: s})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := typed.Create(ctx, &clusterv1beta1.MemberCluster{
+	if err := admin.Create(ctx, &clusterv1beta1.MemberCluster{
 		ObjectMeta: metav1.ObjectMeta{Name: "south"},
 		Spec:       clusterv1beta1.MemberClusterSpec{Identity: rbacv1.Subject{Kind: "User", Name: "south-agent"}},
 	}); err != nil {
 		t.Fatal(err)
 	}
 	testenv.Eventually(t, "member admitted by the hub's service account", func() error {
-		if err := typed.Get(ctx, client.ObjectKey{Namespace: "fleet-member-south", Name: "south"}, &clusterv1beta1.InternalMemberCluster{}); err != nil {
+		if err := admin.Get(ctx, client.ObjectKey{Namespace: "fleet-member-south", Name: "south"}, &clusterv1beta1.InternalMemberCluster{}); err != nil {
 			return err
 		}
 		rb := &rbacv1.RoleBinding{}
@@ -125,7 +109,7 @@ func TestDeploymentManifestsRunTheHub(t *testing.T) {
 			return err
 		}
 		mc := &clusterv1beta1.MemberCluster{}
-		if err := typed.Get(ctx, client.ObjectKey{Name: "south"}, mc); err != nil {
+		if err := admin.Get(ctx, client.ObjectKey{Name: "south"}, mc); err != nil {
 			return err
 		}
 		if len(mc.Status.Conditions) == 0 {
@@ -133,7 +117,7 @@ func TestDeploymentManifestsRunTheHub(t *testing.T) {
 		}
 		return nil
 	})
-	if strings.Contains(logs.String(), "forbidden") {
-		t.Errorf("the hub was refused something its RBAC should allow:\n%s", logs.String())
+	if strings.Contains(h.logs.String(), "forbidden") {
+		t.Errorf("the hub was refused something its RBAC should allow:\n%s", h.logs.String())
 	}
 }

@@ -3,52 +3,18 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"testing"
-	"time"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
 	"github.com/fleetsim/fleetsim/prod/testenv"
 )
-
-// runningHub is a `fleet hub` started in process.
-type runningHub struct {
-	stop func() int // cancels the hub and returns its exit code
-	logs *syncBuffer
-}
-
-func startFleet(t *testing.T, args ...string) *runningHub {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	h := &runningHub{logs: &syncBuffer{}}
-	done := make(chan int, 1)
-	go func() { done <- execute(ctx, args, io.Discard, h.logs) }()
-	stopped, code := false, 0
-	h.stop = func() int {
-		if !stopped {
-			stopped = true
-			cancel()
-			select {
-			case code = <-done:
-			case <-time.After(60 * time.Second):
-				t.Errorf("fleet hub did not stop within 60s; logs:\n%s", h.logs.String())
-				code = -1
-			}
-		}
-		return code
-	}
-	t.Cleanup(func() { h.stop() })
-	return h
-}
 
 // TestHubFailover runs two replicas of `fleet hub`: only the Lease holder reconciles; when
 // it stops, the other takes the Lease and carries on where it left off, a member's leave
@@ -65,13 +31,7 @@ func TestHubFailover(t *testing.T) {
 	}
 	args := []string{"hub", "--kubeconfig", writeKubeconfig(t, env.Config), "--metrics-bind-address", "0",
 		"--health-probe-bind-address", "0", "--leader-election-namespace", "fleet-system", "--heartbeat-timeout", "1m"}
-	holder := func() string {
-		l := &coordinationv1.Lease{}
-		if err := admin.Get(ctx, client.ObjectKey{Namespace: "fleet-system", Name: "fleetsim-hub"}, l); err != nil || l.Spec.HolderIdentity == nil {
-			return ""
-		}
-		return *l.Spec.HolderIdentity
-	}
+	holder := func() string { return leaseHolder(t, admin) }
 
 	first := startFleet(t, args...)
 	testenv.Eventually(t, "first replica leads", func() error {
@@ -146,25 +106,5 @@ func TestHubFailover(t *testing.T) {
 	}
 	if code := second.stop(); code != exitOK {
 		t.Errorf("second replica exit code = %d; logs:\n%s", code, second.logs.String())
-	}
-}
-
-// report writes the member agent's status on its InternalMemberCluster: a heartbeat now and
-// its Joined condition.
-func report(t *testing.T, c client.Client, key client.ObjectKey, joined metav1.ConditionStatus) {
-	t.Helper()
-	// The hub may update the IMC's spec between our read and write: retry on conflict.
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		imc := &clusterv1beta1.InternalMemberCluster{}
-		if err := c.Get(context.Background(), key, imc); err != nil {
-			return err
-		}
-		now := metav1.Now()
-		imc.Status.AgentStatus = []clusterv1beta1.AgentStatus{{Type: clusterv1beta1.MemberAgent, LastReceivedHeartbeat: now,
-			Conditions: []metav1.Condition{{Type: "Joined", Status: joined, Reason: "AgentReport", LastTransitionTime: now}}}}
-		return c.Status().Update(context.Background(), imc)
-	})
-	if err != nil {
-		t.Fatalf("agent status update: %v", err)
 	}
 }
