@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/fleetsim/fleetsim/model/override"
@@ -117,19 +118,22 @@ func (os *overrideStore) latest() ([]override.CROSnapshot, []override.ROSnapshot
 	for _, snaps := range os.roSnaps {
 		ros = append(ros, *snaps[len(snaps)-1])
 	}
-	slices.SortFunc(ros, func(a, b override.ROSnapshot) int {
-		if a.Namespace != b.Namespace {
-			return cmp.Compare(a.Namespace, b.Namespace)
-		}
-		return cmp.Compare(a.Name, b.Name)
-	})
+	slices.SortFunc(ros, compareRO)
 	return cros, ros
 }
 
-// named returns the snapshots a binding recorded, by name.
+func compareRO(a, b override.ROSnapshot) int {
+	if a.Namespace != b.Namespace {
+		return cmp.Compare(a.Namespace, b.Namespace)
+	}
+	return cmp.Compare(a.Name, b.Name)
+}
+
+// named returns the snapshots a binding recorded, in name order.
 func (os *overrideStore) named(cro []string, ro []placement.NamespacedName) ([]override.CROSnapshot, []override.ROSnapshot) {
 	var cs []override.CROSnapshot
-	for _, snaps := range os.croSnaps {
+	for _, k := range sortedKeys(os.croSnaps) {
+		snaps := os.croSnaps[k]
 		for _, sn := range snaps {
 			if slices.Contains(cro, sn.Name) {
 				cs = append(cs, *sn)
@@ -144,14 +148,8 @@ func (os *overrideStore) named(cro []string, ro []placement.NamespacedName) ([]o
 			}
 		}
 	}
+	slices.SortFunc(rs, compareRO)
 	return cs, rs
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -3,11 +3,9 @@ package sim
 import (
 	"cmp"
 	"slices"
-	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/fleetsim/fleetsim/model/condition"
 	"github.com/fleetsim/fleetsim/model/eviction"
 	mhub "github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/member"
@@ -199,15 +197,3 @@ func (st *store) ApprovalRequests(run string) []*staged.ClusterApprovalRequest {
 }
 
 func (st *store) PutApprovalRequest(a staged.ClusterApprovalRequest) { st.approvals[a.Name] = &a }
-
-// setConditions merges decided conditions into stored ones and returns those whose status
-// changed.
-func setConditions(stored *[]condition.Timed, decided []condition.Condition, gen int64, now time.Time) []condition.Condition {
-	var changed []condition.Condition
-	for _, c := range decided {
-		if condition.Set(stored, c, gen, now) {
-			changed = append(changed, c)
-		}
-	}
-	return changed
-}

@@ -1,6 +1,7 @@
 package scheduler_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -373,5 +374,38 @@ func TestPickFixedDisconnectedNamedCluster(t *testing.T) {
 	}
 	if plan.Placed != 1 {
 		t.Errorf("Schedule placed = %d, want 1 (the binding stays)", plan.Placed)
+	}
+}
+
+// TestDecisionLimitCapsMissingFixedNames: PickFixed names that match no member count toward
+// MaxDecisions like any other unselected cluster.
+func TestDecisionLimitCapsMissingFixedNames(t *testing.T) {
+	s := scheduler.New(scheduler.Options{MaxDecisions: 3})
+	plan, err := s.Schedule(scheduler.Input{
+		Snapshot: snapshot(policy(t, "placementType: PickFixed\nclusterNames: [a, g1, g2, g3, g4, g5]"), 0),
+		Members:  []*member.Member{cluster("a")},
+		Now:      now,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range plan.Decisions {
+		got = append(got, d.ClusterName+"/"+d.Reason)
+	}
+	want := []string{"a/" + plan.Decisions[0].Reason, "g1/" + scheduler.ReasonNotFound, "g2/" + scheduler.ReasonNotFound}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Schedule decisions (-want +got):\n%s", diff)
+	}
+}
+
+// TestNegativeNumberOfClustersIsAnError: Schedule is public; input validation would reject
+// this, but Schedule itself must answer with an error, not a panic.
+func TestNegativeNumberOfClustersIsAnError(t *testing.T) {
+	snap := snapshot(policy(t, "placementType: PickN\nnumberOfClusters: 1"), 0)
+	snap.NumberOfClusters = -1
+	_, err := scheduler.Schedule(scheduler.Input{Snapshot: snap, Members: []*member.Member{cluster("a")}, Now: now})
+	if err == nil || !strings.Contains(err.Error(), "numberOfClusters -1 is negative") {
+		t.Errorf("Schedule(numberOfClusters -1) = %v, want a negative numberOfClusters error", err)
 	}
 }

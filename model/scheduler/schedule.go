@@ -98,11 +98,15 @@ type decision struct {
 	scores   []placement.ClusterScore
 }
 
-// Schedule makes one decision. It fails only on a policy that cannot be compiled, which
-// validation rejects before it is ever stored.
+// Schedule makes one decision. It fails only on input that validation rejects before it is
+// ever stored: a policy that cannot be compiled or a negative numberOfClusters.
 func (s *Scheduler) Schedule(in Input) (Plan, error) {
 	if in.Snapshot == nil {
 		return Plan{}, errors.New("schedule: no policy snapshot")
+	}
+	if in.Snapshot.NumberOfClusters < 0 {
+		return Plan{}, fmt.Errorf("schedule %s: policy snapshot %s: numberOfClusters %d is negative",
+			in.Snapshot.Placement, in.Snapshot.Name, in.Snapshot.NumberOfClusters)
 	}
 	if in.TargetKind == "" {
 		in.TargetKind = member.KindCluster
@@ -557,7 +561,7 @@ func (d *decision) unselectedDecisions(limit int) []placement.ClusterDecision {
 			}
 		}
 		slices.Sort(missing)
-		for _, n := range missing {
+		for _, n := range missing[:min(len(missing), max(limit, 0))] {
 			out = append(out, placement.ClusterDecision{ClusterName: n, Reason: ReasonNotFound})
 		}
 	}
