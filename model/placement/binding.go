@@ -2,6 +2,7 @@ package placement
 
 import (
 	"hash/fnv"
+	"slices"
 	"strconv"
 
 	"github.com/fleetsim/fleetsim/model/condition"
@@ -119,4 +120,27 @@ func BindingName(placement, cluster string, attempt int) string {
 		buf = append(buf, "0123456789abcdef"[sum>>shift&0xf])
 	}
 	return string(buf)
+}
+
+// Copy is a deep copy of b, so that a plan never aliases the bindings it was decided from.
+func (b *Binding) Copy() Binding {
+	c := *b
+	c.ClusterResourceOverrideSnapshots = slices.Clone(b.ClusterResourceOverrideSnapshots)
+	c.ResourceOverrideSnapshots = slices.Clone(b.ResourceOverrideSnapshots)
+	c.ApplyStrategy = b.ApplyStrategy.Copy()
+	c.Conditions = slices.Clone(b.Conditions)
+	if b.ClusterDecision.ClusterScore != nil {
+		s := *b.ClusterDecision.ClusterScore
+		c.ClusterDecision.ClusterScore = &s
+	}
+	if b.FailedPlacements != nil {
+		c.FailedPlacements = slices.Clone(b.FailedPlacements)
+		for i := range c.FailedPlacements {
+			if e := c.FailedPlacements[i].Envelope; e != nil {
+				ec := *e
+				c.FailedPlacements[i].Envelope = &ec
+			}
+		}
+	}
+	return c
 }

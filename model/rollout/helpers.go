@@ -157,36 +157,6 @@ func sortedNN(s []placement.NamespacedName) []placement.NamespacedName {
 	return c
 }
 
-// applyEqual compares apply strategies, a nil one being equal to the zero value.
-func applyEqual(a, b *placement.ApplyStrategy) bool {
-	var za, zb placement.ApplyStrategy
-	if a == nil {
-		a = &za
-	}
-	if b == nil {
-		b = &zb
-	}
-	if a.Type != b.Type || a.ComparisonOption != b.ComparisonOption || a.WhenToApply != b.WhenToApply ||
-		a.WhenToTakeOver != b.WhenToTakeOver || a.AllowCoOwnership != b.AllowCoOwnership {
-		return false
-	}
-	fa := a.ServerSideApplyConfig != nil && a.ServerSideApplyConfig.ForceConflicts
-	fb := b.ServerSideApplyConfig != nil && b.ServerSideApplyConfig.ForceConflicts
-	return fa == fb && (a.ServerSideApplyConfig == nil) == (b.ServerSideApplyConfig == nil)
-}
-
-func copyApply(a *placement.ApplyStrategy) *placement.ApplyStrategy {
-	if a == nil {
-		return nil
-	}
-	c := *a
-	if a.ServerSideApplyConfig != nil {
-		ssa := *a.ServerSideApplyConfig
-		c.ServerSideApplyConfig = &ssa
-	}
-	return &c
-}
-
 // staleness describes how a binding differs from what it must carry; empty when up to date.
 func staleness(b *placement.Binding, d *desired) string {
 	var parts []string
@@ -201,33 +171,10 @@ func staleness(b *placement.Binding, d *desired) string {
 		!slices.Equal(sortedNN(b.ResourceOverrideSnapshots), d.ro) {
 		parts = append(parts, "override snapshots")
 	}
-	if !applyEqual(b.ApplyStrategy, d.apply) {
+	if !placement.ApplyStrategiesEqual(b.ApplyStrategy, d.apply) {
 		parts = append(parts, "apply strategy")
 	}
 	return strings.Join(parts, ", ")
-}
-
-// copyBinding deep-copies a binding so that a plan never aliases its input.
-func copyBinding(b *placement.Binding) placement.Binding {
-	c := *b
-	c.ClusterResourceOverrideSnapshots = slices.Clone(b.ClusterResourceOverrideSnapshots)
-	c.ResourceOverrideSnapshots = slices.Clone(b.ResourceOverrideSnapshots)
-	c.ApplyStrategy = copyApply(b.ApplyStrategy)
-	c.Conditions = slices.Clone(b.Conditions)
-	if b.ClusterDecision.ClusterScore != nil {
-		s := *b.ClusterDecision.ClusterScore
-		c.ClusterDecision.ClusterScore = &s
-	}
-	if b.FailedPlacements != nil {
-		c.FailedPlacements = slices.Clone(b.FailedPlacements)
-		for i := range c.FailedPlacements {
-			if e := c.FailedPlacements[i].Envelope; e != nil {
-				ec := *e
-				c.FailedPlacements[i].Envelope = &ec
-			}
-		}
-	}
-	return c
 }
 
 // compareBindings orders bindings by target cluster, then name.

@@ -130,7 +130,7 @@ func Decide(in Input) Plan {
 	for _, c := range removeCands {
 		if removable > 0 {
 			removable--
-			d.plan.Delete = append(d.plan.Delete, Change{Binding: copyBinding(c.b), Reason: "deleted: unscheduled; " + bud.removalText()})
+			d.plan.Delete = append(d.plan.Delete, Change{Binding: c.b.Copy(), Reason: "deleted: unscheduled; " + bud.removalText()})
 			continue
 		}
 		heldByAvailability = true
@@ -206,12 +206,12 @@ var (
 // bind writes the binding as bound to what its cluster must carry.
 func (d *decider) bind(c candidate, reason string) {
 	w := d.want(c.b.TargetCluster)
-	nb := copyBinding(c.b)
+	nb := c.b.Copy()
 	nb.State = placement.Bound
 	nb.ResourceSnapshotName = w.snapshot
 	nb.ClusterResourceOverrideSnapshots = slices.Clone(w.cro)
 	nb.ResourceOverrideSnapshots = slices.Clone(w.ro)
-	nb.ApplyStrategy = copyApply(w.apply)
+	nb.ApplyStrategy = w.apply.Copy()
 	nb.Generation++
 	condition.Set(&nb.Conditions, startedCondition, nb.Generation, d.in.Now)
 	d.plan.Bind = append(d.plan.Bind, Change{Binding: nb, Reason: reason})
@@ -223,7 +223,7 @@ func (d *decider) hold(b *placement.Binding, reason string, cond *condition.Cond
 	if cond == nil || sameCondition(b.Conditions, *cond, b.Generation) {
 		return
 	}
-	nb := copyBinding(b)
+	nb := b.Copy()
 	condition.Set(&nb.Conditions, *cond, nb.Generation, d.in.Now)
 	d.plan.Wait = append(d.plan.Wait, Change{Binding: nb, Reason: reason})
 }
@@ -233,7 +233,7 @@ func (d *decider) refresh(b *placement.Binding) {
 	if condition.IsTrue(b.Conditions, condition.TypeRolloutStarted, b.Generation) {
 		return
 	}
-	nb := copyBinding(b)
+	nb := b.Copy()
 	condition.Set(&nb.Conditions, startedCondition, nb.Generation, d.in.Now)
 	d.plan.Refresh = append(d.plan.Refresh, Change{Binding: nb, Reason: "up to date with resource snapshot " + b.ResourceSnapshotName})
 }

@@ -500,7 +500,7 @@ func (d *decision) runDeletionStage(ds *StageUpdatingStatus) bool {
 		for _, b := range bs {
 			if !b.Deleting {
 				d.plan.DeleteBindings = append(d.plan.DeleteBindings, Change{
-					Binding: copyBinding(b),
+					Binding: b.Copy(),
 					Reason:  fmt.Sprintf("cluster %s is no longer selected; deleted by the deletion stage of clusterStagedUpdateRun %s", cs.ClusterName, d.run.Name),
 				})
 			}
@@ -543,12 +543,12 @@ func (d *decision) startCluster(ss *StageUpdatingStatus, cs *ClusterUpdatingStat
 			return
 		}
 	}
-	nb := copyBinding(b)
+	nb := b.Copy()
 	nb.State = placement.Bound
 	nb.ResourceSnapshotName = d.snapshotName
 	nb.ClusterResourceOverrideSnapshots = copySlice(cs.ClusterResourceOverrideSnapshots)
 	nb.ResourceOverrideSnapshots = copySlice(cs.ResourceOverrideSnapshots)
-	nb.ApplyStrategy = copyApplyStrategy(d.st.AppliedStrategy)
+	nb.ApplyStrategy = d.st.AppliedStrategy.Copy()
 	nb.Generation = b.Generation + 1
 	condition.Set(&nb.Conditions, condition.True(condition.TypeRolloutStarted, condition.ReasonRolloutStarted, msg), nb.Generation, d.now)
 	d.plan.UpdateBindings = append(d.plan.UpdateBindings, Change{
@@ -569,7 +569,7 @@ func (d *decision) specDiff(cs *ClusterUpdatingStatus, b *placement.Binding) []s
 	if !slices.Equal(b.ResourceOverrideSnapshots, cs.ResourceOverrideSnapshots) {
 		diffs = append(diffs, fmt.Sprintf("binding has different resourceOverrideSnapshots, want: %v, got: %v", cs.ResourceOverrideSnapshots, b.ResourceOverrideSnapshots))
 	}
-	if !applyStrategyEqual(b.ApplyStrategy, d.st.AppliedStrategy) {
+	if !placement.ApplyStrategiesEqual(b.ApplyStrategy, d.st.AppliedStrategy) {
 		diffs = append(diffs, fmt.Sprintf("binding has different applyStrategy, want: %s, got: %s", applyString(d.st.AppliedStrategy), applyString(b.ApplyStrategy)))
 	}
 	return diffs
@@ -675,35 +675,6 @@ func findTask(ts []AfterStageTask, typ AfterStageTaskType) *AfterStageTask {
 		}
 	}
 	return nil
-}
-
-func copyBinding(b *placement.Binding) placement.Binding {
-	c := *b
-	c.ClusterResourceOverrideSnapshots = copySlice(b.ClusterResourceOverrideSnapshots)
-	c.ResourceOverrideSnapshots = copySlice(b.ResourceOverrideSnapshots)
-	c.ApplyStrategy = copyApplyStrategy(b.ApplyStrategy)
-	c.Conditions = copySlice(b.Conditions)
-	c.FailedPlacements = copySlice(b.FailedPlacements)
-	if b.ClusterDecision.ClusterScore != nil {
-		s := *b.ClusterDecision.ClusterScore
-		c.ClusterDecision.ClusterScore = &s
-	}
-	return c
-}
-
-func applyStrategyEqual(a, b *placement.ApplyStrategy) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	x, y := *a, *b
-	if (x.ServerSideApplyConfig == nil) != (y.ServerSideApplyConfig == nil) {
-		return false
-	}
-	if x.ServerSideApplyConfig != nil && *x.ServerSideApplyConfig != *y.ServerSideApplyConfig {
-		return false
-	}
-	x.ServerSideApplyConfig, y.ServerSideApplyConfig = nil, nil
-	return x == y
 }
 
 func applyString(a *placement.ApplyStrategy) string {

@@ -47,7 +47,7 @@ func (d *decision) initialize() bool {
 
 	d.st.PolicySnapshotIndexUsed = strconv.Itoa(p.PolicySnapshotIndex)
 	d.st.PolicyObservedClusterCount = p.ObservedClusterCount
-	d.st.AppliedStrategy = copyApplyStrategy(p.Strategy.ApplyStrategy)
+	d.st.AppliedStrategy = p.Strategy.ApplyStrategy.Copy()
 
 	s := d.in.Strategy
 	name := d.run.Spec.StagedRolloutStrategyName

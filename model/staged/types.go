@@ -207,7 +207,7 @@ func (s *StagedUpdateRunStatus) DeepCopy() *StagedUpdateRunStatus {
 	out := &StagedUpdateRunStatus{
 		PolicySnapshotIndexUsed:      s.PolicySnapshotIndexUsed,
 		PolicyObservedClusterCount:   s.PolicyObservedClusterCount,
-		AppliedStrategy:              copyApplyStrategy(s.AppliedStrategy),
+		AppliedStrategy:              s.AppliedStrategy.Copy(),
 		StagedUpdateStrategySnapshot: s.StagedUpdateStrategySnapshot.DeepCopy(),
 		Conditions:                   copyConditions(s.Conditions),
 	}
@@ -285,17 +285,5 @@ func copyTime(t *time.Time) *time.Time {
 		return nil
 	}
 	c := *t
-	return &c
-}
-
-func copyApplyStrategy(a *placement.ApplyStrategy) *placement.ApplyStrategy {
-	if a == nil {
-		return nil
-	}
-	c := *a
-	if a.ServerSideApplyConfig != nil {
-		s := *a.ServerSideApplyConfig
-		c.ServerSideApplyConfig = &s
-	}
 	return &c
 }
