@@ -30,7 +30,7 @@ func TestApplyStrategiesEqual(t *testing.T) {
 
 func TestBindingCopyDoesNotAlias(t *testing.T) {
 	b := &Binding{Name: "b", ClusterResourceOverrideSnapshots: []string{"o-0"}, ApplyStrategy: &ApplyStrategy{Type: "ClientSideApply"},
-		ClusterDecision: ClusterDecision{ClusterScore: &ClusterScore{AffinityScore: 3}},
+		ClusterDecision:  ClusterDecision{ClusterScore: &ClusterScore{AffinityScore: 3}},
 		FailedPlacements: []FailedPlacement{{ResourceIdentifier: ResourceIdentifier{Name: "x", Envelope: &NamespacedName{Name: "e"}}}}}
 	c := b.Copy()
 	if diff := cmp.Diff(*b, c); diff != "" {
