@@ -3,13 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap/zapcore"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -19,8 +17,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/fleetsim/fleetsim/model/member"
-	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
-	placementv1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+	"github.com/fleetsim/fleetsim/prod/apis"
 	"github.com/fleetsim/fleetsim/prod/hub"
 )
 
@@ -87,6 +84,9 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 	if o.logFormat != "json" && o.logFormat != "text" {
 		return invalid("--log-format %q: must be json or text", o.logFormat)
 	}
+	if o.verbosity < 0 {
+		return invalid("-v %d: must be 0 or more", o.verbosity)
+	}
 	if o.heartbeatTimeout <= 0 || o.unhealthyTolerate <= 0 {
 		return invalid("--heartbeat-timeout and --unhealthy-tolerance must be positive")
 	}
@@ -98,10 +98,8 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 		return invalid("kubeconfig: %w", err)
 	}
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1beta1.AddToScheme, placementv1beta1.AddToScheme} {
-		if err := add(scheme); err != nil {
-			return &exitError{code: exitFailed, err: err}
-		}
+	if err := apis.AddToScheme(scheme); err != nil {
+		return &exitError{code: exitFailed, err: err}
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
@@ -139,24 +137,10 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 	return nil
 }
 
-// loadConfig reads the kubeconfig at path, else the usual places, else the in-cluster
-// service account.
+// loadConfig reads the kubeconfig at path, else $KUBECONFIG or ~/.kube/config, else the
+// in-cluster service account (clientcmd's own fallback when no kubeconfig is found).
 func loadConfig(path string) (*rest.Config, error) {
-	if path != "" {
-		if _, err := os.Stat(path); err != nil {
-			return nil, err
-		}
-	}
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = path
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
-	if err == nil {
-		return cfg, nil
-	}
-	if path == "" && clientcmd.IsEmptyConfig(err) {
-		if ic, icErr := rest.InClusterConfig(); icErr == nil {
-			return ic, nil
-		}
-	}
-	return nil, err
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
 }

@@ -89,6 +89,7 @@ func TestHubRejectsBadFlags(t *testing.T) {
 		{[]string{"hub", "--log-format", "xml"}, `--log-format "xml": must be json or text`},
 		{[]string{"hub", "--kubeconfig", filepath.Join(t.TempDir(), "missing")}, "kubeconfig: stat"},
 		{[]string{"hub", "--heartbeat-timeout", "0s"}, "must be positive"},
+		{[]string{"hub", "-v", "-1"}, "-v -1: must be 0 or more"},
 		{[]string{"hub", "extra"}, `unknown command "extra"`},
 	} {
 		var stderr syncBuffer

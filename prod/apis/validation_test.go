@@ -257,6 +257,11 @@ func TestMemberClusterValidation(t *testing.T) {
 		{name: "taint without effect", obj: mc("taints: [{key: k}]"), want: "spec.taints[0].effect: Required value"},
 		{name: "no identity", obj: "apiVersion: cluster.kubernetes-fleet.io/v1beta1\nkind: MemberCluster\nmetadata:\n  name: m\nspec: {}\n",
 			want: "spec.identity: Required value"},
+		{name: "user identity", obj: "apiVersion: cluster.kubernetes-fleet.io/v1beta1\nkind: MemberCluster\nmetadata:\n  name: m\nspec:\n  identity: {kind: User, name: agent}\n"},
+		{name: "identity of an unknown kind", obj: "apiVersion: cluster.kubernetes-fleet.io/v1beta1\nkind: MemberCluster\nmetadata:\n  name: m\nspec:\n  identity: {kind: Robot, name: agent}\n",
+			want: "identity.kind must be ServiceAccount, User or Group"},
+		{name: "service account without namespace", obj: "apiVersion: cluster.kubernetes-fleet.io/v1beta1\nkind: MemberCluster\nmetadata:\n  name: m\nspec:\n  identity: {kind: ServiceAccount, name: agent}\n",
+			want: "identity.namespace is required for a ServiceAccount"},
 	})
 	runAdmissions(t, "InternalMemberCluster", []admission{
 		{name: "join", obj: "apiVersion: cluster.kubernetes-fleet.io/v1beta1\nkind: InternalMemberCluster\nmetadata: {name: m, namespace: fleet-member-m}\nspec: {state: Join}\n"},

@@ -85,6 +85,8 @@ func (r *MembershipReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	if err := st.flush(); err != nil {
 		return reconcile.Result{}, fmt.Errorf("member %s: %w", req.Name, err)
 	}
+	// Events say what happened, so they go out only once the writes have.
+	env.sendEvents()
 	return reconcile.Result{RequeueAfter: env.requeue}, nil
 }
 
@@ -181,8 +183,9 @@ func (s *memberStore) flush() error {
 			return fmt.Errorf("add finalizer: %w", err)
 		}
 	}
-	if m.NamespaceExists {
-		// Also when it exists: a changed spec.identity moves the RoleBinding.
+	if m.NamespaceExists && !m.Member.Leaving {
+		// Also when it exists: a changed spec.identity moves the RoleBinding. Not while
+		// leaving: nothing may keep a leave from finishing.
 		if err := memberaccess.Ensure(ctx, c, name, s.mc.Spec.Identity); err != nil {
 			return err
 		}
@@ -238,20 +241,30 @@ type reconcileEnv struct {
 	requeue time.Duration
 	events  events.EventRecorder
 	store   *memberStore // the MemberCluster events are about
+	pending []event      // sent once the reconcile's writes succeeded
 }
 
 func (e *reconcileEnv) Now() time.Time { return e.now }
 
 func (e *reconcileEnv) Record(kind, subject, detail string) {
 	e.log.Info(kind, "subject", subject, "detail", detail)
-	if e.events == nil || e.store.mc == nil {
-		return
-	}
 	note := subject
 	if detail != "" {
 		note += ": " + detail
 	}
-	e.events.Eventf(e.store.mc, nil, corev1.EventTypeNormal, eventReason(kind), "Reconcile", "%s", note)
+	e.pending = append(e.pending, event{reason: eventReason(kind), note: note})
+}
+
+type event struct{ reason, note string }
+
+// sendEvents records the reconcile's events on the MemberCluster.
+func (e *reconcileEnv) sendEvents() {
+	if e.events == nil || e.store.mc == nil {
+		return
+	}
+	for _, ev := range e.pending {
+		e.events.Eventf(e.store.mc, nil, corev1.EventTypeNormal, ev.reason, "Reconcile", "%s", ev.note)
+	}
 }
 
 // eventReason turns a record kind ("imc-created") into an event reason ("ImcCreated").

@@ -172,7 +172,11 @@ func TestMemberJoinsReportsHealthAndLeaves(t *testing.T) {
 	// envtest runs no namespace controller, so the namespace stays Terminating: check that
 	// the hub asked for its deletion.
 	nsObj := &corev1.Namespace{}
-	if err := admin.Get(ctx, client.ObjectKey{Name: ns}, nsObj); err == nil && nsObj.DeletionTimestamp == nil {
+	switch err := admin.Get(ctx, client.ObjectKey{Name: ns}, nsObj); {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		t.Fatalf("get namespace %s: %v", ns, err)
+	case nsObj.DeletionTimestamp == nil:
 		t.Errorf("namespace %s after leave: not being deleted", ns)
 	}
 }

@@ -117,6 +117,29 @@ func TestMemberIdentityIsConfinedToItsNamespace(t *testing.T) {
 		}
 	}
 
+	// A binding someone pointed at a broader role is put back to the member's own Role.
+	rb := &rbacv1.RoleBinding{}
+	if err := admin.Get(ctx, client.ObjectKey{Namespace: "fleet-member-west", Name: memberaccess.RoleName}, rb); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Delete(ctx, rb); err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, admin, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: memberaccess.RoleName, Namespace: "fleet-member-west"},
+		Subjects:   []rbacv1.Subject{{Kind: "User", Name: "west-agent", APIGroup: rbacv1.GroupName}},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"},
+	})
+	if err := memberaccess.Ensure(ctx, admin, "west", westID); err != nil {
+		t.Fatalf("Ensure(west) over a binding to ClusterRole admin = %v", err)
+	}
+	if err := admin.Get(ctx, client.ObjectKey{Namespace: "fleet-member-west", Name: memberaccess.RoleName}, rb); err != nil {
+		t.Fatal(err)
+	}
+	if want := (rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: memberaccess.RoleName}); rb.RoleRef != want {
+		t.Errorf("roleRef after Ensure = %+v, want %+v", rb.RoleRef, want)
+	}
+
 	// A changed identity moves the access: east's old service account loses it.
 	mustCreate(t, admin, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "east-agent-v2", Namespace: "fleet-system"}})
 	if err := memberaccess.Ensure(ctx, admin, "east", rbacv1.Subject{Kind: "ServiceAccount", Name: "east-agent-v2", Namespace: "fleet-system"}); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -93,8 +94,8 @@ func normalise(s rbacv1.Subject) rbacv1.Subject {
 }
 
 // Ensure creates the member's namespace, Role and RoleBinding, or brings existing ones back
-// to what Objects says (a changed identity replaces the binding's subject). It leaves other
-// labels and annotations alone.
+// to what Objects says: a changed identity replaces the binding's subject, a binding to any
+// other role is replaced. It leaves other labels and annotations alone.
 func Ensure(ctx context.Context, c client.Client, member string, identity rbacv1.Subject) error {
 	want, role, binding, err := Objects(member, identity)
 	if err != nil {
@@ -115,13 +116,22 @@ func Ensure(ctx context.Context, c client.Client, member string, identity rbacv1
 	}); err != nil {
 		return fmt.Errorf("member %q: role %s/%s: %w", member, role.Namespace, role.Name, err)
 	}
+	// roleRef cannot change in place: a binding to another role (someone else's, or a
+	// broader one) is replaced, never left granting what Objects does not say.
+	existing := &rbacv1.RoleBinding{}
+	switch err := c.Get(ctx, client.ObjectKeyFromObject(binding), existing); {
+	case err == nil && existing.RoleRef != binding.RoleRef:
+		if err := client.IgnoreNotFound(c.Delete(ctx, existing)); err != nil {
+			return fmt.Errorf("member %q: replace role binding %s/%s bound to %s %s: %w", member, binding.Namespace, binding.Name, existing.RoleRef.Kind, existing.RoleRef.Name, err)
+		}
+	case err != nil && !apierrors.IsNotFound(err):
+		return fmt.Errorf("member %q: role binding %s/%s: %w", member, binding.Namespace, binding.Name, err)
+	}
 	rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: binding.Name, Namespace: binding.Namespace}}
 	if _, err := controllerutil.CreateOrUpdate(ctx, c, rb, func() error {
 		rb.Labels = merged(rb.Labels, binding.Labels)
 		rb.Subjects = binding.Subjects
-		if rb.CreationTimestamp.IsZero() {
-			rb.RoleRef = binding.RoleRef // immutable once created
-		}
+		rb.RoleRef = binding.RoleRef
 		return nil
 	}); err != nil {
 		return fmt.Errorf("member %q: role binding %s/%s: %w", member, binding.Namespace, binding.Name, err)

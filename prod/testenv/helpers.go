@@ -5,22 +5,18 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
-	placementv1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+	"github.com/fleetsim/fleetsim/prod/apis"
 )
 
 // Scheme knows the built-in kinds and the fleet API's.
 func Scheme(t testing.TB) *runtime.Scheme {
 	t.Helper()
 	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1beta1.AddToScheme, placementv1beta1.AddToScheme} {
-		if err := add(s); err != nil {
-			t.Fatal(err)
-		}
+	if err := apis.AddToScheme(s); err != nil {
+		t.Fatal(err)
 	}
 	return s
 }

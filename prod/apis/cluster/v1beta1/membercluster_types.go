@@ -55,6 +55,8 @@ type MemberClusterSpec struct {
 	// The identity used by the member cluster to access the hub cluster. The hub grants it
 	// the minimal permissions, scoped to the member's reserved namespace.
 	// +required
+	// +kubebuilder:validation:XValidation:rule="self.kind in ['ServiceAccount', 'User', 'Group']",message="identity.kind must be ServiceAccount, User or Group"
+	// +kubebuilder:validation:XValidation:rule="self.kind != 'ServiceAccount' || (has(self.__namespace__) && self.__namespace__ != '')",message="identity.namespace is required for a ServiceAccount"
 	Identity rbacv1.Subject `json:"identity"`
 
 	// How often (in seconds) for the member cluster to send a heartbeat to the hub cluster.

@@ -1,0 +1,15 @@
+package apis
+
+import (
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+)
+
+var schemeBuilder = runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, clusterv1beta1.AddToScheme, placementv1beta1.AddToScheme)
+
+// AddToScheme registers what the hub reads and writes: Kubernetes' built-in kinds and both
+// fleet API groups.
+var AddToScheme = schemeBuilder.AddToScheme
