@@ -40,23 +40,24 @@ reference figures and the commands that produced them.`,
 				if picks < 0 || int(picks) > members {
 					return &exitError{code: exitInvalid, err: fmt.Errorf("--picks %d must be between 0 and --members", picks)}
 				}
-				report(stdout, fmt.Sprintf("SchedulePickN/members=%d/picks=%d", members, picks), testing.Benchmark(func(b *testing.B) {
+				if err := report(stdout, fmt.Sprintf("SchedulePickN/members=%d/picks=%d", members, picks), testing.Benchmark(func(b *testing.B) {
 					bench.Schedule(b, members, bench.PickNPolicy(picks), picks, -1)
-				}))
-				report(stdout, fmt.Sprintf("SchedulePickAll/members=%d", members), testing.Benchmark(func(b *testing.B) {
+				})); err != nil {
+					return err
+				}
+				return report(stdout, fmt.Sprintf("SchedulePickAll/members=%d", members), testing.Benchmark(func(b *testing.B) {
 					bench.Schedule(b, members, bench.PickAllPolicy(), 0, -1)
 				}))
 			case "sim":
 				if simulated <= 0 {
 					return &exitError{code: exitInvalid, err: fmt.Errorf("--simulated %s must be positive", simulated)}
 				}
-				report(stdout, fmt.Sprintf("SimHeartbeats/members=%d/simulated=%s", members, simulated), testing.Benchmark(func(b *testing.B) {
+				return report(stdout, fmt.Sprintf("SimHeartbeats/members=%d/simulated=%s", members, simulated), testing.Benchmark(func(b *testing.B) {
 					bench.SimHeartbeats(b, members, simulated)
 				}))
 			default:
 				return &exitError{code: exitInvalid, err: fmt.Errorf("unknown benchmark %q: want scheduler or sim", args[0])}
 			}
-			return nil
 		},
 	}
 	cmd.Flags().IntVar(&members, "members", 10_000, "number of generated members")
@@ -65,6 +66,12 @@ reference figures and the commands that produced them.`,
 	return cmd
 }
 
-func report(w io.Writer, name string, r testing.BenchmarkResult) {
+// report prints one result. testing.Benchmark swallows a failed run's message and returns a
+// zero result; that must not look like a measurement. A failure to run exits 2, as documented.
+func report(w io.Writer, name string, r testing.BenchmarkResult) error {
+	if r.N == 0 {
+		return &exitError{code: exitInvalid, err: fmt.Errorf("benchmark %s failed (run the same one with go test -bench in bench/ to see why)", name)}
+	}
 	fmt.Fprintf(w, "%-48s %s %s\n", name, r.String(), r.MemString())
+	return nil
 }

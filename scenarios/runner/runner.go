@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -327,12 +328,32 @@ func (r *run) applyMemberCluster(o *unstructured.Unstructured) error {
 		return err
 	}
 	name := o.GetName()
-	if _, ok := r.s.Member(name); ok {
-		// An update: labels and taints are what scheduling sees change.
-		if err := r.s.Label(name, o.GetLabels(), nil); err != nil {
+	if cur, ok := r.s.Member(name); ok {
+		// An update, like kubectl apply: the manifest's labels and taints replace the
+		// member's, so ones left out are removed. They are what scheduling sees change.
+		var removed []string
+		for _, k := range slices.Sorted(maps.Keys(cur.Labels)) {
+			if _, keep := o.GetLabels()[k]; !keep {
+				removed = append(removed, k)
+			}
+		}
+		if err := r.s.Label(name, o.GetLabels(), removed); err != nil {
 			return err
 		}
+		for _, t := range cur.Taints {
+			if !slices.ContainsFunc(spec.Spec.Taints, func(n member.Taint) bool { return n.Key == t.Key }) {
+				if err := r.s.Untaint(name, t.Key); err != nil {
+					return err
+				}
+			}
+		}
 		for _, t := range spec.Spec.Taints {
+			if t.Effect == "" {
+				t.Effect = member.NoSchedule
+			}
+			if slices.Contains(cur.Taints, t) {
+				continue
+			}
 			if err := r.s.Taint(name, t); err != nil {
 				return err
 			}
