@@ -10,8 +10,7 @@ build:
 	$(GO) build -o bin/ ./cmd/...
 
 # The full test suite: unit, property, scenario and integration tests, with the race detector
-# off to fit two cores; determinism tests run their own GOMAXPROCS variants. Integration tests
-# need a real kube-apiserver and etcd: hack/test-assets.sh builds or installs them into a
+# off to fit two cores. Integration tests need a real kube-apiserver and etcd: hack/test-assets.sh builds or installs them into a
 # version-keyed cache (~/.cache/fleetsim) and prints their directory. FLEETSIM_REQUIRE_SERVERS
 # makes a test without its server fail instead of skip.
 test:

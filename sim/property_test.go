@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"runtime"
 	"testing"
 	"time"
 
@@ -10,18 +9,6 @@ import (
 
 	"github.com/fleetsim/fleetsim/model/member"
 )
-
-// TestDeterminismAcrossProcs: the same run under GOMAXPROCS 1 and 2 gives the same hash.
-func TestDeterminismAcrossProcs(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	runtime.GOMAXPROCS(1)
-	h1, j1 := runTraced(t, 11)
-	runtime.GOMAXPROCS(2)
-	h2, j2 := runTraced(t, 11)
-	if h1 != h2 || j1 != j2 {
-		t.Fatalf("GOMAXPROCS 1 and 2 gave hashes %s and %s", h1, h2)
-	}
-}
 
 // TestRecoveryAfterFaults: after any fault schedule heals (crashes, partitions, hub
 // restarts, clock skew within the timeout), every live member is Joined and Healthy again
