@@ -10,9 +10,10 @@ build:
 	$(GO) build -o bin/ ./cmd/...
 
 # The full test suite: unit, property, scenario and integration tests, with the race detector
-# off to fit two cores. Integration tests need a real kube-apiserver and etcd: hack/test-assets.sh builds or installs them into a
-# version-keyed cache (~/.cache/fleetsim) and prints their directory. FLEETSIM_REQUIRE_SERVERS
-# makes a test without its server fail instead of skip.
+# off to fit two cores. Integration tests need a real kube-apiserver and etcd:
+# hack/test-assets.sh builds or installs them into a version-keyed cache (~/.cache/fleetsim)
+# and prints their directory. FLEETSIM_REQUIRE_SERVERS makes a test without its server fail
+# instead of skip.
 test:
 	@assets=$$(hack/test-assets.sh) || { echo "make test: hack/test-assets.sh failed" >&2; exit 1; }; \
 	KUBEBUILDER_ASSETS="$$assets" FLEETSIM_REQUIRE_SERVERS=1 $(GO) test -count=1 $(PKGS)
