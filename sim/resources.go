@@ -23,7 +23,7 @@ func (s *Sim) ApplyResource(o *unstructured.Unstructured) error {
 	}
 	s.store.resources[key] = o.DeepCopy()
 	s.store.resourcesDirty = true
-	s.Record("resource-applied", objectName(o), "")
+	s.Record("resource-applied", resources.ObjectName(o), "")
 	s.hub.fire(triggers.HubResourceChanged, key, "", "")
 	return nil
 }
@@ -51,16 +51,9 @@ func (s *Sim) DeleteResource(kind, namespace, name string) error {
 		}
 	}
 	s.store.resourcesDirty = true
-	s.Record("resource-deleted", objectName(found), "")
+	s.Record("resource-deleted", resources.ObjectName(found), "")
 	s.hub.fire(triggers.HubResourceChanged, key, "", "")
 	return nil
-}
-
-func objectName(o *unstructured.Unstructured) string {
-	if o.GetNamespace() != "" {
-		return o.GetKind() + " " + o.GetNamespace() + "/" + o.GetName()
-	}
-	return o.GetKind() + " " + o.GetName()
 }
 
 // HubObjects lists hub resources in key order, rebuilt only after a change.

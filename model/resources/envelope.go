@@ -41,7 +41,7 @@ func Unwrap(o *unstructured.Unstructured) ([]*unstructured.Unstructured, *placem
 	data, _, _ := unstructured.NestedFieldNoCopy(o.Object, "data")
 	entries, ok := data.(map[string]any)
 	if !ok && data != nil {
-		return nil, env, fmt.Errorf("envelope %s: data must be a map of manifests", objectName(o))
+		return nil, env, fmt.Errorf("envelope %s: data must be a map of manifests", ObjectName(o))
 	}
 	keys := make([]string, 0, len(entries))
 	for k := range entries {
@@ -55,21 +55,21 @@ func Unwrap(o *unstructured.Unstructured) ([]*unstructured.Unstructured, *placem
 		switch v := entries[k].(type) {
 		case string: // the ConfigMap form carries manifests as text
 			if err := yaml.Unmarshal([]byte(v), &inner.Object); err != nil {
-				return nil, env, fmt.Errorf("envelope %s: data[%q] is not a manifest: %v", objectName(o), k, err)
+				return nil, env, fmt.Errorf("envelope %s: data[%q] is not a manifest: %v", ObjectName(o), k, err)
 			}
 		case map[string]any:
 			inner.Object = v
 		default:
-			return nil, env, fmt.Errorf("envelope %s: data[%q] is not a manifest", objectName(o), k)
+			return nil, env, fmt.Errorf("envelope %s: data[%q] is not a manifest", ObjectName(o), k)
 		}
 		if inner.Object == nil || inner.GetKind() == "" || inner.GetAPIVersion() == "" || inner.GetName() == "" {
-			return nil, env, fmt.Errorf("envelope %s: data[%q] needs apiVersion, kind and metadata.name", objectName(o), k)
+			return nil, env, fmt.Errorf("envelope %s: data[%q] needs apiVersion, kind and metadata.name", ObjectName(o), k)
 		}
 		inner = inner.DeepCopy()
 		switch kind {
 		case KindClusterResourceEnvelope:
 			if inner.GetNamespace() != "" {
-				return nil, env, fmt.Errorf("envelope %s: data[%q]: a ClusterResourceEnvelope may only wrap cluster-scoped objects, not %s in namespace %s", objectName(o), k, inner.GetKind(), inner.GetNamespace())
+				return nil, env, fmt.Errorf("envelope %s: data[%q]: a ClusterResourceEnvelope may only wrap cluster-scoped objects, not %s in namespace %s", ObjectName(o), k, inner.GetKind(), inner.GetNamespace())
 			}
 		default:
 			if inner.GetNamespace() == "" {
@@ -81,7 +81,8 @@ func Unwrap(o *unstructured.Unstructured) ([]*unstructured.Unstructured, *placem
 	return out, env, nil
 }
 
-func objectName(o *unstructured.Unstructured) string {
+// ObjectName names an object for messages: "Kind namespace/name" or "Kind name".
+func ObjectName(o *unstructured.Unstructured) string {
 	if ns := o.GetNamespace(); ns != "" {
 		return o.GetKind() + " " + ns + "/" + o.GetName()
 	}

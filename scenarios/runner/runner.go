@@ -16,6 +16,7 @@ import (
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/override"
 	"github.com/fleetsim/fleetsim/model/placement"
+	"github.com/fleetsim/fleetsim/model/resources"
 	"github.com/fleetsim/fleetsim/model/staged"
 	"github.com/fleetsim/fleetsim/scenarios"
 	"github.com/fleetsim/fleetsim/sim"
@@ -228,7 +229,7 @@ func (r *run) step(st *scenarios.Step) {
 	case scenarios.ActionApply:
 		for _, m := range st.Apply {
 			if aerr := r.apply(m); aerr != nil {
-				s.Record("apply-rejected", objectName(m.Object), fmt.Sprintf("line %d: %v", m.Line, aerr))
+				s.Record("apply-rejected", resources.ObjectName(m.Object), fmt.Sprintf("line %d: %v", m.Line, aerr))
 			}
 		}
 	case scenarios.ActionDelete:
@@ -260,13 +261,6 @@ func (r *run) step(st *scenarios.Step) {
 	if err != nil {
 		r.fail(st.Line, fmt.Sprintf("timeline step at %s: %s: %v", st.At, st.Action, err))
 	}
-}
-
-func objectName(o *unstructured.Unstructured) string {
-	if o.GetNamespace() != "" {
-		return o.GetKind() + " " + o.GetNamespace() + "/" + o.GetName()
-	}
-	return o.GetKind() + " " + o.GetName()
 }
 
 func (r *run) apply(m scenarios.Manifest) error {
