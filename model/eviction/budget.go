@@ -81,15 +81,12 @@ func isPercent(v *intstr.IntOrString) bool {
 // scaled resolves a well-formed value (see validateValue): an integer, in either spelling,
 // is absolute; a percentage is taken of n and rounded up.
 func scaled(v *intstr.IntOrString, n int) int {
-	if v.Type == intstr.Int {
-		return int(v.IntVal)
+	if v.Type == intstr.String && !strings.HasSuffix(v.StrVal, "%") {
+		i, _ := strconv.Atoi(v.StrVal)
+		return i
 	}
-	if pct, ok := strings.CutSuffix(v.StrVal, "%"); ok {
-		p, _ := strconv.Atoi(pct)
-		return (p*n + 99) / 100
-	}
-	i, _ := strconv.Atoi(v.StrVal)
-	return i
+	s, _ := intstr.GetScaledValueFromIntOrPercent(v, n, true)
+	return s
 }
 
 // isAvailable: the binding's Available condition is True at the binding's generation.
@@ -110,10 +107,4 @@ func isFailed(b *placement.Binding) bool {
 // isReportDiff: the binding was rolled with the ReportDiff apply strategy.
 func isReportDiff(b *placement.Binding) bool {
 	return b.ApplyStrategy != nil && b.ApplyStrategy.Type == applyTypeReportDiff
-}
-
-// isPresent: the placement has propagated resources to the cluster: the binding is Bound,
-// or Unscheduled after having been Bound.
-func isPresent(b *placement.Binding) bool {
-	return b.State == placement.Bound || (b.State == placement.Unscheduled && b.PreviousState == placement.Bound)
 }

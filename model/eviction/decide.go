@@ -110,7 +110,7 @@ func Decide(in Input) Decision {
 		d.Executed = executed(MessageAllowedBindingDeleting)
 	case isFailed(target) || isReportDiff(target):
 		d.Executed, d.DeleteBinding = executed(MessageAllowedPlacementFailed), target.Name
-	case !isPresent(target):
+	case !target.Present():
 		d.Executed = notExecuted(MessageBlockedNotPropagated)
 	case in.Budget == nil:
 		d.Executed, d.DeleteBinding = executed(MessageAllowedNoBudget), target.Name

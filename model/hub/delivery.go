@@ -148,8 +148,7 @@ func (c *Controllers) reconcileWork(bindingName string) {
 		st.DeleteWork(bindingName)
 		return
 	}
-	bound := b.State == placement.Bound || (b.State == placement.Unscheduled && b.PreviousState == placement.Bound)
-	if !bound || b.ResourceSnapshotName == "" {
+	if !b.Present() || b.ResourceSnapshotName == "" {
 		return
 	}
 	p := st.Placement(b.Placement)

@@ -122,6 +122,12 @@ func BindingName(placement, cluster string, attempt int) string {
 	return string(buf)
 }
 
+// Present reports whether the placement's resources have reached the cluster: the binding
+// is Bound, or Unscheduled after having been Bound.
+func (b *Binding) Present() bool {
+	return b.State == Bound || (b.State == Unscheduled && b.PreviousState == Bound)
+}
+
 // Copy is a deep copy of b, so that a plan never aliases the bindings it was decided from.
 func (b *Binding) Copy() Binding {
 	c := *b
