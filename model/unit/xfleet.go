@@ -333,7 +333,7 @@ func (x *XFleet) Validate() error {
 			key   string
 			globs []string
 		}{{KeyConflicts, x.Conflicts}, {KeyReplaces, x.Replaces}} {
-			if g, ok := firstMatch(opt.globs, peer); ok {
+			if g, ok := FirstMatch(opt.globs, peer); ok {
 				return &OptionError{Option: KeyMachineOf, Reason: fmt.Sprintf(
 					"peer %q is matched by this unit's own %s glob %q", peer, opt.key, g)}
 			}
@@ -342,9 +342,9 @@ func (x *XFleet) Validate() error {
 	return nil
 }
 
-// firstMatch returns the first glob in globs that matches name. Malformed globs match
+// FirstMatch returns the first glob in globs that matches name. Malformed globs match
 // nothing.
-func firstMatch(globs []string, name string) (string, bool) {
+func FirstMatch(globs []string, name string) (string, bool) {
 	for _, g := range globs {
 		if ok, err := path.Match(g, name); ok && err == nil {
 			return g, true
@@ -359,7 +359,7 @@ func (x *XFleet) ConflictsWith(name string) bool {
 	if name == x.Name {
 		return false
 	}
-	_, ok := firstMatch(x.Conflicts, name)
+	_, ok := FirstMatch(x.Conflicts, name)
 	return ok
 }
 
@@ -376,7 +376,7 @@ func (x *XFleet) ReplacesName(name string) bool {
 	if name == x.Name {
 		return false
 	}
-	_, ok := firstMatch(x.Replaces, name)
+	_, ok := FirstMatch(x.Replaces, name)
 	return ok
 }
 

@@ -2,7 +2,6 @@ package units
 
 import (
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 
@@ -122,10 +121,10 @@ func (d *decision) explain(i, m int32, v verdict) string {
 	case PluginConflicts:
 		jv := &d.jobs[v.other]
 		owner, target := j, jv
-		g, found := matchingGlob(j.x.Conflicts, jv.name)
+		g, found := unit.FirstMatch(j.x.Conflicts, jv.name)
 		if !found {
 			owner, target = jv, j
-			g, _ = matchingGlob(jv.x.Conflicts, j.name)
+			g, _ = unit.FirstMatch(jv.x.Conflicts, j.name)
 		}
 		kind := ""
 		if jv.global {
@@ -135,7 +134,7 @@ func (d *decision) explain(i, m int32, v verdict) string {
 			mm.ID, kind, jv.name, j.name, g, owner.name, target.name)
 	case PluginReplaces:
 		jr := &d.jobs[v.other]
-		g, _ := matchingGlob(jr.x.Replaces, j.name)
+		g, _ := unit.FirstMatch(jr.x.Replaces, j.name)
 		return fmt.Sprintf("machine %s runs %s, which replaces %s (Replaces=%s)", mm.ID, jr.name, j.name, g)
 	}
 	return ""
@@ -161,16 +160,6 @@ func metadataMismatch(want unit.Metadata, machine map[string]string) string {
 		return req + " (it has " + k + "=" + have + ")"
 	}
 	return ""
-}
-
-// matchingGlob returns the first of globs that matches name.
-func matchingGlob(globs []string, name string) (string, bool) {
-	for _, g := range globs {
-		if m, err := path.Match(g, name); m && err == nil {
-			return g, true
-		}
-	}
-	return "", false
 }
 
 // maxReasons caps the per-machine reasons quoted for one unplaced unit.
