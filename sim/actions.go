@@ -194,12 +194,7 @@ func (s *Sim) Label(name string, set map[string]string, remove []string) error {
 		return err
 	}
 	changed := false
-	keys := make([]string, 0, len(set))
-	for k := range set {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(set) {
 		if old, ok := r.Member.Labels[k]; !ok || old != set[k] {
 			r.Member.Labels[k] = set[k]
 			changed = true

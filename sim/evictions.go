@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/fleetsim/fleetsim/model/eviction"
 	"github.com/fleetsim/fleetsim/model/triggers"
@@ -72,7 +71,6 @@ func (s *Sim) Eviction(name string) (EvictionStatus, bool) {
 // Evictions returns every eviction's status, by name.
 func (s *Sim) Evictions() []EvictionStatus {
 	names := sortedKeys(s.store.evictions)
-	slices.Sort(names)
 	var out []EvictionStatus
 	for _, n := range names {
 		st, _ := s.Eviction(n)

@@ -2,6 +2,7 @@ package staged_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -340,14 +341,7 @@ func (w *world) order() []string {
 	return out
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // conds renders conditions as Type=Status/Reason@offset-from-t0.
 func conds(cs []condition.Timed) []string {

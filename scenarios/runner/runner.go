@@ -268,7 +268,7 @@ func (r *run) apply(m scenarios.Manifest) error {
 	switch o.GetKind() {
 	case placement.KindPlacement:
 		var crp placement.ClusterResourcePlacement
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(o.Object, &crp, true); err != nil {
+		if err := decodeInto(o, &crp); err != nil {
 			return err
 		}
 		return r.s.ApplyPlacement(crp)
