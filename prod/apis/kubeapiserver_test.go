@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
@@ -60,10 +61,16 @@ func TestKubeAPIServer(t *testing.T) {
 		u.SetUID("")
 		u.SetCreationTimestamp(metav1.Time{})
 		u.SetGeneration(0)
-		if err := c.Create(ctx, u); err != nil {
-			if strings.Contains(err.Error(), "already exists") {
-				continue // two samples of one object (updaterun.yaml and updaterun-status.yaml)
+		err = c.Create(ctx, u)
+		if apierrors.IsAlreadyExists(err) {
+			// Several samples are variants of one object (cro-1.yaml, cro-remove.yaml, ...):
+			// replace the earlier one, so that every sample is really created.
+			if err := c.Delete(ctx, u.DeepCopy()); err != nil {
+				t.Fatalf("%s: delete the earlier sample of the same name: %v", filepath.Base(f), err)
 			}
+			err = c.Create(ctx, u)
+		}
+		if err != nil {
 			t.Errorf("%s: create: %v", filepath.Base(f), err)
 		}
 	}
