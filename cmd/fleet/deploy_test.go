@@ -49,9 +49,6 @@ func renderDefault(t *testing.T) []*unstructured.Unstructured {
 // manifests are valid, the flags they pass exist, and the RBAC they grant is enough for the
 // hub to take its Lease and admit a member (including granting the member its Role).
 func TestDeploymentManifestsRunTheHub(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts kube-apiserver and etcd")
-	}
 	objs := renderDefault(t)
 	env := testenv.StartEnv(t)
 	admin := testenv.Client(t, env.Config)

@@ -20,9 +20,6 @@ import (
 // it stops, the other takes the Lease and carries on where it left off, a member's leave
 // begun under the first finishing under the second, with nothing duplicated.
 func TestHubFailover(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts kube-apiserver and etcd")
-	}
 	env := testenv.StartEnv(t)
 	admin := testenv.Client(t, env.Config)
 	ctx := context.Background()
@@ -55,7 +52,9 @@ func TestHubFailover(t *testing.T) {
 		t.Fatalf("lease holder changed from %q to %q while the first replica ran", leader, got)
 	}
 	// The member's agent has joined, so leaving will wait for it to acknowledge.
-	report(t, admin, key, "True")
+	if err := testenv.ReportAgent(admin, key, "True", ""); err != nil {
+		t.Fatal(err)
+	}
 	testenv.Eventually(t, "member joined", func() error {
 		mc := &clusterv1beta1.MemberCluster{}
 		if err := admin.Get(ctx, client.ObjectKey{Name: "north"}, mc); err != nil {
@@ -92,7 +91,9 @@ func TestHubFailover(t *testing.T) {
 	})
 
 	// The agent acknowledges; the second replica finishes the leave.
-	report(t, admin, key, "False")
+	if err := testenv.ReportAgent(admin, key, "False", ""); err != nil {
+		t.Fatal(err)
+	}
 	testenv.Eventually(t, "MemberCluster removed by the second replica", func() error {
 		err := admin.Get(ctx, client.ObjectKey{Name: "north"}, &clusterv1beta1.MemberCluster{})
 		if apierrors.IsNotFound(err) {

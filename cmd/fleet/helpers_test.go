@@ -16,14 +16,10 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
 )
 
 // The tests start several managers in one process.
@@ -168,24 +164,4 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
-}
-
-// report writes the member agent's status on its InternalMemberCluster: a heartbeat now and
-// its Joined condition.
-func report(t *testing.T, c client.Client, key client.ObjectKey, joined metav1.ConditionStatus) {
-	t.Helper()
-	// The hub may update the IMC's spec between our read and write: retry on conflict.
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		imc := &clusterv1beta1.InternalMemberCluster{}
-		if err := c.Get(context.Background(), key, imc); err != nil {
-			return err
-		}
-		now := metav1.Now()
-		imc.Status.AgentStatus = []clusterv1beta1.AgentStatus{{Type: clusterv1beta1.MemberAgent, LastReceivedHeartbeat: now,
-			Conditions: []metav1.Condition{{Type: "Joined", Status: joined, Reason: "AgentReport", LastTransitionTime: now}}}}
-		return c.Status().Update(context.Background(), imc)
-	})
-	if err != nil {
-		t.Fatalf("agent status update: %v", err)
-	}
 }

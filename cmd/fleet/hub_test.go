@@ -22,9 +22,6 @@ import (
 // the leader Lease, answers its probes, exports reconcile metrics, admits a MemberCluster
 // and stops cleanly with exit code 0.
 func TestHubServesProbesMetricsAndReconciles(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts kube-apiserver and etcd")
-	}
 	env := testenv.StartEnv(t)
 	kubeconfig := writeKubeconfig(t, env.Config)
 	admin := testenv.Client(t, env.Config)

@@ -25,9 +25,6 @@ import (
 // end to end: the seed's manifests are created, bad objects and updates are refused with
 // the CEL rules' messages, and `kubectl get` prints the columns of the spec.
 func TestKubeAPIServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts kube-apiserver and etcd")
-	}
 	cfg := testenv.Start(t)
 	c, err := client.New(cfg, client.Options{})
 	if err != nil {

@@ -33,9 +33,6 @@ const heartbeatTimeout = 3 * time.Second
 // kube-apiserver. The test plays the member agent, with the member's own identity: it
 // reports on its InternalMemberCluster, stops heartbeating, and acknowledges leaving.
 func TestMemberJoinsReportsHealthAndLeaves(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts kube-apiserver and etcd")
-	}
 	env := testenv.StartEnv(t)
 	startHub(t, env.Config, testenv.Scheme(t))
 	admin := testenv.Client(t, env.Config)
@@ -83,20 +80,9 @@ func TestMemberJoinsReportsHealthAndLeaves(t *testing.T) {
 	})
 
 	// The agent joins and heartbeats.
+	imcKey := client.ObjectKey{Namespace: ns, Name: "east"}
 	report := func(joined, healthy metav1.ConditionStatus) error {
-		cur := &clusterv1beta1.InternalMemberCluster{}
-		if err := agent.Get(ctx, client.ObjectKey{Namespace: ns, Name: "east"}, cur); err != nil {
-			return err
-		}
-		now := metav1.Now()
-		cur.Status.AgentStatus = []clusterv1beta1.AgentStatus{{
-			Type: clusterv1beta1.MemberAgent, LastReceivedHeartbeat: now,
-			Conditions: []metav1.Condition{
-				{Type: "Joined", Status: joined, Reason: "AgentReport", LastTransitionTime: now},
-				{Type: "Healthy", Status: healthy, Reason: "AgentReport", LastTransitionTime: now},
-			},
-		}}
-		return agent.Status().Update(ctx, cur)
+		return testenv.ReportAgent(agent, imcKey, joined, healthy)
 	}
 	testenv.Eventually(t, "agent reports joined and healthy", func() error { return report("True", "True") })
 	testenv.Eventually(t, "MC Joined and Healthy", memberConditions(admin, map[string]string{

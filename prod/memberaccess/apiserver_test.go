@@ -25,9 +25,6 @@ import (
 // "west" a User with a client certificate. Each may do its agent's work in its own reserved
 // namespace and is forbidden everything in the other's.
 func TestMemberIdentityIsConfinedToItsNamespace(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts kube-apiserver and etcd")
-	}
 	env := testenv.StartEnv(t)
 	ctx := context.Background()
 	admin := testenv.Client(t, env.Config)

@@ -1,14 +1,18 @@
 package testenv
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/fleetsim/fleetsim/prod/apis"
+	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
 )
 
 // Scheme knows the built-in kinds and the fleet API's.
@@ -43,4 +47,23 @@ func Eventually(t testing.TB, what string, f func() error) {
 		}
 	}
 	t.Fatalf("%s: still %v after 30s", what, err)
+}
+
+// ReportAgent writes what a member agent reports on its InternalMemberCluster at key: a
+// heartbeat now, its Joined condition and, unless healthy is empty, its Healthy condition.
+// It retries when the hub changed the object between the read and the write.
+func ReportAgent(c client.Client, key client.ObjectKey, joined, healthy metav1.ConditionStatus) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		imc := &clusterv1beta1.InternalMemberCluster{}
+		if err := c.Get(context.Background(), key, imc); err != nil {
+			return err
+		}
+		now := metav1.Now()
+		conds := []metav1.Condition{{Type: clusterv1beta1.ConditionTypeJoined, Status: joined, Reason: "AgentReport", LastTransitionTime: now}}
+		if healthy != "" {
+			conds = append(conds, metav1.Condition{Type: clusterv1beta1.ConditionTypeHealthy, Status: healthy, Reason: "AgentReport", LastTransitionTime: now})
+		}
+		imc.Status.AgentStatus = []clusterv1beta1.AgentStatus{{Type: clusterv1beta1.MemberAgent, LastReceivedHeartbeat: now, Conditions: conds}}
+		return c.Status().Update(context.Background(), imc)
+	})
 }

@@ -15,6 +15,7 @@ import (
 // config/crd/bases installed, and stops them when the test ends. Without the binaries it
 // fails the test with a message saying how to get them when CI or FLEETSIM_REQUIRE_SERVERS
 // is set (make test sets the latter); run by hand without them it skips and says so.
+// With -short (make test-short) it skips too.
 func Start(t testing.TB) *rest.Config {
 	t.Helper()
 	return StartEnv(t).Config
@@ -30,6 +31,9 @@ type Env struct {
 // StartEnv is Start, keeping the environment so tests can add identities.
 func StartEnv(t testing.TB) *Env {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: skips the tests that start kube-apiserver and etcd")
+	}
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	if assets == "" || !exists(filepath.Join(assets, "kube-apiserver")) || !exists(filepath.Join(assets, "etcd")) {
 		msg := fmt.Sprintf("no kube-apiserver and etcd in KUBEBUILDER_ASSETS=%q: run `export KUBEBUILDER_ASSETS=$(hack/test-assets.sh)` (make test does)", assets)
