@@ -3,6 +3,7 @@ package convert
 import (
 	"github.com/fleetsim/fleetsim/model/placement"
 	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+	"slices"
 )
 
 // BindingToModel reads a ClusterResourceBinding: name, placement (parent-CRP label), previous
@@ -23,7 +24,7 @@ func BindingToModel(b *v1beta1.ClusterResourceBinding) *placement.Binding {
 		ClusterDecision:                  clusterDecisionToModel(b.Spec.ClusterDecision),
 		Deleting:                         b.DeletionTimestamp != nil,
 		Generation:                       b.Generation,
-		ClusterResourceOverrideSnapshots: cloneStrings(b.Spec.ClusterResourceOverrideSnapshots),
+		ClusterResourceOverrideSnapshots: slices.Clone(b.Spec.ClusterResourceOverrideSnapshots),
 		ResourceOverrideSnapshots:        mapSlice(b.Spec.ResourceOverrideSnapshots, namespacedNameToModel),
 		ApplyStrategy:                    ApplyStrategyToModel(b.Spec.ApplyStrategy),
 		Conditions:                       ConditionsToModel(b.Status.Conditions),
@@ -55,7 +56,7 @@ func BindingFromModel(b *placement.Binding, base *v1beta1.ClusterResourceBinding
 		State:                            b.State,
 		ResourceSnapshotName:             b.ResourceSnapshotName,
 		ResourceOverrideSnapshots:        mapSlice(b.ResourceOverrideSnapshots, namespacedNameFromModel),
-		ClusterResourceOverrideSnapshots: cloneStrings(b.ClusterResourceOverrideSnapshots),
+		ClusterResourceOverrideSnapshots: slices.Clone(b.ClusterResourceOverrideSnapshots),
 		SchedulingPolicySnapshotName:     b.SchedulingPolicySnapshotName,
 		TargetCluster:                    b.TargetCluster,
 		ClusterDecision:                  keepOr(&out.Spec.ClusterDecision, b.ClusterDecision, clusterDecisionToModel, clusterDecisionFromModel),

@@ -2,8 +2,7 @@ package convert
 
 import (
 	"fmt"
-	"maps"
-	"slices"
+	"k8s.io/utils/ptr"
 	"strconv"
 	"time"
 
@@ -45,8 +44,6 @@ func mapSlice[T, U any](in []T, f func(T) U) []U {
 	}
 	return out
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 // copyPtr copies what p points to.
 func copyPtr[T any](p *T) *T {
@@ -231,7 +228,7 @@ func clusterDecisionToModel(d v1beta1.ClusterDecision) placement.ClusterDecision
 func clusterDecisionFromModel(d placement.ClusterDecision) v1beta1.ClusterDecision {
 	out := v1beta1.ClusterDecision{ClusterName: d.ClusterName, Selected: d.Selected, Reason: d.Reason, Plugin: d.Plugin}
 	if s := d.ClusterScore; s != nil {
-		out.ClusterScore = &v1beta1.ClusterScore{AffinityScore: ptrTo(s.AffinityScore), TopologySpreadScore: ptrTo(s.TopologySpreadScore)}
+		out.ClusterScore = &v1beta1.ClusterScore{AffinityScore: ptr.To(s.AffinityScore), TopologySpreadScore: ptr.To(s.TopologySpreadScore)}
 	}
 	return out
 }
@@ -308,7 +305,3 @@ func deletionTimestamp(deleting bool, base *metav1.Time) *metav1.Time {
 	}
 	return &metav1.Time{}
 }
-
-func copyLabels(m map[string]string) map[string]string { return maps.Clone(m) }
-
-func cloneStrings(s []string) []string { return slices.Clone(s) }

@@ -3,6 +3,7 @@ package convert
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -54,7 +55,7 @@ func MemberClusterToModel(mc *clusterv1beta1.MemberCluster, imc *clusterv1beta1.
 	m := &member.Member{
 		Name:            mc.Name,
 		Kind:            member.KindCluster,
-		Labels:          copyLabels(mc.Labels),
+		Labels:          maps.Clone(mc.Labels),
 		Taints:          mapSlice(mc.Spec.Taints, taintToModel),
 		Resources:       usageToModel(report.usage),
 		HeartbeatPeriod: heartbeatToModel(mc.Spec.HeartbeatPeriodSeconds),
@@ -129,7 +130,7 @@ func InternalMemberClusterFromModel(m *hub.MemberCluster, base *clusterv1beta1.I
 
 func metaFromMember(om *metav1.ObjectMeta, m *hub.MemberCluster) {
 	om.Name = m.Member.Name
-	om.Labels = copyLabels(m.Member.Labels)
+	om.Labels = maps.Clone(m.Member.Labels)
 	if !om.CreationTimestamp.Time.Equal(m.Created) {
 		om.CreationTimestamp = metav1.Time{Time: m.Created}
 	}

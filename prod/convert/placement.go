@@ -2,6 +2,7 @@ package convert
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"slices"
 
 	"github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/placement"
@@ -83,7 +84,7 @@ func PolicyToModel(p *v1beta1.PlacementPolicy) *placement.PlacementPolicy {
 	}
 	return &placement.PlacementPolicy{
 		PlacementType:             p.PlacementType,
-		ClusterNames:              cloneStrings(p.ClusterNames),
+		ClusterNames:              slices.Clone(p.ClusterNames),
 		NumberOfClusters:          copyPtr(p.NumberOfClusters),
 		Affinity:                  affinityToModel(p.Affinity),
 		TopologySpreadConstraints: mapSlice(p.TopologySpreadConstraints, topologyToModel),
@@ -98,7 +99,7 @@ func PolicyFromModel(p *placement.PlacementPolicy) *v1beta1.PlacementPolicy {
 	}
 	return &v1beta1.PlacementPolicy{
 		PlacementType:             p.PlacementType,
-		ClusterNames:              cloneStrings(p.ClusterNames),
+		ClusterNames:              slices.Clone(p.ClusterNames),
 		NumberOfClusters:          copyPtr(p.NumberOfClusters),
 		Affinity:                  affinityFromModel(p.Affinity),
 		TopologySpreadConstraints: mapSlice(p.TopologySpreadConstraints, topologyFromModel),
@@ -158,7 +159,7 @@ func termToModel(t v1beta1.ClusterSelectorTerm) placement.ClusterSelectorTerm {
 	out := placement.ClusterSelectorTerm{LabelSelector: t.LabelSelector.DeepCopy()}
 	if ps := t.PropertySelector; ps != nil {
 		out.PropertySelector = &placement.PropertySelector{MatchExpressions: mapSlice(ps.MatchExpressions, func(r v1beta1.PropertySelectorRequirement) placement.PropertySelectorRequirement {
-			return placement.PropertySelectorRequirement{Name: r.Name, Operator: r.Operator, Values: cloneStrings(r.Values)}
+			return placement.PropertySelectorRequirement{Name: r.Name, Operator: r.Operator, Values: slices.Clone(r.Values)}
 		})}
 	}
 	if s := t.PropertySorter; s != nil {
@@ -171,7 +172,7 @@ func termFromModel(t placement.ClusterSelectorTerm) v1beta1.ClusterSelectorTerm 
 	out := v1beta1.ClusterSelectorTerm{LabelSelector: t.LabelSelector.DeepCopy()}
 	if ps := t.PropertySelector; ps != nil {
 		out.PropertySelector = &v1beta1.PropertySelector{MatchExpressions: mapSlice(ps.MatchExpressions, func(r placement.PropertySelectorRequirement) v1beta1.PropertySelectorRequirement {
-			return v1beta1.PropertySelectorRequirement{Name: r.Name, Operator: r.Operator, Values: cloneStrings(r.Values)}
+			return v1beta1.PropertySelectorRequirement{Name: r.Name, Operator: r.Operator, Values: slices.Clone(r.Values)}
 		})}
 	}
 	if s := t.PropertySorter; s != nil {
@@ -235,7 +236,7 @@ func clusterStatusToModel(s v1beta1.ResourcePlacementStatus) status.ClusterStatu
 	return status.ClusterStatus{
 		ClusterName:                        s.ClusterName,
 		ApplicableResourceOverrides:        mapSlice(s.ApplicableResourceOverrides, namespacedNameToModel),
-		ApplicableClusterResourceOverrides: cloneStrings(s.ApplicableClusterResourceOverrides),
+		ApplicableClusterResourceOverrides: slices.Clone(s.ApplicableClusterResourceOverrides),
 		FailedPlacements:                   mapSlice(s.FailedPlacements, failedPlacementToModel),
 		Conditions:                         ConditionsToModel(s.Conditions),
 	}
@@ -277,25 +278,25 @@ func clusterStatusFromModel(s status.ClusterStatus, base *v1beta1.ResourcePlacem
 	out := v1beta1.ResourcePlacementStatus{
 		ClusterName:                        s.ClusterName,
 		ApplicableResourceOverrides:        mapSlice(s.ApplicableResourceOverrides, namespacedNameFromModel),
-		ApplicableClusterResourceOverrides: cloneStrings(s.ApplicableClusterResourceOverrides),
+		ApplicableClusterResourceOverrides: slices.Clone(s.ApplicableClusterResourceOverrides),
 		Conditions:                         ConditionsFromModel(s.Conditions),
 	}
 	var baseFailed []v1beta1.FailedResourcePlacement
 	if base != nil {
 		baseFailed = base.FailedPlacements
-		out.DriftedPlacements = copyDrifted(base.DriftedPlacements)
-		out.DiffedPlacements = copyDiffed(base.DiffedPlacements)
+		out.DriftedPlacements = deepCopyAll(base.DriftedPlacements)
+		out.DiffedPlacements = deepCopyAll(base.DiffedPlacements)
 	}
 	out.FailedPlacements = failedPlacementsFromModel(s.FailedPlacements, out.Conditions, baseFailed)
 	return out
 }
 
-func copyDrifted(ds []v1beta1.DriftedResourcePlacement) []v1beta1.DriftedResourcePlacement {
-	return mapSlice(ds, func(d v1beta1.DriftedResourcePlacement) v1beta1.DriftedResourcePlacement { return *d.DeepCopy() })
-}
-
-func copyDiffed(ds []v1beta1.DiffedResourcePlacement) []v1beta1.DiffedResourcePlacement {
-	return mapSlice(ds, func(d v1beta1.DiffedResourcePlacement) v1beta1.DiffedResourcePlacement { return *d.DeepCopy() })
+// deepCopyAll deep-copies a slice of API values.
+func deepCopyAll[T any, P interface {
+	*T
+	DeepCopy() *T
+}](in []T) []T {
+	return mapSlice(in, func(v T) T { return *P(&v).DeepCopy() })
 }
 
 // metaName is a convenience for error messages.

@@ -3,6 +3,7 @@ package convert
 import (
 	"encoding/json"
 	"fmt"
+	"k8s.io/utils/ptr"
 	"slices"
 	"strconv"
 	"time"
@@ -54,7 +55,7 @@ func PolicySnapshotToModel(s *v1beta1.ClusterSchedulingPolicySnapshot) (*placeme
 		if out.Policy == nil {
 			out.Policy = &placement.PlacementPolicy{PlacementType: placement.PickN}
 		}
-		out.Policy.NumberOfClusters = ptrTo(out.NumberOfClusters)
+		out.Policy.NumberOfClusters = ptr.To(out.NumberOfClusters)
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -132,7 +133,7 @@ func stageStatusToModel(s v1beta1.StageUpdatingStatus) staged.StageUpdatingStatu
 			return staged.ClusterUpdatingStatus{
 				ClusterName:                      c.ClusterName,
 				ResourceOverrideSnapshots:        mapSlice(c.ResourceOverrideSnapshots, namespacedNameToModel),
-				ClusterResourceOverrideSnapshots: cloneStrings(c.ClusterResourceOverrideSnapshots),
+				ClusterResourceOverrideSnapshots: slices.Clone(c.ClusterResourceOverrideSnapshots),
 				Conditions:                       ConditionsToModel(c.Conditions),
 			}
 		}),
@@ -152,7 +153,7 @@ func stageStatusFromModel(s staged.StageUpdatingStatus) v1beta1.StageUpdatingSta
 			return v1beta1.ClusterUpdatingStatus{
 				ClusterName:                      c.ClusterName,
 				ResourceOverrideSnapshots:        mapSlice(c.ResourceOverrideSnapshots, namespacedNameFromModel),
-				ClusterResourceOverrideSnapshots: cloneStrings(c.ClusterResourceOverrideSnapshots),
+				ClusterResourceOverrideSnapshots: slices.Clone(c.ClusterResourceOverrideSnapshots),
 				Conditions:                       ConditionsFromModel(c.Conditions),
 			}
 		}),
