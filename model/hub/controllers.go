@@ -58,6 +58,15 @@ func (c *Controllers) livePlacement(name string) (*Placement, *placement.PolicyS
 	return p, snap
 }
 
+// recordChanged records the conditions of next whose status or reason differs from old.
+func recordChanged(env Env, kind, name string, old, next []condition.Timed) {
+	for _, cd := range next {
+		if o, ok := condition.Find(old, cd.Type); !ok || o.Status != cd.Status || o.Reason != cd.Reason {
+			env.Record(kind, name, ConditionText(cd.Condition))
+		}
+	}
+}
+
 // ConditionText renders a condition for events.
 func ConditionText(c condition.Condition) string {
 	return fmt.Sprintf("%s=%s %s: %s", c.Type, c.Status, c.Reason, c.Message)

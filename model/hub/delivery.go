@@ -124,15 +124,7 @@ func (c *Controllers) refreshStatus(name string) {
 		in.LatestResourceSnapshot, in.ResourceIndex = r.Name, r.Index
 	}
 	next := status.Placement(in)
-	old := map[string]string{}
-	for _, cd := range p.Status.Conditions {
-		old[cd.Type] = string(cd.Status) + "/" + cd.Reason
-	}
-	for _, cd := range next.Conditions {
-		if old[cd.Type] != string(cd.Status)+"/"+cd.Reason {
-			env.Record("placement-status", name, ConditionText(cd.Condition))
-		}
-	}
+	recordChanged(env, "placement-status", name, p.Status.Conditions, next.Conditions)
 	p.Status = next
 	c.Store.PutPlacement(p)
 }

@@ -64,16 +64,8 @@ func (c *Controllers) reconcileStaged(name string) {
 	for _, a := range plan.AcceptApprovalRequests {
 		st.PutApprovalRequest(a)
 	}
-	old := map[string]string{}
-	for _, cd := range run.Status.Conditions {
-		old[cd.Type] = string(cd.Status) + "/" + cd.Reason
-	}
+	recordChanged(env, "staged-run-condition", name, run.Status.Conditions, plan.Status.Conditions)
 	run.Status = plan.Status
-	for _, cd := range run.Status.Conditions {
-		if old[cd.Type] != string(cd.Status)+"/"+cd.Reason {
-			env.Record("staged-run-condition", name, ConditionText(cd.Condition))
-		}
-	}
 	st.PutUpdateRun(run)
 	if plan.RequeueAfter > 0 {
 		env.RequeueAfter(triggers.StagedUpdate, name, plan.RequeueAfter)
