@@ -7,10 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/fleetsim/fleetsim/agentk8s"
-	"github.com/fleetsim/fleetsim/model/condition"
 	mhub "github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/resources"
-	"github.com/fleetsim/fleetsim/model/triggers"
 )
 
 // WorkloadBehavior scripts how a resource behaves on members.
@@ -137,30 +135,7 @@ func (s *Sim) applyWork(memberName, bindingName string, gen int64) {
 // deliverWorkStatus writes a member's work status into its binding, as the hub's status
 // fan-in does (Work status → binding conditions).
 func (s *Sim) deliverWorkStatus(bindingName string, gen int64, res agentk8s.WorkResult) {
-	b := s.store.bindings[bindingName]
-	if b == nil || b.Generation != gen {
-		return
-	}
-	now := s.Now()
-	changed := false
-	for _, c := range []*condition.Condition{&res.Applied, res.Available} {
-		if c == nil {
-			continue
-		}
-		statusChanged, any := condition.Update(&b.Conditions, *c, gen, now)
-		if statusChanged {
-			s.Record("binding-condition", b.Name, mhub.ConditionText(*c))
-		}
-		changed = changed || any
-	}
-	if _, had := condition.Find(b.Conditions, condition.TypeAvailable); res.Available == nil && had {
-		condition.Remove(&b.Conditions, condition.TypeAvailable)
-		changed = true
-	}
-	b.FailedPlacements = res.Failed
-	if changed {
-		s.hub.fire(triggers.WorkStatusChanged, b.Name, b.Placement, b.TargetCluster)
-	}
+	mhub.ReceiveWorkStatus(s.store, s, bindingName, gen, mhub.WorkReport{Applied: res.Applied, Available: res.Available, Failed: res.Failed})
 }
 
 // reapplyWorks makes a member's agent apply all its works again (after it heals).
