@@ -36,6 +36,7 @@ type hubOptions struct {
 	unhealthyTolerate time.Duration
 	logFormat         string
 	verbosity         int
+	resync            time.Duration
 }
 
 func newHubCommand(stderr io.Writer) *cobra.Command {
@@ -47,8 +48,10 @@ func newHubCommand(stderr io.Writer) *cobra.Command {
 $KUBECONFIG, ~/.kube/config, or the in-cluster service account). The API server must serve
 the CRDs in config/crd/bases.
 
-Controllers running so far: membership (MemberCluster join, health and leave, with each
-member's reserved namespace and RBAC). The placement controllers are not wired yet.
+Controllers: membership (MemberCluster join, health and leave, with each member's
+reserved namespace and RBAC), policy and resource snapshots, scheduler, rollout, work
+generator, Work status fan-in, overrides, eviction and staged update runs. They are the
+simulator's controllers (model/hub), woken by the same trigger table.
 
 Only the holder of the Lease --leader-election-id in --leader-election-namespace reconciles;
 other replicas wait. /healthz and /readyz are served on --health-probe-bind-address,
@@ -70,6 +73,7 @@ Prometheus metrics on --metrics-bind-address; logs are structured (JSON by defau
 	f.StringVar(&o.leaderID, "leader-election-id", "fleetsim-hub", "name of the leader election Lease")
 	f.DurationVar(&o.heartbeatTimeout, "heartbeat-timeout", member.DefaultEligibility.HeartbeatTimeout, "a member without a heartbeat for longer is no longer healthy")
 	f.DurationVar(&o.unhealthyTolerate, "unhealthy-tolerance", member.DefaultEligibility.UnhealthyTolerance, "how long a member may report unhealthy before it is ineligible")
+	f.DurationVar(&o.resync, "resync", hub.DefaultResync, "how often placements re-select hub resources of kinds no watch covers")
 	f.StringVar(&o.logFormat, "log-format", "json", "log format: json or text")
 	f.IntVarP(&o.verbosity, "v", "v", 0, "log verbosity (1 logs the triggers each change fires)")
 	_ = cmd.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions([]string{"json", "text"}, cobra.ShellCompDirectiveNoFileComp))
@@ -86,6 +90,9 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 	}
 	if o.verbosity < 0 {
 		return invalid("-v %d: must be 0 or more", o.verbosity)
+	}
+	if o.resync <= 0 {
+		return invalid("--resync %s: must be positive", o.resync)
 	}
 	if o.heartbeatTimeout <= 0 || o.unhealthyTolerate <= 0 {
 		return invalid("--heartbeat-timeout and --unhealthy-tolerance must be positive")
@@ -121,14 +128,11 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	r := &hub.MembershipReconciler{
-		Client:      mgr.GetClient(),
+	if _, err := hub.Setup(mgr, hub.Options{
 		Eligibility: member.EligibilityConfig{HeartbeatTimeout: o.heartbeatTimeout, UnhealthyTolerance: o.unhealthyTolerate},
-		Log:         log.WithName("membership"),
-		Events:      mgr.GetEventRecorder("fleet-hub"),
-	}
-	if err := r.SetupWithManager(mgr); err != nil {
-		return &exitError{code: exitFailed, err: fmt.Errorf("set up the membership controller: %w", err)}
+		Log:         log, Resync: o.resync,
+	}); err != nil {
+		return &exitError{code: exitFailed, err: err}
 	}
 	log.Info("starting the hub", "leaderElection", o.leaderElect, "lease", o.leaderNamespace+"/"+o.leaderID)
 	if err := mgr.Start(cmd.Context()); err != nil {

@@ -4,6 +4,7 @@ import (
 	"github.com/fleetsim/fleetsim/model/placement"
 	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
 	"slices"
+	"strconv"
 )
 
 // BindingToModel reads a ClusterResourceBinding: name, placement (parent-CRP label), previous
@@ -23,7 +24,7 @@ func BindingToModel(b *v1beta1.ClusterResourceBinding) *placement.Binding {
 		ResourceSnapshotName:             b.Spec.ResourceSnapshotName,
 		ClusterDecision:                  clusterDecisionToModel(b.Spec.ClusterDecision),
 		Deleting:                         b.DeletionTimestamp != nil,
-		Generation:                       b.Generation,
+		Generation:                       bindingGeneration(b),
 		ClusterResourceOverrideSnapshots: slices.Clone(b.Spec.ClusterResourceOverrideSnapshots),
 		ResourceOverrideSnapshots:        mapSlice(b.Spec.ResourceOverrideSnapshots, namespacedNameToModel),
 		ApplyStrategy:                    ApplyStrategyToModel(b.Spec.ApplyStrategy),
@@ -44,7 +45,15 @@ func BindingFromModel(b *placement.Binding, base *v1beta1.ClusterResourceBinding
 	}
 	out.APIVersion, out.Kind = v1beta1.GroupVersion.String(), "ClusterResourceBinding"
 	out.Name = b.Name
-	out.Generation = b.Generation
+	// The API server numbers its generations itself; the decisions' count goes in an
+	// annotation wherever the two can differ (a binding of this hub, or once they do).
+	_, annotated := out.Annotations[v1beta1.BindingGenerationAnnotation]
+	if base == nil || annotated || b.Generation != base.Generation {
+		setIntAnnotation(&out.ObjectMeta, v1beta1.BindingGenerationAnnotation, b.Generation)
+	}
+	if base == nil {
+		out.Generation = b.Generation
+	}
 	out.DeletionTimestamp = deletionTimestamp(b.Deleting, out.DeletionTimestamp)
 	setLabel(&out.ObjectMeta, v1beta1.CRPTrackingLabel, b.Placement)
 	if b.PreviousState != "" {
@@ -65,4 +74,13 @@ func BindingFromModel(b *placement.Binding, base *v1beta1.ClusterResourceBinding
 	out.Status.Conditions = ConditionsFromModel(b.Conditions)
 	out.Status.FailedPlacements = failedPlacementsFromModel(b.FailedPlacements, out.Status.Conditions, out.Status.FailedPlacements)
 	return out
+}
+
+// bindingGeneration is the decisions' count of a binding's generations: the annotation when
+// the hub wrote one, else the API server's.
+func bindingGeneration(b *v1beta1.ClusterResourceBinding) int64 {
+	if g, err := strconv.ParseInt(b.Annotations[v1beta1.BindingGenerationAnnotation], 10, 64); err == nil {
+		return g
+	}
+	return b.Generation
 }

@@ -2,6 +2,7 @@ package convert_test
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,7 +41,17 @@ func TestBindingRoundTrip(t *testing.T) {
 			m := convert.BindingToModel(b)
 			diff(t, "BindingFromModel(ToModel(b), b)", b, convert.BindingFromModel(m, b), exact)
 			fresh := convert.BindingFromModel(m, nil)
+			// A new binding records the decisions' generation count: the API server starts
+			// its own at 1.
+			if g := fresh.Annotations[v1beta1.BindingGenerationAnnotation]; g != strconv.FormatInt(b.Generation, 10) {
+				t.Errorf("generation annotation %q, want %d", g, b.Generation)
+			}
+			delete(fresh.Annotations, v1beta1.BindingGenerationAnnotation)
+			if len(fresh.Annotations) == 0 {
+				fresh.Annotations = b.Annotations
+			}
 			diff(t, "BindingFromModel(ToModel(b), nil)", b, fresh, exact, serverMetadata)
+			fresh = convert.BindingFromModel(m, nil)
 			diff(t, "ToModel(FromModel(m))", m, convert.BindingToModel(fresh))
 			admit(t, fresh, nil)
 		})
@@ -84,7 +95,16 @@ func TestBindingFromScheduler(t *testing.T) {
 	obj.Annotations["example.com/note"] = "kept"
 	m.State, m.PreviousState, m.Deleting = placement.Bound, "", false
 	again := convert.BindingFromModel(m, obj)
-	diff(t, "annotations after re-picking", map[string]string{"example.com/note": "kept"}, again.Annotations)
+	diff(t, "annotations after re-picking", map[string]string{"example.com/note": "kept", v1beta1.BindingGenerationAnnotation: "3"}, again.Annotations)
+
+	// The API server counted a change the decisions do not (an unschedule): the annotation
+	// keeps the decisions' count, and reading gives it back.
+	again.Generation = 4
+	m.Generation = 3
+	back := convert.BindingToModel(convert.BindingFromModel(m, again))
+	if back.Generation != 3 {
+		t.Errorf("generation read back %d, want the decisions' 3 (the server is at 4)", back.Generation)
+	}
 	if again.DeletionTimestamp != nil {
 		t.Errorf("deletionTimestamp %v, want none", again.DeletionTimestamp)
 	}

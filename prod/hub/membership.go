@@ -42,6 +42,9 @@ type MembershipReconciler struct {
 	// Events, when set, receives what the controller records as Kubernetes events on the
 	// MemberCluster, for kubectl describe and kubectl events.
 	Events events.EventRecorder
+	// Hub, when set, receives the changes membership decisions fire (a member no longer
+	// healthy wakes the scheduler) and queues membership reconciles the trigger table asks for.
+	Hub *Hub
 }
 
 // SetupWithManager registers the reconciler: it wakes on changes to a MemberCluster, to the
@@ -58,9 +61,11 @@ func (r *MembershipReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		}
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: b.Spec.TargetCluster}}}
 	})
-	return ctrl.NewControllerManagedBy(mgr).
-		Named(string(triggers.Membership)).
-		For(&clusterv1beta1.MemberCluster{}).
+	b := ctrl.NewControllerManagedBy(mgr).Named(string(triggers.Membership))
+	if r.Hub != nil {
+		b = b.WatchesRawSource(r.Hub.queueSource(triggers.Membership))
+	}
+	return b.For(&clusterv1beta1.MemberCluster{}).
 		Watches(&clusterv1beta1.InternalMemberCluster{}, byName).
 		Watches(&placementv1beta1.ClusterResourceBinding{}, byTarget).
 		Complete(r)
@@ -85,8 +90,13 @@ func (r *MembershipReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	if err := st.flush(); err != nil {
 		return reconcile.Result{}, fmt.Errorf("member %s: %w", req.Name, err)
 	}
-	// Events say what happened, so they go out only once the writes have.
+	// Events say what happened, so they go out only once the writes have; so do triggers.
 	env.sendEvents()
+	if r.Hub != nil {
+		for _, f := range env.fired {
+			r.Hub.fire(ctx, nil, f.change, f.key, f.placement, f.memberOf)
+		}
+	}
 	return reconcile.Result{RequeueAfter: env.requeue}, nil
 }
 
@@ -240,8 +250,9 @@ type reconcileEnv struct {
 	log     logr.Logger
 	requeue time.Duration
 	events  events.EventRecorder
-	store   *memberStore // the MemberCluster events are about
-	pending []event      // sent once the reconcile's writes succeeded
+	store   *memberStore   // the MemberCluster events are about
+	pending []pendingEvent // sent once the reconcile's writes succeeded
+	fired   []firing
 }
 
 func (e *reconcileEnv) Now() time.Time { return e.now }
@@ -252,10 +263,10 @@ func (e *reconcileEnv) Record(kind, subject, detail string) {
 	if detail != "" {
 		note += ": " + detail
 	}
-	e.pending = append(e.pending, event{reason: eventReason(kind), note: note})
+	e.pending = append(e.pending, pendingEvent{reason: eventReason(kind), note: note})
 }
 
-type event struct{ reason, note string }
+type pendingEvent struct{ reason, note string }
 
 // sendEvents records the reconcile's events on the MemberCluster.
 func (e *reconcileEnv) sendEvents() {
@@ -280,6 +291,7 @@ func eventReason(kind string) string {
 
 func (e *reconcileEnv) Fire(c triggers.Change, key, placement, member string) {
 	e.log.V(1).Info("trigger", "change", string(c), "key", key, "placement", placement, "member", member)
+	e.fired = append(e.fired, firing{change: c, key: key, placement: placement, memberOf: member})
 }
 
 func (e *reconcileEnv) RequeueAfter(_ triggers.Controller, _ string, d time.Duration) {

@@ -55,6 +55,11 @@ const (
 const (
 	ExtensionPrefix = "fleetsim.io/"
 
+	// BindingGenerationAnnotation is a binding's generation as the hub's decisions count
+	// it: one more each time the binding is bound to new content. The API server's
+	// metadata.generation also counts the scheduler's changes (a binding unscheduled or
+	// re-picked), which the decisions do not; conditions and Works observe this one.
+	BindingGenerationAnnotation = ExtensionPrefix + "generation"
 	// WorkBindingGenerationAnnotation is the binding generation a Work was generated for.
 	WorkBindingGenerationAnnotation = ExtensionPrefix + "binding-generation"
 	// WorkManifestEnvelopesAnnotation lists, as JSON, the envelope each of a Work's manifests

@@ -1,0 +1,101 @@
+package convert
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fleetsim/fleetsim/agentk8s"
+	"github.com/fleetsim/fleetsim/model/condition"
+	"github.com/fleetsim/fleetsim/model/hub"
+	"github.com/fleetsim/fleetsim/model/placement"
+	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+)
+
+// WorkStatusToModel reads what the member agent reported in a Work's status into the hub's
+// fan-in report. ok is false while the agent has not reported on the Work's current
+// generation (no Applied condition observing it): the hub then has nothing to copy. Failed
+// manifests are those with a False Applied condition, or else a False Available one; the
+// envelope of each comes from the Work's envelope annotation by ordinal.
+func WorkStatusToModel(w *v1beta1.Work, envelopes []*placement.NamespacedName) (r hub.WorkReport, ok bool) {
+	applied := meta.FindStatusCondition(w.Status.Conditions, condition.TypeApplied)
+	if applied == nil || applied.ObservedGeneration != w.Generation {
+		return hub.WorkReport{}, false
+	}
+	r.Applied = untimed(*applied)
+	if a := meta.FindStatusCondition(w.Status.Conditions, condition.TypeAvailable); a != nil && a.ObservedGeneration == w.Generation {
+		c := untimed(*a)
+		r.Available = &c
+	}
+	for _, mc := range w.Status.ManifestConditions {
+		var failed *metav1.Condition
+		if c := meta.FindStatusCondition(mc.Conditions, condition.TypeApplied); c != nil && c.Status == metav1.ConditionFalse {
+			failed = c
+		} else if c := meta.FindStatusCondition(mc.Conditions, condition.TypeAvailable); c != nil && c.Status == metav1.ConditionFalse {
+			failed = c
+		}
+		if failed == nil || len(r.Failed) >= placement.MaxFailedPlacements {
+			continue
+		}
+		id := placement.ResourceIdentifier{Group: mc.Identifier.Group, Version: mc.Identifier.Version, Kind: mc.Identifier.Kind,
+			Name: mc.Identifier.Name, Namespace: mc.Identifier.Namespace}
+		if o := mc.Identifier.Ordinal; o >= 0 && o < len(envelopes) && envelopes[o] != nil {
+			e := *envelopes[o]
+			id.Envelope = &e
+		}
+		r.Failed = append(r.Failed, placement.FailedPlacement{ResourceIdentifier: id, Condition: untimed(*failed)})
+	}
+	return r, true
+}
+
+// WorkStatusFromResults is the status a member agent writes for a Work after applying its
+// manifests: one manifest condition per manifest (Applied, and Available where it applied)
+// and the Work's Applied and Available conditions as agentk8s.Summarise decides them, all
+// observing the Work's generation. Conditions whose status did not change keep base's
+// lastTransitionTime.
+func WorkStatusFromResults(w *v1beta1.Work, results []agentk8s.ManifestResult, now time.Time) v1beta1.WorkStatus {
+	var out v1beta1.WorkStatus
+	timed := func(old []metav1.Condition, c condition.Condition) metav1.Condition {
+		mc := metav1.Condition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message,
+			ObservedGeneration: w.Generation, LastTransitionTime: metav1.Time{Time: now}}
+		if o := meta.FindStatusCondition(old, c.Type); o != nil && o.Status == c.Status {
+			mc.LastTransitionTime = o.LastTransitionTime
+		}
+		return mc
+	}
+	for i, m := range results {
+		var old []metav1.Condition
+		if i < len(w.Status.ManifestConditions) {
+			old = w.Status.ManifestConditions[i].Conditions
+		}
+		mc := v1beta1.ManifestCondition{Identifier: v1beta1.WorkResourceIdentifier{Ordinal: i, Group: m.Identifier.Group,
+			Version: m.Identifier.Version, Kind: m.Identifier.Kind, Namespace: m.Identifier.Namespace, Name: m.Identifier.Name}}
+		if m.ApplyError != "" {
+			reason := m.Reason
+			if reason == "" {
+				reason = agentk8s.ReasonManifestApplyFailed
+			}
+			mc.Conditions = append(mc.Conditions, timed(old, condition.False(condition.TypeApplied, reason, m.ApplyError)))
+		} else {
+			mc.Conditions = append(mc.Conditions, timed(old, condition.True(condition.TypeApplied, "ManifestApplied", "Manifest is applied")))
+			var a condition.Condition
+			switch {
+			case m.Tracking == agentk8s.Untrackable:
+				a = condition.True(condition.TypeAvailable, agentk8s.ReasonManifestNotTrackable, "Manifest availability is not trackable")
+			case m.Tracking == agentk8s.Trackable && !m.Available:
+				a = condition.False(condition.TypeAvailable, agentk8s.ReasonManifestNotAvailableYet, "Manifest is trackable but not available yet")
+			default:
+				a = condition.True(condition.TypeAvailable, agentk8s.ReasonManifestAvailable, "Manifest is available")
+			}
+			mc.Conditions = append(mc.Conditions, timed(old, a))
+		}
+		out.ManifestConditions = append(out.ManifestConditions, mc)
+	}
+	sum := agentk8s.Summarise(w.Name, results)
+	out.Conditions = append(out.Conditions, timed(w.Status.Conditions, sum.Applied))
+	if sum.Available != nil {
+		out.Conditions = append(out.Conditions, timed(w.Status.Conditions, *sum.Available))
+	}
+	return out
+}

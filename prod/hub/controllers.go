@@ -1,0 +1,457 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	mhub "github.com/fleetsim/fleetsim/model/hub"
+	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/scheduler"
+	"github.com/fleetsim/fleetsim/model/triggers"
+	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
+	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+	"github.com/fleetsim/fleetsim/prod/convert"
+)
+
+// WorkStatus is the production hub's status fan-in controller: it copies what member
+// agents report in Works into bindings (model/hub.ReceiveWorkStatus). The simulator
+// delivers those reports itself, so the trigger table has no entry for it.
+const WorkStatus triggers.Controller = "work-status"
+
+// placementControllers are the controllers Hub runs over the shared decisions, keyed as the
+// trigger table keys them.
+var placementControllers = []triggers.Controller{
+	triggers.PolicySnapshot, triggers.Scheduler, triggers.Rollout, triggers.WorkGenerator,
+	triggers.Eviction, triggers.StagedUpdate, WorkStatus,
+}
+
+// Hub runs model/hub's controllers on the API server: membership (MembershipReconciler),
+// policy and resource snapshots, scheduler, rollout, work generator, eviction, staged
+// updates and the Work status fan-in, plus the override snapshotter. Each is a
+// controller-runtime controller with its own queue; what wakes which is the shared trigger
+// table, as in the simulator: a controller's decision fires triggers.Changes into the other
+// queues after its writes succeed, and watches turn changes made by users and member agents
+// into the same Changes.
+//
+// Decisions are taken one at a time (as the simulator takes them), each on a fresh read of
+// the hub's objects: a hub that restarts or fails over resumes from what is stored.
+type Hub struct {
+	Client client.Client
+	// Reader reads the state each decision starts from. The manager's API reader (not its
+	// cache) gives every decision the writes of the one before.
+	Reader      client.Reader
+	Resources   *ResourceLister
+	Clock       clock.Clock // nil: the wall clock
+	Eligibility member.EligibilityConfig
+	Scheduler   *scheduler.Scheduler
+	Log         logr.Logger
+	Events      events.EventRecorder
+	// Resync is how often every placement re-selects its resources, for hub resources of
+	// kinds no watch covers. 0 means DefaultResync.
+	Resync time.Duration
+
+	decide sync.Mutex
+	mu     sync.Mutex
+	queues map[triggers.Controller]workqueue.TypedRateLimitingInterface[reconcile.Request]
+}
+
+// DefaultResync is how often placements re-select hub resources when nothing woke them.
+const DefaultResync = time.Minute
+
+// Fire queues what the trigger table says a change wakes, resolving the scopes on st (nil:
+// read them from the API server).
+func (h *Hub) fire(ctx context.Context, st *state, c triggers.Change, key, placementName, memberName string) {
+	for _, t := range append(triggers.For(c), extraTargets[c]...) {
+		for _, k := range h.keys(ctx, st, t.Scope, key, placementName, memberName) {
+			h.enqueue(t.Controller, k)
+		}
+	}
+}
+
+func (h *Hub) keys(ctx context.Context, st *state, scope triggers.Scope, key, placementName, memberName string) []string {
+	switch scope {
+	case triggers.ThisObject:
+		return []string{key}
+	case triggers.OwningPlacement:
+		return []string{placementName}
+	case triggers.TargetMember:
+		return []string{memberName}
+	}
+	if st == nil {
+		var err error
+		if st, err = loadState(ctx, h.Reader, nil); err != nil {
+			h.Log.Error(err, "cannot resolve a trigger's keys", "scope", string(scope))
+			return nil
+		}
+	}
+	switch scope {
+	case triggers.AllPlacements:
+		return st.PlacementNames()
+	case triggers.AllMembers:
+		return st.MemberClusterNames()
+	case triggers.PlacementBindings:
+		var out []string
+		for _, p := range st.PlacementNames() {
+			if placementName == "" || p == placementName {
+				for _, b := range st.Bindings(p) {
+					out = append(out, b.Name)
+				}
+			}
+		}
+		return out
+	case triggers.AllRuns:
+		return st.UpdateRunNames()
+	case triggers.AllEvictions:
+		return slices.Sorted(maps.Keys(st.evictions))
+	}
+	return nil
+}
+
+func (h *Hub) enqueue(c triggers.Controller, key string) {
+	if key == "" {
+		return
+	}
+	h.mu.Lock()
+	q := h.queues[c]
+	h.mu.Unlock()
+	if q == nil {
+		h.Log.V(1).Info("trigger for a controller that is not running", "controller", string(c), "key", key)
+		return
+	}
+	q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Name: key}})
+}
+
+// queueSource hands the hub controller c's queue when the controller starts, so fired
+// changes can reach it.
+func (h *Hub) queueSource(c triggers.Controller) source.Source {
+	return source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.queues == nil {
+			h.queues = map[triggers.Controller]workqueue.TypedRateLimitingInterface[reconcile.Request]{}
+		}
+		h.queues[c] = q
+		return nil
+	})
+}
+
+// SetupWithManager registers the controllers, their watches and the start-up trigger.
+func (h *Hub) SetupWithManager(mgr ctrl.Manager) error {
+	for _, c := range placementControllers {
+		b := ctrl.NewControllerManagedBy(mgr).Named(string(c)).WatchesRawSource(h.queueSource(c))
+		// The watches of outside changes hang off the first controller; they route
+		// through fire, not through its queue.
+		if c == triggers.PolicySnapshot {
+			b = h.watches(b)
+		}
+		if err := b.Complete(reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+			return h.reconcile(ctx, c, req.Name)
+		})); err != nil {
+			return err
+		}
+	}
+	if err := (&OverrideSnapshotter{Client: h.Client, Reader: h.Reader, Log: h.Log.WithName("override"),
+		OnSnapshot: func(ctx context.Context, name string) { h.fire(ctx, nil, triggers.OverrideChanged, name, "", "") },
+	}).SetupWithManager(mgr); err != nil {
+		return err
+	}
+	return mgr.Add(manager.RunnableFunc(h.tick))
+}
+
+// tick fires HubStarted once the controllers run (after winning the election), then
+// HubResourceChanged every Resync.
+func (h *Hub) tick(ctx context.Context) error {
+	clk := h.clock()
+	h.fire(ctx, nil, triggers.HubStarted, "", "", "")
+	every := h.Resync
+	if every <= 0 {
+		every = DefaultResync
+	}
+	t := clk.Ticker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			h.Resources.Refresh()
+			h.fire(ctx, nil, triggers.HubResourceChanged, "", "", "")
+		}
+	}
+}
+
+func (h *Hub) clock() clock.Clock {
+	if h.Clock == nil {
+		return clock.New()
+	}
+	return h.Clock
+}
+
+// watches turns changes made outside the hub's controllers into trigger-table Changes.
+func (h *Hub) watches(b *ctrl.Builder) *ctrl.Builder {
+	fireFor := func(change func(old, new client.Object) []triggers.Change, keys func(client.Object) (key, placement, member string)) handler.EventHandler {
+		run := func(ctx context.Context, old, new client.Object) {
+			o := new
+			if o == nil {
+				o = old
+			}
+			key, p, m := keys(o)
+			for _, c := range change(old, new) {
+				h.fire(ctx, nil, c, key, p, m)
+			}
+		}
+		return handler.Funcs{
+			CreateFunc: func(ctx context.Context, e event.CreateEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+				run(ctx, nil, e.Object)
+			},
+			UpdateFunc: func(ctx context.Context, e event.UpdateEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+				run(ctx, e.ObjectOld, e.ObjectNew)
+			},
+			DeleteFunc: func(ctx context.Context, e event.DeleteEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+				run(ctx, e.Object, nil)
+			},
+		}
+	}
+	byName := func(o client.Object) (string, string, string) { return o.GetName(), o.GetName(), "" }
+	return b.
+		Watches(&v1beta1.ClusterResourcePlacement{}, fireFor(placementChanges, byName)).
+		Watches(&clusterv1beta1.MemberCluster{}, fireFor(memberChanges, func(o client.Object) (string, string, string) {
+			return o.GetName(), "", o.GetName()
+		})).
+		Watches(&v1beta1.Work{}, fireFor(func(old, new client.Object) []triggers.Change {
+			if new == nil || (old != nil && equality.Semantic.DeepEqual(old.(*v1beta1.Work).Status, new.(*v1beta1.Work).Status)) {
+				return nil
+			}
+			return []triggers.Change{workReported}
+		}, func(o client.Object) (string, string, string) {
+			return o.GetLabels()[v1beta1.ParentBindingLabel], o.GetLabels()[v1beta1.CRPTrackingLabel], ""
+		})).
+		Watches(&v1beta1.ClusterResourcePlacementEviction{}, fireFor(created(triggers.EvictionCreated), byName)).
+		Watches(&v1beta1.ClusterStagedUpdateRun{}, fireFor(specChanged(triggers.UpdateRunChanged), byName)).
+		Watches(&v1beta1.ClusterApprovalRequest{}, fireFor(func(old, new client.Object) []triggers.Change {
+			if new == nil || (old != nil && equality.Semantic.DeepEqual(old.(*v1beta1.ClusterApprovalRequest).Status, new.(*v1beta1.ClusterApprovalRequest).Status)) {
+				return nil
+			}
+			return []triggers.Change{triggers.ApprovalChanged}
+		}, byName)).
+		Watches(&corev1.Namespace{}, fireFor(func(old, new client.Object) []triggers.Change {
+			return []triggers.Change{triggers.HubResourceChanged}
+		}, byName))
+}
+
+// workReported is a member agent's report in a Work's status: it wakes the fan-in.
+const workReported triggers.Change = "member reported in a Work"
+
+// extraTargets extend the shared trigger table with the production hub's own controller,
+// the fan-in, which reacts to one change only.
+var extraTargets = map[triggers.Change][]triggers.Target{
+	workReported: {{Controller: WorkStatus, Scope: triggers.ThisObject}},
+}
+
+func created(c triggers.Change) func(old, new client.Object) []triggers.Change {
+	return func(old, new client.Object) []triggers.Change {
+		if old == nil && new != nil {
+			return []triggers.Change{c}
+		}
+		return nil
+	}
+}
+
+func specChanged(c triggers.Change) func(old, new client.Object) []triggers.Change {
+	return func(old, new client.Object) []triggers.Change {
+		if new != nil && (old == nil || old.GetGeneration() != new.GetGeneration()) {
+			return []triggers.Change{c}
+		}
+		return nil
+	}
+}
+
+// placementChanges: a new spec generation or the start of a deletion.
+func placementChanges(old, new client.Object) []triggers.Change {
+	switch {
+	case new == nil:
+		return nil
+	case new.GetDeletionTimestamp() != nil && (old == nil || old.GetDeletionTimestamp() == nil):
+		return []triggers.Change{triggers.PlacementDeleted}
+	case old == nil || old.GetGeneration() != new.GetGeneration():
+		return []triggers.Change{triggers.PlacementChanged}
+	}
+	return nil
+}
+
+// memberChanges classifies a MemberCluster change as the simulator's agent and actions do.
+func memberChanges(oldObj, newObj client.Object) []triggers.Change {
+	if newObj == nil {
+		return []triggers.Change{triggers.MemberLeaving}
+	}
+	n := newObj.(*clusterv1beta1.MemberCluster)
+	if oldObj == nil {
+		return []triggers.Change{triggers.MemberCreated}
+	}
+	o := oldObj.(*clusterv1beta1.MemberCluster)
+	var out []triggers.Change
+	if n.DeletionTimestamp != nil && o.DeletionTimestamp == nil {
+		out = append(out, triggers.MemberLeaving)
+	}
+	if !reflect.DeepEqual(o.Labels, n.Labels) {
+		out = append(out, triggers.MemberLabelsChanged)
+	}
+	for _, t := range o.Spec.Taints {
+		if !slices.Contains(n.Spec.Taints, t) {
+			out = append(out, triggers.MemberTaintRemoved)
+			break
+		}
+	}
+	if !equality.Semantic.DeepEqual(conditionStates(o), conditionStates(n)) {
+		out = append(out, triggers.MemberBecameEligible)
+	}
+	if !equality.Semantic.DeepEqual(o.Status.Properties, n.Status.Properties) || !equality.Semantic.DeepEqual(o.Status.ResourceUsage.Allocatable, n.Status.ResourceUsage.Allocatable) ||
+		!equality.Semantic.DeepEqual(o.Status.ResourceUsage.Available, n.Status.ResourceUsage.Available) {
+		out = append(out, triggers.MemberPropsChanged)
+	}
+	return out
+}
+
+// conditionStates are a MemberCluster's condition types, statuses and reasons: what
+// eligibility reads, without the times a heartbeat moves.
+func conditionStates(mc *clusterv1beta1.MemberCluster) map[string]string {
+	out := map[string]string{}
+	for _, c := range mc.Status.Conditions {
+		out[c.Type] = string(c.Status) + "/" + c.Reason
+	}
+	for _, a := range mc.Status.AgentStatus {
+		for _, c := range a.Conditions {
+			out[string(a.Type)+"/"+c.Type] = string(c.Status)
+		}
+	}
+	return out
+}
+
+// reconcile runs one controller for one key on a fresh read of the hub's objects, writes
+// what it changed, then fires the changes it made.
+func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) (reconcile.Result, error) {
+	h.decide.Lock()
+	defer h.decide.Unlock()
+	now := h.clock().Now()
+	var st *state
+	st, err := loadState(ctx, h.Reader, func() ([]*unstructured.Unstructured, error) { return h.Resources.List(ctx, st.allSelectors()) })
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	for _, w := range st.warnings {
+		h.Log.Info("object left out of the hub's decisions", "reason", w.Error())
+	}
+	elig := h.Eligibility
+	if elig == (member.EligibilityConfig{}) {
+		elig = member.DefaultEligibility
+	}
+	log := h.Log.WithValues("controller", string(c), "key", key)
+	env := &decisionEnv{now: now, log: log}
+	if c == WorkStatus {
+		h.receiveWorkStatus(st, env, key)
+	} else {
+		if h.Scheduler == nil {
+			h.Scheduler = scheduler.New(scheduler.Options{Eligibility: elig})
+		}
+		(&mhub.Controllers{Store: st, Env: env, Scheduler: h.Scheduler, Eligibility: elig}).Reconcile(c, key)
+	}
+	if err := st.flush(ctx, h.Client, now); err != nil {
+		if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
+			// Someone wrote first: decide again on what they wrote.
+			log.V(1).Info("retrying on fresh objects", "reason", err.Error())
+			return reconcile.Result{Requeue: true}, nil
+		}
+		return reconcile.Result{}, fmt.Errorf("%s %s: %w", c, key, err)
+	}
+	h.sendEvents(st, env)
+	for _, f := range env.fired {
+		h.fire(ctx, st, f.change, f.key, f.placement, f.memberOf)
+	}
+	return reconcile.Result{RequeueAfter: env.requeue}, nil
+}
+
+// receiveWorkStatus runs the fan-in for the binding named key.
+func (h *Hub) receiveWorkStatus(st *state, env mhub.Env, key string) {
+	w, m := st.workObjs[key], st.works[key]
+	if w == nil || m == nil {
+		return
+	}
+	if r, ok := convert.WorkStatusToModel(w, m.Envelopes); ok {
+		mhub.ReceiveWorkStatus(st, env, key, m.Generation, r)
+	}
+}
+
+// sendEvents records what a decision did as Kubernetes events on the placement it was about.
+func (h *Hub) sendEvents(st *state, env *decisionEnv) {
+	if h.Events == nil {
+		return
+	}
+	for _, e := range env.records {
+		if crp := st.crps[st.placementOf(e.subject)]; crp != nil {
+			h.Events.Eventf(crp, nil, corev1.EventTypeNormal, eventReason(e.kind), "Reconcile", "%s", e.note)
+		}
+	}
+}
+
+// decisionEnv is mhub.Env for one decision: records go to the log at once and to
+// Kubernetes events once the writes succeeded; fired changes are dispatched then too.
+type decisionEnv struct {
+	now     time.Time
+	log     logr.Logger
+	requeue time.Duration
+	records []record
+	fired   []firing
+}
+
+type record struct{ kind, subject, note string }
+
+type firing struct {
+	change                   triggers.Change
+	key, placement, memberOf string
+}
+
+func (e *decisionEnv) Now() time.Time { return e.now }
+
+func (e *decisionEnv) Record(kind, subject, detail string) {
+	e.log.Info(kind, "subject", subject, "detail", detail)
+	note := subject
+	if detail != "" {
+		note += ": " + detail
+	}
+	e.records = append(e.records, record{kind: kind, subject: subject, note: note})
+}
+
+func (e *decisionEnv) Fire(c triggers.Change, key, placement, member string) {
+	e.fired = append(e.fired, firing{change: c, key: key, placement: placement, memberOf: member})
+}
+
+func (e *decisionEnv) RequeueAfter(_ triggers.Controller, _ string, d time.Duration) {
+	if e.requeue == 0 || d < e.requeue {
+		e.requeue = d
+	}
+}
+
+func (e *decisionEnv) MemberNotified(string)  {}
+func (e *decisionEnv) WorkWritten(*mhub.Work) {}

@@ -1,0 +1,368 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/fleetsim/fleetsim/model/status"
+	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+	"github.com/fleetsim/fleetsim/prod/convert"
+)
+
+// flush writes what the controllers changed in s, as the difference to what loadState read.
+// The order keeps every prefix of the writes consistent for a hub that dies half-way (the
+// next one reads the prefix and carries on): snapshots before the bindings that name them,
+// bindings before the Works generated from them, and every status last. Updates carry the
+// resourceVersion that was read, so a concurrent writer makes the reconcile fail with a
+// conflict and run again on fresh objects instead of overwriting.
+func (s *state) flush(ctx context.Context, c client.Client, now time.Time) error {
+	if s.err != nil {
+		return s.err
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.crps)) {
+		if err := s.flushSnapshots(ctx, c, name, now); err != nil {
+			return fmt.Errorf("placement %s: %w", name, err)
+		}
+	}
+	if err := s.flushBindings(ctx, c); err != nil {
+		return err
+	}
+	if err := s.flushWorks(ctx, c); err != nil {
+		return err
+	}
+	for _, n := range slices.Sorted(maps.Keys(s.approvals)) {
+		want := convert.ApprovalRequestFromModel(s.approvals[n])
+		if err := upsert(ctx, c, want, optional(s.approvalObjs[n])); err != nil {
+			return fmt.Errorf("ClusterApprovalRequest %s: %w", n, err)
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(s.evictions)) {
+		if base := s.evictionObjs[n]; base != nil {
+			if err := upsert(ctx, c, convert.EvictionFromModel(s.evictions[n]), base); err != nil {
+				return fmt.Errorf("ClusterResourcePlacementEviction %s: %w", n, err)
+			}
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(s.runs)) {
+		if base := s.runObjs[n]; base != nil {
+			if err := upsert(ctx, c, convert.UpdateRunFromModel(s.runs[n]), base); err != nil {
+				return fmt.Errorf("ClusterStagedUpdateRun %s: %w", n, err)
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.crps)) {
+		if err := s.flushPlacement(ctx, c, name); err != nil {
+			return fmt.Errorf("placement %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// flushSnapshots writes a placement's policy and resource snapshots, or deletes them all
+// once the placement's deletion is done.
+func (s *state) flushSnapshots(ctx context.Context, c client.Client, name string, now time.Time) error {
+	crp, p := s.crps[name], s.placements[name]
+	keepPolicy, keepResources := map[string]bool{}, map[string]bool{}
+	if p != nil {
+		for i, snap := range p.PolicySnapshots {
+			latest := i == len(p.PolicySnapshots)-1
+			base := s.policySnaps[snap.Name]
+			want := convert.PolicySnapshotFromModel(snap, latest, base)
+			if latest && p.Scheduled != s.loadedScheduled[name] {
+				// The scheduler decided in this reconcile, always for the latest snapshot.
+				want.Status = convert.SchedulingFromModel(status.Scheduling{Condition: p.Scheduled,
+					ObservedPlacementGeneration: p.ScheduledGeneration, Decisions: p.Decisions}, now, base)
+			}
+			if base == nil {
+				ownBy(want, crp)
+			}
+			if err := upsert(ctx, c, want, optional(base)); err != nil {
+				return fmt.Errorf("ClusterSchedulingPolicySnapshot %s: %w", snap.Name, err)
+			}
+			keepPolicy[snap.Name] = true
+		}
+		for i, snap := range p.ResourceSnapshots {
+			latest := i == len(p.ResourceSnapshots)-1
+			var group []*v1beta1.ClusterResourceSnapshot
+			for _, rs := range s.resourceSnaps {
+				if rs.Labels[v1beta1.CRPTrackingLabel] == name && resourceIndex(rs) == snap.Index {
+					group = append(group, rs)
+				}
+			}
+			wants, err := convert.ResourceSnapshotFromModel(snap, latest, 0, group)
+			if err != nil {
+				return err
+			}
+			for _, want := range wants {
+				base := s.resourceSnaps[want.Name]
+				if base == nil {
+					ownBy(want, crp)
+				}
+				if err := upsert(ctx, c, want, optional(base)); err != nil {
+					return fmt.Errorf("ClusterResourceSnapshot %s: %w", want.Name, err)
+				}
+				keepResources[want.Name] = true
+			}
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(s.policySnaps)) {
+		if ps := s.policySnaps[n]; ps.Labels[v1beta1.CRPTrackingLabel] == name && !keepPolicy[n] {
+			if err := client.IgnoreNotFound(c.Delete(ctx, ps)); err != nil {
+				return fmt.Errorf("delete ClusterSchedulingPolicySnapshot %s: %w", n, err)
+			}
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(s.resourceSnaps)) {
+		if rs := s.resourceSnaps[n]; rs.Labels[v1beta1.CRPTrackingLabel] == name && !keepResources[n] {
+			if err := client.IgnoreNotFound(c.Delete(ctx, rs)); err != nil {
+				return fmt.Errorf("delete ClusterResourceSnapshot %s: %w", n, err)
+			}
+		}
+	}
+	return nil
+}
+
+// flushPlacement writes a placement's finalizers and status.
+func (s *state) flushPlacement(ctx context.Context, c client.Client, name string) error {
+	crp, p := s.crps[name], s.placements[name]
+	if s.removed[name] {
+		// Everything the placement owned is gone: let the deletion finish.
+		upd := crp.DeepCopy()
+		controllerutil.RemoveFinalizer(upd, v1beta1.PlacementCleanupFinalizer)
+		controllerutil.RemoveFinalizer(upd, v1beta1.SchedulerCleanupFinalizer)
+		if len(upd.Finalizers) != len(crp.Finalizers) {
+			if err := client.IgnoreNotFound(c.Update(ctx, upd)); err != nil {
+				return fmt.Errorf("remove finalizers: %w", err)
+			}
+		}
+		return nil
+	}
+	if p == nil {
+		return nil
+	}
+	want := convert.PlacementFromModel(p, crp)
+	if crp.DeletionTimestamp == nil {
+		// The hub must see a deletion through: its bindings and Works go first.
+		controllerutil.AddFinalizer(want, v1beta1.PlacementCleanupFinalizer)
+	}
+	return upsert(ctx, c, want, crp)
+}
+
+// flushBindings creates and updates bindings, then deletes those the controllers deleted
+// (with their Works, and the finalizer that holds them for that).
+func (s *state) flushBindings(ctx context.Context, c client.Client) error {
+	for _, n := range slices.Sorted(maps.Keys(s.bindings)) {
+		b, base := s.bindings[n], s.bindingObjs[n]
+		want := convert.BindingFromModel(b, base)
+		if base == nil {
+			if crp := s.crps[b.Placement]; crp != nil {
+				ownBy(want, crp)
+			}
+		}
+		if err := upsert(ctx, c, want, optional(base)); err != nil {
+			return fmt.Errorf("ClusterResourceBinding %s: %w", n, err)
+		}
+		if base != nil && base.DeletionTimestamp != nil && b.Deleting {
+			if err := s.finishBindingDelete(ctx, c, want); err != nil {
+				return err
+			}
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(s.bindingObjs)) {
+		if _, kept := s.bindings[n]; kept {
+			continue
+		}
+		base := s.bindingObjs[n]
+		if base.DeletionTimestamp == nil {
+			if err := client.IgnoreNotFound(c.Delete(ctx, base, client.Preconditions{UID: &base.UID})); err != nil {
+				return fmt.Errorf("delete ClusterResourceBinding %s: %w", n, err)
+			}
+		}
+		if err := s.finishBindingDelete(ctx, c, base.DeepCopy()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finishBindingDelete deletes a deleted binding's Work and releases the binding.
+func (s *state) finishBindingDelete(ctx context.Context, c client.Client, b *v1beta1.ClusterResourceBinding) error {
+	if w := s.workObjs[b.Name]; w != nil {
+		if err := client.IgnoreNotFound(c.Delete(ctx, w)); err != nil {
+			return fmt.Errorf("delete Work %s/%s: %w", w.Namespace, w.Name, err)
+		}
+		delete(s.workObjs, b.Name)
+	}
+	if controllerutil.RemoveFinalizer(b, v1beta1.WorkCleanupFinalizer) {
+		if err := client.IgnoreNotFound(c.Update(ctx, b)); err != nil {
+			return fmt.Errorf("release ClusterResourceBinding %s: %w", b.Name, err)
+		}
+	}
+	return nil
+}
+
+// flushWorks writes the Works of live bindings and deletes those the controllers dropped.
+func (s *state) flushWorks(ctx context.Context, c client.Client) error {
+	for _, n := range slices.Sorted(maps.Keys(s.works)) {
+		w, base := s.works[n], s.workObjs[n]
+		b := s.bindings[n]
+		if b == nil {
+			continue
+		}
+		want, err := convert.WorkFromModel(w, b.ApplyStrategy, base)
+		if err != nil {
+			return err
+		}
+		if err := upsert(ctx, c, want, optional(base)); err != nil {
+			return fmt.Errorf("Work %s/%s: %w", want.Namespace, want.Name, err)
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(s.workObjs)) {
+		if _, kept := s.works[n]; !kept {
+			if err := client.IgnoreNotFound(c.Delete(ctx, s.workObjs[n])); err != nil {
+				return fmt.Errorf("delete Work %s: %w", s.workObjs[n].Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// ownBy makes the placement the controlling owner of a new object, so deleting the
+// placement without the hub running still collects it.
+func ownBy(o metav1.Object, crp *v1beta1.ClusterResourcePlacement) {
+	if crp == nil || crp.UID == "" {
+		return
+	}
+	t := true
+	o.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: v1beta1.GroupVersion.String(), Kind: "ClusterResourcePlacement",
+		Name: crp.Name, UID: crp.UID, Controller: &t, BlockOwnerDeletion: &t}})
+}
+
+// optional turns a nil pointer of a concrete type into a nil client.Object.
+func optional[T any, P interface {
+	*T
+	client.Object
+}](p P) client.Object {
+	if p == nil {
+		return nil
+	}
+	return p
+}
+
+// upsert writes want as the difference to base: it creates want when base is nil, updates
+// metadata and spec when they differ, and the status through the status subresource when it
+// differs. want ends up holding what the API server stored.
+func upsert(ctx context.Context, c client.Client, want, base client.Object) error {
+	w, err := runtime.DefaultUnstructuredConverter.ToUnstructured(want)
+	if err != nil {
+		return err
+	}
+	wantStatus, hasStatus := w["status"]
+	if base == nil {
+		want.SetResourceVersion("")
+		if err := c.Create(ctx, want); err != nil {
+			return fmt.Errorf("create: %w", err)
+		}
+		if !hasStatus || isEmpty(wantStatus) {
+			return nil
+		}
+		return updateStatus(ctx, c, want, wantStatus)
+	}
+	b, err := runtime.DefaultUnstructuredConverter.ToUnstructured(base)
+	if err != nil {
+		return err
+	}
+	if !sameObject(w, b) {
+		if err := c.Update(ctx, want); err != nil {
+			return fmt.Errorf("update: %w", err)
+		}
+		// The update answered with the stored status; what was decided is still to write.
+		b, err = runtime.DefaultUnstructuredConverter.ToUnstructured(want)
+		if err != nil {
+			return err
+		}
+	}
+	if hasStatus && !reflect.DeepEqual(normal(wantStatus), normal(b["status"])) {
+		return updateStatus(ctx, c, want, wantStatus)
+	}
+	return nil
+}
+
+func updateStatus(ctx context.Context, c client.Client, obj client.Object, st any) error {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return err
+	}
+	u["status"] = st
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, obj); err != nil {
+		return err
+	}
+	if err := c.Status().Update(ctx, obj); err != nil {
+		return fmt.Errorf("update status: %w", err)
+	}
+	return nil
+}
+
+// sameObject compares what an update writes: labels, annotations, finalizers, owner
+// references and every top-level field but metadata and status.
+func sameObject(a, b map[string]any) bool {
+	for k := range merge(a, b) {
+		switch k {
+		case "status", "apiVersion", "kind":
+			continue
+		case "metadata":
+			am, _ := a[k].(map[string]any)
+			bm, _ := b[k].(map[string]any)
+			for _, f := range []string{"labels", "annotations", "finalizers", "ownerReferences"} {
+				if !reflect.DeepEqual(normal(am[f]), normal(bm[f])) {
+					return false
+				}
+			}
+		default:
+			if !reflect.DeepEqual(normal(a[k]), normal(b[k])) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func merge(a, b map[string]any) map[string]bool {
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	return keys
+}
+
+// normal treats empty maps and lists as absent, as the API server's JSON does.
+func normal(v any) any {
+	if isEmpty(v) {
+		return nil
+	}
+	return v
+}
+
+func isEmpty(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		return len(t) == 0
+	case []any:
+		return len(t) == 0
+	}
+	return false
+}

@@ -1,0 +1,156 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/fleetsim/fleetsim/model/override"
+	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+	"github.com/fleetsim/fleetsim/prod/convert"
+)
+
+// OverrideSnapshotter takes a snapshot of a ClusterResourceOverride or ResourceOverride
+// whenever its spec changes (override.DecideSnapshot), marks it the latest and the previous
+// one not, and tells the hub (OnSnapshot), whose rollouts then pick it up. An override the
+// model rejects gets no snapshot; the reason is logged.
+type OverrideSnapshotter struct {
+	Client     client.Client
+	Reader     client.Reader
+	Log        logr.Logger
+	OnSnapshot func(ctx context.Context, snapshot string)
+}
+
+// SetupWithManager registers the controller: requests without a namespace are
+// ClusterResourceOverrides, the others ResourceOverrides.
+func (o *OverrideSnapshotter) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).Named("override-snapshot").
+		For(&v1beta1.ClusterResourceOverride{}).
+		Watches(&v1beta1.ResourceOverride{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}}}
+		})).
+		Complete(o)
+}
+
+// Reconcile implements reconcile.Reconciler.
+func (o *OverrideSnapshotter) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	var err error
+	var snapshot string
+	if req.Namespace == "" {
+		snapshot, err = o.cro(ctx, req.Name)
+	} else {
+		snapshot, err = o.ro(ctx, req.NamespacedName)
+	}
+	if err != nil || snapshot == "" {
+		return reconcile.Result{}, err
+	}
+	if o.OnSnapshot != nil {
+		o.OnSnapshot(ctx, snapshot)
+	}
+	return reconcile.Result{}, nil
+}
+
+func (o *OverrideSnapshotter) cro(ctx context.Context, name string) (string, error) {
+	obj := &v1beta1.ClusterResourceOverride{}
+	if err := o.Reader.Get(ctx, client.ObjectKey{Name: name}, obj); err != nil {
+		return "", client.IgnoreNotFound(err)
+	}
+	if obj.DeletionTimestamp != nil {
+		return "", nil
+	}
+	m := convert.ClusterResourceOverrideToModel(obj)
+	if errs := override.ValidateClusterResourceOverride(m); len(errs) > 0 {
+		o.Log.Info("override not snapshotted: it is invalid", "override", name, "reason", errs.ToAggregate().Error())
+		return "", nil
+	}
+	var list v1beta1.ClusterResourceOverrideSnapshotList
+	if err := o.Reader.List(ctx, &list, client.MatchingLabels{v1beta1.OverrideTrackingLabel: name}); err != nil {
+		return "", fmt.Errorf("list snapshots of %s: %w", name, err)
+	}
+	var latest *v1beta1.ClusterResourceOverrideSnapshot
+	var latestModel *override.CROSnapshot
+	for i := range list.Items {
+		s, err := convert.ClusterResourceOverrideSnapshotToModel(&list.Items[i])
+		if err != nil {
+			return "", err
+		}
+		if latestModel == nil || s.Index > latestModel.Index {
+			latest, latestModel = &list.Items[i], &s
+		}
+	}
+	next := override.DecideSnapshot[override.ClusterResourceOverrideSpec](m, latestModel)
+	if next == nil {
+		return "", nil
+	}
+	want := convert.ClusterResourceOverrideSnapshotFromModel(*next, true, nil)
+	want.OwnerReferences = overrideOwner("ClusterResourceOverride", obj.ObjectMeta)
+	return next.Name, o.replaceLatest(ctx, want, optional(latest))
+}
+
+func (o *OverrideSnapshotter) ro(ctx context.Context, key types.NamespacedName) (string, error) {
+	obj := &v1beta1.ResourceOverride{}
+	if err := o.Reader.Get(ctx, key, obj); err != nil {
+		return "", client.IgnoreNotFound(err)
+	}
+	if obj.DeletionTimestamp != nil {
+		return "", nil
+	}
+	m := convert.ResourceOverrideToModel(obj)
+	if errs := override.ValidateResourceOverride(m); len(errs) > 0 {
+		o.Log.Info("override not snapshotted: it is invalid", "override", key.String(), "reason", errs.ToAggregate().Error())
+		return "", nil
+	}
+	var list v1beta1.ResourceOverrideSnapshotList
+	if err := o.Reader.List(ctx, &list, client.InNamespace(key.Namespace), client.MatchingLabels{v1beta1.OverrideTrackingLabel: key.Name}); err != nil {
+		return "", fmt.Errorf("list snapshots of %s: %w", key, err)
+	}
+	var latest *v1beta1.ResourceOverrideSnapshot
+	var latestModel *override.ROSnapshot
+	for i := range list.Items {
+		s, err := convert.ResourceOverrideSnapshotToModel(&list.Items[i])
+		if err != nil {
+			return "", err
+		}
+		if latestModel == nil || s.Index > latestModel.Index {
+			latest, latestModel = &list.Items[i], &s
+		}
+	}
+	next := override.DecideSnapshot[override.ResourceOverrideSpec](m, latestModel)
+	if next == nil {
+		return "", nil
+	}
+	want := convert.ResourceOverrideSnapshotFromModel(*next, true, nil)
+	want.OwnerReferences = overrideOwner("ResourceOverride", obj.ObjectMeta)
+	return next.Name, o.replaceLatest(ctx, want, optional(latest))
+}
+
+// replaceLatest creates the new latest snapshot, then takes the label off the old one: a
+// crash in between leaves two labelled latest, and the higher index wins on reading.
+func (o *OverrideSnapshotter) replaceLatest(ctx context.Context, next, previous client.Object) error {
+	if err := o.Client.Create(ctx, next); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create %s: %w", next.GetName(), err)
+	}
+	if previous == nil {
+		return nil
+	}
+	labels := previous.GetLabels()
+	labels[v1beta1.IsLatestSnapshotLabel] = "false"
+	previous.SetLabels(labels)
+	if err := o.Client.Update(ctx, previous); err != nil {
+		return fmt.Errorf("unmark %s as the latest: %w", previous.GetName(), err)
+	}
+	return nil
+}
+
+func overrideOwner(kind string, m metav1.ObjectMeta) []metav1.OwnerReference {
+	t := true
+	return []metav1.OwnerReference{{APIVersion: v1beta1.GroupVersion.String(), Kind: kind, Name: m.Name, UID: m.UID, Controller: &t, BlockOwnerDeletion: &t}}
+}

@@ -1,0 +1,156 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/fleetsim/fleetsim/model/placement"
+	"github.com/fleetsim/fleetsim/model/resources"
+)
+
+// ResourceLister reads the hub objects placements may select: the cluster-scoped objects of
+// the kinds their selectors name and, for the namespaces they select, every propagatable
+// namespaced object in those namespaces (the kinds come from discovery).
+type ResourceLister struct {
+	Reader    client.Reader
+	Mapper    meta.RESTMapper
+	Discovery discovery.DiscoveryInterface
+}
+
+// perNamespaceDefaults are what the API server's controllers create in every namespace; a
+// placement carries the namespace, and each member makes its own.
+var perNamespaceDefaults = map[schema.GroupKind]string{
+	{Kind: "ConfigMap"}:      "kube-root-ca.crt",
+	{Kind: "ServiceAccount"}: "default",
+}
+
+// derivedKinds are kept by each cluster's own controllers from other objects (a Service's
+// endpoints), so they are never placed.
+var derivedKinds = map[schema.GroupKind]bool{
+	{Kind: "Endpoints"}: true, {Group: "discovery.k8s.io", Kind: "EndpointSlice"}: true,
+}
+
+// Refresh forgets what discovery said, so kinds added since are listed too.
+func (l *ResourceLister) Refresh() {
+	if c, ok := l.Discovery.(discovery.CachedDiscoveryInterface); ok {
+		c.Invalidate()
+	}
+}
+
+// List returns the objects the selectors can pick from.
+func (l *ResourceLister) List(ctx context.Context, selectors []placement.ResourceSelector) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	seen := map[schema.GroupVersionKind]bool{}
+	var nsSelectors []placement.ResourceSelector
+	for _, sel := range selectors {
+		gvk := schema.GroupVersionKind{Group: sel.Group, Version: sel.Version, Kind: sel.Kind}
+		if sel.Group == "" && sel.Kind == "Namespace" {
+			nsSelectors = append(nsSelectors, sel)
+		}
+		if seen[gvk] || !resources.Propagatable(gvk) {
+			continue
+		}
+		seen[gvk] = true
+		mapping, err := l.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if meta.IsNoMatchError(err) {
+			continue // a kind the hub does not serve selects nothing
+		}
+		if err != nil {
+			return nil, err
+		}
+		if mapping.Scope.Name() != meta.RESTScopeNameRoot {
+			continue // selectors pick cluster-scoped objects only
+		}
+		objs, err := l.list(ctx, gvk, "")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
+	}
+	if len(nsSelectors) == 0 {
+		return out, nil
+	}
+	var namespaces []*unstructured.Unstructured
+	for _, o := range out {
+		if o.GetKind() == "Namespace" && o.GroupVersionKind().Group == "" {
+			namespaces = append(namespaces, o)
+		}
+	}
+	picked, err := resources.Select(nsSelectors, namespaces)
+	if err != nil || len(picked) == 0 {
+		return out, nil // the placement controller reports selection errors itself
+	}
+	kinds, err := l.namespacedKinds()
+	if err != nil {
+		return nil, err
+	}
+	for _, ns := range picked {
+		for _, gvk := range kinds {
+			objs, err := l.list(ctx, gvk, ns.GetName())
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, objs...)
+		}
+	}
+	return out, nil
+}
+
+func (l *ResourceLister) list(ctx context.Context, gvk schema.GroupVersionKind, namespace string) ([]*unstructured.Unstructured, error) {
+	ul := &unstructured.UnstructuredList{}
+	ul.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err := l.Reader.List(ctx, ul, client.InNamespace(namespace)); err != nil {
+		return nil, fmt.Errorf("list %s: %w", gvk, err)
+	}
+	var out []*unstructured.Unstructured
+	for i := range ul.Items {
+		o := &ul.Items[i]
+		if name, ok := perNamespaceDefaults[gvk.GroupKind()]; ok && o.GetName() == name {
+			continue
+		}
+		o.SetGroupVersionKind(gvk)
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// namespacedKinds are the preferred versions of every listable, propagatable namespaced kind.
+func (l *ResourceLister) namespacedKinds() ([]schema.GroupVersionKind, error) {
+	lists, err := l.Discovery.ServerPreferredNamespacedResources()
+	var partial *discovery.ErrGroupDiscoveryFailed
+	if err != nil && !errors.As(err, &partial) {
+		return nil, fmt.Errorf("discover namespaced kinds: %w", err)
+	}
+	var out []schema.GroupVersionKind
+	for _, rl := range lists {
+		gv, err := schema.ParseGroupVersion(rl.GroupVersion)
+		if err != nil {
+			continue
+		}
+		for _, r := range rl.APIResources {
+			gvk := gv.WithKind(r.Kind)
+			if !resources.Propagatable(gvk) || !canList(r) || derivedKinds[gvk.GroupKind()] {
+				continue
+			}
+			out = append(out, gvk)
+		}
+	}
+	return out, nil
+}
+
+func canList(r metav1.APIResource) bool {
+	for _, v := range r.Verbs {
+		if v == "list" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,51 @@
+package hub
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/fleetsim/fleetsim/model/member"
+)
+
+// Options configure the hub's controllers.
+type Options struct {
+	Eligibility member.EligibilityConfig // zero: member.DefaultEligibility
+	Log         logr.Logger
+	Clock       clock.Clock // nil: the wall clock
+	// Resync: how often placements re-select hub resources; 0 means DefaultResync.
+	Resync time.Duration
+}
+
+// Setup registers every hub controller with the manager: membership, the placement
+// controllers and the override snapshotter. Events go to the manager's recorder.
+func Setup(mgr ctrl.Manager, o Options) (*Hub, error) {
+	if o.Eligibility == (member.EligibilityConfig{}) {
+		o.Eligibility = member.DefaultEligibility
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(mgr.GetConfig())
+	if err != nil {
+		return nil, fmt.Errorf("discovery client: %w", err)
+	}
+	recorder := mgr.GetEventRecorder("fleet-hub")
+	h := &Hub{
+		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
+		Resources:   &ResourceLister{Reader: mgr.GetAPIReader(), Mapper: mgr.GetRESTMapper(), Discovery: memory.NewMemCacheClient(dc)},
+		Clock:       o.Clock,
+		Eligibility: o.Eligibility, Log: o.Log.WithName("placement"), Events: recorder, Resync: o.Resync,
+	}
+	m := &MembershipReconciler{Client: mgr.GetClient(), Clock: o.Clock, Eligibility: o.Eligibility,
+		Log: o.Log.WithName("membership"), Events: recorder, Hub: h}
+	if err := m.SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("set up the membership controller: %w", err)
+	}
+	if err := h.SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("set up the placement controllers: %w", err)
+	}
+	return h, nil
+}

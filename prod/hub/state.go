@@ -1,0 +1,489 @@
+package hub
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/fleetsim/fleetsim/model/condition"
+	"github.com/fleetsim/fleetsim/model/eviction"
+	mhub "github.com/fleetsim/fleetsim/model/hub"
+	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/membership"
+	"github.com/fleetsim/fleetsim/model/override"
+	"github.com/fleetsim/fleetsim/model/placement"
+	"github.com/fleetsim/fleetsim/model/resources"
+	"github.com/fleetsim/fleetsim/model/staged"
+	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
+	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+	"github.com/fleetsim/fleetsim/prod/convert"
+)
+
+// state is the hub's objects as one reconcile sees them: loaded from the API server at its
+// start, converted to the model, changed in memory by the shared controllers (it implements
+// mhub.Store), and written back by flush as the difference to what was loaded. Holding the
+// whole picture lets the controllers run unchanged; each reconcile starts from a fresh read,
+// so nothing a crashed hub held in memory is needed by the next one.
+type state struct {
+	// hubObjects lists what placements may select; it is only called by the placement
+	// controller, so other reconciles do not pay for it.
+	hubObjects func() ([]*unstructured.Unstructured, error)
+	err        error // the first failure of a lazy read; flush reports it and writes nothing
+
+	members map[string]*mhub.MemberCluster
+
+	crps            map[string]*v1beta1.ClusterResourcePlacement
+	placements      map[string]*mhub.Placement
+	removed         map[string]bool // placements the controller finished deleting
+	policySnaps     map[string]*v1beta1.ClusterSchedulingPolicySnapshot
+	resourceSnaps   map[string]*v1beta1.ClusterResourceSnapshot
+	loadedScheduled map[string]*condition.Condition // each placement's Scheduled as loaded, to see whether the scheduler ran
+
+	bindingObjs map[string]*v1beta1.ClusterResourceBinding
+	bindings    map[string]*placement.Binding
+	workObjs    map[string]*v1beta1.Work // by binding name
+	works       map[string]*mhub.Work
+
+	cros []override.CROSnapshot
+	ros  []override.ROSnapshot
+
+	evictionObjs map[string]*v1beta1.ClusterResourcePlacementEviction
+	evictions    map[string]*eviction.Eviction
+	budgets      map[string]*eviction.DisruptionBudget
+
+	runObjs      map[string]*v1beta1.ClusterStagedUpdateRun
+	runs         map[string]*staged.ClusterStagedUpdateRun
+	strategies   map[string]*staged.ClusterStagedUpdateStrategy
+	approvalObjs map[string]*v1beta1.ClusterApprovalRequest
+	approvals    map[string]*staged.ClusterApprovalRequest
+
+	warnings []error // objects that could not be read into the model and were left out
+}
+
+var _ mhub.Store = (*state)(nil)
+
+// loadState reads every object the hub's controllers decide on.
+func loadState(ctx context.Context, r client.Reader, hubObjects func() ([]*unstructured.Unstructured, error)) (*state, error) {
+	s := &state{
+		hubObjects: hubObjects,
+		members:    map[string]*mhub.MemberCluster{},
+		crps:       map[string]*v1beta1.ClusterResourcePlacement{}, placements: map[string]*mhub.Placement{}, removed: map[string]bool{},
+		policySnaps: map[string]*v1beta1.ClusterSchedulingPolicySnapshot{}, resourceSnaps: map[string]*v1beta1.ClusterResourceSnapshot{},
+		loadedScheduled: map[string]*condition.Condition{},
+		bindingObjs:     map[string]*v1beta1.ClusterResourceBinding{}, bindings: map[string]*placement.Binding{},
+		workObjs: map[string]*v1beta1.Work{}, works: map[string]*mhub.Work{},
+		evictionObjs: map[string]*v1beta1.ClusterResourcePlacementEviction{}, evictions: map[string]*eviction.Eviction{},
+		budgets: map[string]*eviction.DisruptionBudget{},
+		runObjs: map[string]*v1beta1.ClusterStagedUpdateRun{}, runs: map[string]*staged.ClusterStagedUpdateRun{},
+		strategies:   map[string]*staged.ClusterStagedUpdateStrategy{},
+		approvalObjs: map[string]*v1beta1.ClusterApprovalRequest{}, approvals: map[string]*staged.ClusterApprovalRequest{},
+	}
+	for _, step := range []func(context.Context, client.Reader) error{
+		s.loadMembers, s.loadPlacements, s.loadBindings, s.loadOverrides, s.loadEvictions, s.loadStaged,
+	} {
+		if err := step(ctx, r); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func list(ctx context.Context, r client.Reader, l client.ObjectList, what string) error {
+	if err := r.List(ctx, l); err != nil {
+		return fmt.Errorf("list %s: %w", what, err)
+	}
+	return nil
+}
+
+func (s *state) loadMembers(ctx context.Context, r client.Reader) error {
+	var mcs clusterv1beta1.MemberClusterList
+	var imcs clusterv1beta1.InternalMemberClusterList
+	var nss corev1.NamespaceList
+	if err := list(ctx, r, &mcs, "MemberClusters"); err != nil {
+		return err
+	}
+	if err := list(ctx, r, &imcs, "InternalMemberClusters"); err != nil {
+		return err
+	}
+	if err := list(ctx, r, &nss, "namespaces"); err != nil {
+		return err
+	}
+	live := map[string]bool{}
+	for _, ns := range nss.Items {
+		live[ns.Name] = ns.DeletionTimestamp == nil
+	}
+	imcByMember := map[string]*clusterv1beta1.InternalMemberCluster{}
+	for i := range imcs.Items {
+		imc := &imcs.Items[i]
+		if imc.Namespace == membership.Namespace(imc.Name) {
+			imcByMember[imc.Name] = imc
+		}
+	}
+	for i := range mcs.Items {
+		mc := &mcs.Items[i]
+		m, err := convert.MemberClusterToModel(mc, imcByMember[mc.Name], live[membership.Namespace(mc.Name)])
+		if err != nil {
+			s.warnings = append(s.warnings, err)
+		}
+		if m != nil {
+			s.members[mc.Name] = m
+		}
+	}
+	return nil
+}
+
+func (s *state) loadPlacements(ctx context.Context, r client.Reader) error {
+	var crps v1beta1.ClusterResourcePlacementList
+	var pss v1beta1.ClusterSchedulingPolicySnapshotList
+	var rss v1beta1.ClusterResourceSnapshotList
+	for _, l := range []struct {
+		list client.ObjectList
+		what string
+	}{{&crps, "ClusterResourcePlacements"}, {&pss, "ClusterSchedulingPolicySnapshots"}, {&rss, "ClusterResourceSnapshots"}} {
+		if err := list(ctx, r, l.list, l.what); err != nil {
+			return err
+		}
+	}
+	for i := range crps.Items {
+		crp := &crps.Items[i]
+		s.crps[crp.Name] = crp
+		s.placements[crp.Name] = convert.PlacementToModel(crp)
+	}
+	for i := range pss.Items {
+		ps := &pss.Items[i]
+		s.policySnaps[ps.Name] = ps
+		p := s.placements[ps.Labels[v1beta1.CRPTrackingLabel]]
+		if p == nil {
+			continue // an orphan: garbage collection removes it with its owner
+		}
+		snap, err := convert.PolicySnapshotToModel(ps)
+		if err != nil {
+			return err
+		}
+		p.PolicySnapshots = append(p.PolicySnapshots, snap)
+	}
+	groups := map[string]map[string][]*v1beta1.ClusterResourceSnapshot{}
+	for i := range rss.Items {
+		rs := &rss.Items[i]
+		s.resourceSnaps[rs.Name] = rs
+		crp := rs.Labels[v1beta1.CRPTrackingLabel]
+		if groups[crp] == nil {
+			groups[crp] = map[string][]*v1beta1.ClusterResourceSnapshot{}
+		}
+		idx := rs.Labels[v1beta1.ResourceIndexLabel]
+		groups[crp][idx] = append(groups[crp][idx], rs)
+	}
+	for name, p := range s.placements {
+		slices.SortFunc(p.PolicySnapshots, func(a, b *placement.PolicySnapshot) int { return cmp.Compare(a.Index, b.Index) })
+		for _, g := range groups[name] {
+			snap, err := convert.ResourceSnapshotToModel(g)
+			if err != nil {
+				return err
+			}
+			p.ResourceSnapshots = append(p.ResourceSnapshots, snap)
+		}
+		slices.SortFunc(p.ResourceSnapshots, func(a, b *resources.Snapshot) int { return cmp.Compare(a.Index, b.Index) })
+		if latest := p.LatestResources(); latest != nil {
+			// What the placement selected is what its latest snapshot holds; the placement
+			// controller selects afresh when it runs.
+			p.Selected = latest.Manifests
+		}
+		if latest := p.LatestPolicySnapshot(); latest != nil {
+			sc := convert.SchedulingToModel(s.policySnaps[latest.Name])
+			p.Scheduled, p.ScheduledGeneration, p.Decisions = sc.Condition, sc.ObservedPlacementGeneration, sc.Decisions
+			p.Conditions = convert.ConditionsToModel(s.policySnaps[latest.Name].Status.Conditions)
+			for _, d := range sc.Decisions {
+				if d.Selected {
+					p.ObservedClusterCount++
+				}
+			}
+		}
+		s.loadedScheduled[name] = p.Scheduled
+	}
+	return nil
+}
+
+func (s *state) loadBindings(ctx context.Context, r client.Reader) error {
+	var bs v1beta1.ClusterResourceBindingList
+	var ws v1beta1.WorkList
+	if err := list(ctx, r, &bs, "ClusterResourceBindings"); err != nil {
+		return err
+	}
+	if err := list(ctx, r, &ws, "Works"); err != nil {
+		return err
+	}
+	for i := range bs.Items {
+		b := &bs.Items[i]
+		s.bindingObjs[b.Name] = b
+		s.bindings[b.Name] = convert.BindingToModel(b)
+	}
+	for i := range ws.Items {
+		w := &ws.Items[i]
+		m, _, err := convert.WorkToModel(w)
+		if err != nil || m.Binding == "" {
+			continue // not one of the hub's Works
+		}
+		s.workObjs[m.Binding], s.works[m.Binding] = w, m
+	}
+	return nil
+}
+
+func (s *state) loadOverrides(ctx context.Context, r client.Reader) error {
+	var cs v1beta1.ClusterResourceOverrideSnapshotList
+	var rs v1beta1.ResourceOverrideSnapshotList
+	if err := list(ctx, r, &cs, "ClusterResourceOverrideSnapshots"); err != nil {
+		return err
+	}
+	if err := list(ctx, r, &rs, "ResourceOverrideSnapshots"); err != nil {
+		return err
+	}
+	for i := range cs.Items {
+		sn, err := convert.ClusterResourceOverrideSnapshotToModel(&cs.Items[i])
+		if err != nil {
+			return err
+		}
+		s.cros = append(s.cros, sn)
+	}
+	for i := range rs.Items {
+		sn, err := convert.ResourceOverrideSnapshotToModel(&rs.Items[i])
+		if err != nil {
+			return err
+		}
+		s.ros = append(s.ros, sn)
+	}
+	// By override, then index: the last of each override's run is its latest.
+	slices.SortFunc(s.cros, func(a, b override.CROSnapshot) int {
+		return cmp.Or(cmp.Compare(a.Override, b.Override), cmp.Compare(a.Index, b.Index))
+	})
+	slices.SortFunc(s.ros, func(a, b override.ROSnapshot) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Override, b.Override), cmp.Compare(a.Index, b.Index))
+	})
+	return nil
+}
+
+func (s *state) loadEvictions(ctx context.Context, r client.Reader) error {
+	var es v1beta1.ClusterResourcePlacementEvictionList
+	var ds v1beta1.ClusterResourcePlacementDisruptionBudgetList
+	if err := list(ctx, r, &es, "ClusterResourcePlacementEvictions"); err != nil {
+		return err
+	}
+	if err := list(ctx, r, &ds, "ClusterResourcePlacementDisruptionBudgets"); err != nil {
+		return err
+	}
+	for i := range es.Items {
+		e := &es.Items[i]
+		s.evictionObjs[e.Name], s.evictions[e.Name] = e, convert.EvictionToModel(e)
+	}
+	for i := range ds.Items {
+		s.budgets[ds.Items[i].Name] = convert.DisruptionBudgetToModel(&ds.Items[i])
+	}
+	return nil
+}
+
+func (s *state) loadStaged(ctx context.Context, r client.Reader) error {
+	var runs v1beta1.ClusterStagedUpdateRunList
+	var strategies v1beta1.ClusterStagedUpdateStrategyList
+	var approvals v1beta1.ClusterApprovalRequestList
+	for _, l := range []struct {
+		list client.ObjectList
+		what string
+	}{{&runs, "ClusterStagedUpdateRuns"}, {&strategies, "ClusterStagedUpdateStrategies"}, {&approvals, "ClusterApprovalRequests"}} {
+		if err := list(ctx, r, l.list, l.what); err != nil {
+			return err
+		}
+	}
+	for i := range runs.Items {
+		x := &runs.Items[i]
+		s.runObjs[x.Name], s.runs[x.Name] = x, convert.UpdateRunToModel(x)
+	}
+	for i := range strategies.Items {
+		s.strategies[strategies.Items[i].Name] = convert.StrategyToModel(&strategies.Items[i])
+	}
+	for i := range approvals.Items {
+		x := &approvals.Items[i]
+		s.approvalObjs[x.Name], s.approvals[x.Name] = x, convert.ApprovalRequestToModel(x)
+	}
+	return nil
+}
+
+// The mhub.Store implementation. Objects are held by pointer, as in the simulator, so a
+// controller's Put of an object it got changes nothing further.
+
+func (s *state) MemberCluster(name string) *mhub.MemberCluster { return s.members[name] }
+func (s *state) PutMemberCluster(m *mhub.MemberCluster)        { s.members[m.Member.Name] = m }
+func (s *state) RemoveMemberCluster(name string)               { delete(s.members, name) }
+func (s *state) MemberClusterNames() []string                  { return slices.Sorted(maps.Keys(s.members)) }
+
+func (s *state) BindingsOnMember(name string) int {
+	n := 0
+	for _, b := range s.bindings {
+		if b.TargetCluster == name {
+			n++
+		}
+	}
+	return n
+}
+
+func (s *state) Clusters() []*member.Member {
+	var out []*member.Member
+	for _, n := range s.MemberClusterNames() {
+		if m := s.members[n].Member; m.Kind == member.KindCluster {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (s *state) Placement(name string) *mhub.Placement { return s.placements[name] }
+func (s *state) PlacementNames() []string              { return slices.Sorted(maps.Keys(s.placements)) }
+func (s *state) PutPlacement(p *mhub.Placement)        { s.placements[p.CRP.Name] = p }
+
+func (s *state) RemovePlacement(name string) {
+	delete(s.placements, name)
+	s.removed[name] = true
+}
+
+func (s *state) Binding(name string) *placement.Binding { return s.bindings[name] }
+
+func (s *state) Bindings(placementName string) []*placement.Binding {
+	var out []*placement.Binding
+	for _, n := range slices.Sorted(maps.Keys(s.bindings)) {
+		if b := s.bindings[n]; b.Placement == placementName {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// PutBinding creates or replaces a binding; replacing keeps the stored pointer, so slices
+// handed to decisions stay valid.
+func (s *state) PutBinding(b placement.Binding) {
+	if old := s.bindings[b.Name]; old != nil {
+		*old = b
+		return
+	}
+	s.bindings[b.Name] = &b
+}
+
+// DeleteBinding deletes a binding and, as garbage collection would, its Work.
+func (s *state) DeleteBinding(name string) *placement.Binding {
+	b := s.bindings[name]
+	delete(s.bindings, name)
+	delete(s.works, name)
+	return b
+}
+
+func (s *state) HubObjects() []*unstructured.Unstructured {
+	objs, err := s.hubObjects()
+	if err != nil && s.err == nil {
+		s.err = fmt.Errorf("list the resources placements select: %w", err)
+	}
+	return objs
+}
+
+func (s *state) Work(binding string) *mhub.Work { return s.works[binding] }
+func (s *state) PutWork(w *mhub.Work)           { s.works[w.Binding] = w }
+func (s *state) DeleteWork(binding string)      { delete(s.works, binding) }
+
+func (s *state) LatestOverrides() ([]override.CROSnapshot, []override.ROSnapshot) {
+	var cros []override.CROSnapshot
+	for i, sn := range s.cros {
+		if i+1 == len(s.cros) || s.cros[i+1].Override != sn.Override {
+			cros = append(cros, sn)
+		}
+	}
+	var ros []override.ROSnapshot
+	for i, sn := range s.ros {
+		if i+1 == len(s.ros) || s.ros[i+1].Override != sn.Override || s.ros[i+1].Namespace != sn.Namespace {
+			ros = append(ros, sn)
+		}
+	}
+	slices.SortFunc(ros, func(a, b override.ROSnapshot) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	return cros, ros
+}
+
+func (s *state) NamedOverrides(cro []string, ro []placement.NamespacedName) ([]override.CROSnapshot, []override.ROSnapshot) {
+	var cs []override.CROSnapshot
+	for _, sn := range s.cros {
+		if slices.Contains(cro, sn.Name) {
+			cs = append(cs, sn)
+		}
+	}
+	var rs []override.ROSnapshot
+	for _, sn := range s.ros {
+		if slices.Contains(ro, sn.NamespacedName()) {
+			rs = append(rs, sn)
+		}
+	}
+	slices.SortFunc(rs, func(a, b override.ROSnapshot) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	return cs, rs
+}
+
+func (s *state) Eviction(name string) *eviction.Eviction { return s.evictions[name] }
+func (s *state) PutEviction(e *eviction.Eviction)        { s.evictions[e.Name] = e }
+func (s *state) DisruptionBudget(name string) *eviction.DisruptionBudget {
+	return s.budgets[name]
+}
+
+func (s *state) UpdateRun(name string) *staged.ClusterStagedUpdateRun { return s.runs[name] }
+func (s *state) UpdateRunNames() []string                             { return slices.Sorted(maps.Keys(s.runs)) }
+func (s *state) PutUpdateRun(r *staged.ClusterStagedUpdateRun)        { s.runs[r.Name] = r }
+func (s *state) Strategy(name string) *staged.ClusterStagedUpdateStrategy {
+	return s.strategies[name]
+}
+
+func (s *state) ApprovalRequests(run string) []*staged.ClusterApprovalRequest {
+	var out []*staged.ClusterApprovalRequest
+	for _, n := range slices.Sorted(maps.Keys(s.approvals)) {
+		if a := s.approvals[n]; a.Labels[staged.LabelTargetUpdateRun] == run {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func (s *state) PutApprovalRequest(a staged.ClusterApprovalRequest) { s.approvals[a.Name] = &a }
+
+// resourceIndex reads a resource snapshot's index label.
+func resourceIndex(rs *v1beta1.ClusterResourceSnapshot) int {
+	n, _ := strconv.Atoi(rs.Labels[v1beta1.ResourceIndexLabel])
+	return n
+}
+
+// placementOf names the placement an object a decision recorded belongs to: the subject
+// itself when it is a placement, else the placement of the binding, eviction or run so named.
+func (s *state) placementOf(subject string) string {
+	switch {
+	case s.crps[subject] != nil:
+		return subject
+	case s.bindingObjs[subject] != nil:
+		return s.bindingObjs[subject].Labels[v1beta1.CRPTrackingLabel]
+	case s.bindings[subject] != nil:
+		return s.bindings[subject].Placement
+	case s.evictions[subject] != nil:
+		return s.evictions[subject].Spec.PlacementName
+	case s.runs[subject] != nil:
+		return s.runs[subject].Spec.PlacementName
+	}
+	return ""
+}
+
+// allSelectors are the resource selectors of every placement.
+func (s *state) allSelectors() []placement.ResourceSelector {
+	var out []placement.ResourceSelector
+	for _, n := range s.PlacementNames() {
+		out = append(out, s.placements[n].CRP.Spec.ResourceSelectors...)
+	}
+	return out
+}

@@ -1,0 +1,115 @@
+package testenv
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/fleetsim/fleetsim/agentk8s"
+	"github.com/fleetsim/fleetsim/model/membership"
+	"github.com/fleetsim/fleetsim/model/resources"
+	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+	"github.com/fleetsim/fleetsim/prod/convert"
+)
+
+// Outcome is what a stand-in agent reports for a manifest.
+type Outcome string
+
+const (
+	// Available: applied and, if its availability is trackable, available.
+	Available Outcome = "available"
+	// Unavailable: applied but never available (a bad image).
+	Unavailable Outcome = "unavailable"
+	// ApplyFails: the member refuses the manifest.
+	ApplyFails Outcome = "applyFails"
+)
+
+// StandInAgent plays a member agent against the hub, with the member's own client: it
+// heartbeats on its InternalMemberCluster as joined and healthy, and reports on every Work
+// in its reserved namespace as if it had applied it, with the outcome Behave chooses per
+// manifest (Available when nil). It changes nothing on the member side: there is none.
+type StandInAgent struct {
+	Client client.Client
+	Member string
+	Period time.Duration // between rounds; 0 means 200ms
+
+	mu     sync.Mutex
+	behave func(*unstructured.Unstructured) Outcome
+}
+
+// SetBehavior changes the outcome of manifests from the next round on.
+func (a *StandInAgent) SetBehavior(f func(*unstructured.Unstructured) Outcome) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.behave = f
+}
+
+func (a *StandInAgent) outcome(o *unstructured.Unstructured) Outcome {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.behave == nil {
+		return Available
+	}
+	return a.behave(o)
+}
+
+// Run reports until ctx ends. Errors (the hub has not made the namespace yet, a conflict
+// with the hub's write) are retried the next round, as a real agent would.
+func (a *StandInAgent) Run(ctx context.Context) {
+	period := a.Period
+	if period <= 0 {
+		period = 200 * time.Millisecond
+	}
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		a.Round(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Round heartbeats once and reports on every Work once.
+func (a *StandInAgent) Round(ctx context.Context) {
+	ns := membership.Namespace(a.Member)
+	_ = ReportAgent(a.Client, client.ObjectKey{Namespace: ns, Name: a.Member}, metav1.ConditionTrue, metav1.ConditionTrue)
+	var works v1beta1.WorkList
+	if err := a.Client.List(ctx, &works, client.InNamespace(ns)); err != nil {
+		return
+	}
+	for i := range works.Items {
+		w := &works.Items[i]
+		m, _, err := convert.WorkToModel(w)
+		if err != nil {
+			continue
+		}
+		var results []agentk8s.ManifestResult
+		for j, o := range m.Manifests {
+			res := agentk8s.ManifestResult{Identifier: resources.Identifier(o), Tracking: agentk8s.Classify(o)}
+			res.Identifier.Envelope = m.Envelopes[j]
+			switch a.outcome(o) {
+			case ApplyFails:
+				res.ApplyError = "Failed to apply manifest: " + o.GetKind() + " " + o.GetName() + " was rejected by the member cluster (stand-in agent)"
+			case Unavailable:
+				res.Tracking, res.Available = agentk8s.Trackable, false
+			default:
+				res.Available = true
+			}
+			results = append(results, res)
+		}
+		st := convert.WorkStatusFromResults(w, results, time.Now())
+		if equality.Semantic.DeepEqual(st, w.Status) {
+			continue
+		}
+		w.Status = st
+		_ = a.Client.Status().Update(ctx, w)
+	}
+}
