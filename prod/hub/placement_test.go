@@ -12,6 +12,7 @@ import (
 	"github.com/go-logr/logr/testr"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -219,6 +220,31 @@ func TestPickAllPlacesOnEveryMember(t *testing.T) {
 			t.Fatalf("Works in fleet-member-%s = %d with %v manifests, want 1 Work with the namespace and the ConfigMap", m, len(works.Items), works.Items)
 		}
 	}
+
+	// Deleting the placement takes its bindings, Works and snapshots with it, then the
+	// placement itself (its finalizer holds it until then).
+	crp := &placementv1beta1.ClusterResourcePlacement{}
+	crp.Name = "app"
+	if err := f.admin.Delete(context.Background(), crp); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "placement deleted with everything it made", func() error {
+		ctx := context.Background()
+		for _, l := range []client.ObjectList{&placementv1beta1.ClusterResourceBindingList{}, &placementv1beta1.WorkList{},
+			&placementv1beta1.ClusterResourceSnapshotList{}, &placementv1beta1.ClusterSchedulingPolicySnapshotList{}} {
+			if err := f.admin.List(ctx, l); err != nil {
+				return err
+			}
+			if n := meta.LenList(l); n != 0 {
+				return fmt.Errorf("%T still has %d items", l, n)
+			}
+		}
+		err := f.admin.Get(ctx, client.ObjectKey{Name: "app"}, &placementv1beta1.ClusterResourcePlacement{})
+		if !apierrors.IsNotFound(err) {
+			return fmt.Errorf("the placement is still there (%v)", err)
+		}
+		return nil
+	})
 }
 
 func ctrlconfigSkip(skip *bool) ctrlconfig.Controller {
