@@ -2,12 +2,20 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: all build test test-short bench lint fmt vet tidy
+.PHONY: all build image test test-short bench lint fmt vet tidy
 
 all: lint test build
 
 build:
 	$(GO) build -o bin/ ./cmd/...
+
+# The hub's container image, built without a container engine: a static fleet binary on an
+# empty base, as bin/fleet-image.tar for `docker load` or `kind load image-archive`. IMAGE
+# names it; config/default runs fleetsim/fleet:dev (`kustomize edit set image` for others).
+IMAGE ?= fleetsim/fleet:dev
+image:
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/fleet ./cmd/fleet
+	$(GO) run ./hack/image --binary bin/fleet --tag $(IMAGE) --out bin/fleet-image.tar
 
 # The full test suite: unit, property, scenario and integration tests, with the race detector
 # off to fit two cores. Integration tests need a real kube-apiserver and etcd:
