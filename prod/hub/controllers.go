@@ -14,7 +14,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
@@ -28,6 +30,7 @@ import (
 
 	mhub "github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/resources"
 	"github.com/fleetsim/fleetsim/model/scheduler"
 	"github.com/fleetsim/fleetsim/model/triggers"
 	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
@@ -235,7 +238,7 @@ func (h *Hub) watches(b *ctrl.Builder) *ctrl.Builder {
 		}
 	}
 	byName := func(o client.Object) (string, string, string) { return o.GetName(), o.GetName(), "" }
-	return b.
+	b = b.
 		Watches(&v1beta1.ClusterResourcePlacement{}, fireFor(placementChanges, byName)).
 		Watches(&clusterv1beta1.MemberCluster{}, fireFor(memberChanges, func(o client.Object) (string, string, string) {
 			return o.GetName(), "", o.GetName()
@@ -259,6 +262,43 @@ func (h *Hub) watches(b *ctrl.Builder) *ctrl.Builder {
 		Watches(&corev1.Namespace{}, fireFor(func(old, new client.Object) []triggers.Change {
 			return []triggers.Change{triggers.HubResourceChanged}
 		}, byName))
+	for _, gvk := range WatchedKinds {
+		obj := &metav1.PartialObjectMetadata{}
+		obj.SetGroupVersionKind(gvk)
+		b = b.Watches(obj, fireFor(hubResourceChanges, byName))
+	}
+	return b
+}
+
+// WatchedKinds are the namespaced kinds whose changes reach placements at once (through
+// metadata-only watches); objects of other kinds are picked up every Resync.
+var WatchedKinds = []schema.GroupVersionKind{
+	{Version: "v1", Kind: "ConfigMap"}, {Version: "v1", Kind: "Secret"}, {Version: "v1", Kind: "Service"},
+	{Version: "v1", Kind: "ServiceAccount"}, {Version: "v1", Kind: "PersistentVolumeClaim"},
+	{Version: "v1", Kind: "LimitRange"}, {Version: "v1", Kind: "ResourceQuota"},
+	{Group: "apps", Version: "v1", Kind: "Deployment"}, {Group: "apps", Version: "v1", Kind: "StatefulSet"},
+	{Group: "apps", Version: "v1", Kind: "DaemonSet"}, {Group: "batch", Version: "v1", Kind: "Job"},
+	{Group: "batch", Version: "v1", Kind: "CronJob"}, {Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role"},
+	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding"},
+	{Group: "networking.k8s.io", Version: "v1", Kind: "Ingress"}, {Group: "networking.k8s.io", Version: "v1", Kind: "NetworkPolicy"},
+}
+
+// hubResourceChanges: an object that placements could select changed. Objects in reserved
+// namespaces are never placed, and an update that keeps the generation, labels and
+// annotations of an object that has generations only moved its status.
+func hubResourceChanges(old, new client.Object) []triggers.Change {
+	o := new
+	if o == nil {
+		o = old
+	}
+	if resources.ReservedNamespace(o.GetNamespace()) {
+		return nil
+	}
+	if old != nil && new != nil && new.GetGeneration() != 0 && old.GetGeneration() == new.GetGeneration() &&
+		reflect.DeepEqual(old.GetLabels(), new.GetLabels()) && reflect.DeepEqual(old.GetAnnotations(), new.GetAnnotations()) {
+		return nil
+	}
+	return []triggers.Change{triggers.HubResourceChanged}
 }
 
 // workReported is a member agent's report in a Work's status: it wakes the fan-in.
