@@ -1,0 +1,80 @@
+package hub
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/fleetsim/fleetsim/model/triggers"
+	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
+)
+
+// TestMemberChanges pins how a MemberCluster update maps onto the trigger table's
+// Changes: the same classification the simulator's actions and agents make.
+func TestMemberChanges(t *testing.T) {
+	base := func() *clusterv1beta1.MemberCluster {
+		return &clusterv1beta1.MemberCluster{
+			ObjectMeta: metav1.ObjectMeta{Name: "east", Labels: map[string]string{"env": "prod"}},
+			Spec:       clusterv1beta1.MemberClusterSpec{Taints: []clusterv1beta1.Taint{{Key: "gpu", Effect: "NoSchedule"}}},
+			Status: clusterv1beta1.MemberClusterStatus{Conditions: []metav1.Condition{
+				{Type: "Healthy", Status: metav1.ConditionTrue, Reason: "MemberClusterHealthy"},
+			}},
+		}
+	}
+	now := metav1.Now()
+	for _, tc := range []struct {
+		name   string
+		change func(*clusterv1beta1.MemberCluster)
+		want   []triggers.Change
+	}{
+		{"nothing that matters (a heartbeat's time)", func(m *clusterv1beta1.MemberCluster) { m.Status.Conditions[0].LastTransitionTime = now }, nil},
+		{"labels", func(m *clusterv1beta1.MemberCluster) { m.Labels["env"] = "dev" }, []triggers.Change{triggers.MemberLabelsChanged}},
+		{"taint added wakes nobody", func(m *clusterv1beta1.MemberCluster) {
+			m.Spec.Taints = append(m.Spec.Taints, clusterv1beta1.Taint{Key: "x", Effect: "NoSchedule"})
+		}, nil},
+		{"taint removed", func(m *clusterv1beta1.MemberCluster) { m.Spec.Taints = nil }, []triggers.Change{triggers.MemberTaintRemoved}},
+		{"health", func(m *clusterv1beta1.MemberCluster) {
+			m.Status.Conditions[0].Status, m.Status.Conditions[0].Reason = metav1.ConditionFalse, "MemberClusterHeartbeatTimeout"
+		}, []triggers.Change{triggers.MemberBecameEligible}},
+		{"properties", func(m *clusterv1beta1.MemberCluster) {
+			m.Status.Properties = map[clusterv1beta1.PropertyName]clusterv1beta1.PropertyValue{"nodes": {Value: "3"}}
+		}, []triggers.Change{triggers.MemberPropsChanged}},
+		{"deletion", func(m *clusterv1beta1.MemberCluster) { m.DeletionTimestamp = &now }, []triggers.Change{triggers.MemberLeaving}},
+	} {
+		next := base()
+		tc.change(next)
+		if got := memberChanges(base(), next); !cmp.Equal(got, tc.want) {
+			t.Errorf("memberChanges(%s) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if got := memberChanges(nil, base()); !cmp.Equal(got, []triggers.Change{triggers.MemberCreated}) {
+		t.Errorf("memberChanges(created) = %v, want MemberCreated", got)
+	}
+}
+
+func TestHubResourceChanges(t *testing.T) {
+	obj := func(ns string, gen int64, labels map[string]string) client.Object {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "x", Generation: gen, Labels: labels}}
+	}
+	fired := []triggers.Change{triggers.HubResourceChanged}
+	for _, tc := range []struct {
+		name     string
+		old, new client.Object
+		want     []triggers.Change
+	}{
+		{"created", nil, obj("app", 0, nil), fired},
+		{"deleted", obj("app", 0, nil), nil, fired},
+		{"reserved namespace", obj("kube-system", 0, nil), obj("kube-system", 0, map[string]string{"a": "b"}), nil},
+		{"no generations (ConfigMap data)", obj("app", 0, nil), obj("app", 0, nil), fired},
+		{"status only", obj("app", 3, nil), obj("app", 3, nil), nil},
+		{"spec", obj("app", 3, nil), obj("app", 4, nil), fired},
+		{"labels", obj("app", 3, nil), obj("app", 3, map[string]string{"a": "b"}), fired},
+	} {
+		if got := hubResourceChanges(tc.old, tc.new); !cmp.Equal(got, tc.want) {
+			t.Errorf("hubResourceChanges(%s) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
