@@ -9,8 +9,10 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
@@ -19,6 +21,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
 	"github.com/fleetsim/fleetsim/prod/testenv"
 )
 
@@ -47,7 +50,8 @@ func renderDefault(t *testing.T) []*unstructured.Unstructured {
 // TestDeploymentManifestsRunTheHub applies config/default to a real kube-apiserver and runs
 // `fleet hub` with the Deployment's own arguments as the hub's service account: the
 // manifests are valid, the flags they pass exist, and the RBAC they grant is enough for the
-// hub to take its Lease and admit a member (including granting the member its Role).
+// hub to take its Lease, admit a member (including granting the member its Role) and place
+// a namespace on it.
 func TestDeploymentManifestsRunTheHub(t *testing.T) {
 	objs := renderDefault(t)
 	env := testenv.StartEnv(t)
@@ -111,6 +115,41 @@ func TestDeploymentManifestsRunTheHub(t *testing.T) {
 		}
 		if len(mc.Status.Conditions) == 0 {
 			return fmt.Errorf("no MemberCluster conditions yet")
+		}
+		return nil
+	})
+
+	// The placement controllers too: a member agent (stand-in) reports, a placement of a
+	// namespace is bound, its Work written and reported available.
+	agentCtx, stopAgent := context.WithCancel(ctx)
+	agentDone := make(chan struct{})
+	agent := &testenv.StandInAgent{Client: testenv.Client(t, env.User(t, "south-agent")), Member: "south"}
+	go func() { agent.Run(agentCtx); close(agentDone) }()
+	t.Cleanup(func() { stopAgent(); <-agentDone })
+	for _, o := range []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "settings"}, Data: map[string]string{"color": "blue"}},
+		&placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "shop"}, Spec: placementv1beta1.ClusterResourcePlacementSpec{
+			ResourceSelectors: []placementv1beta1.ClusterResourceSelector{{Version: "v1", Kind: "Namespace", Name: "shop"}}}},
+	} {
+		if err := admin.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testenv.Eventually(t, "placement available on the member", func() error {
+		crp := &placementv1beta1.ClusterResourcePlacement{}
+		if err := admin.Get(ctx, client.ObjectKey{Name: "shop"}, crp); err != nil {
+			return err
+		}
+		if !meta.IsStatusConditionTrue(crp.Status.Conditions, "ClusterResourcePlacementAvailable") {
+			return fmt.Errorf("placement conditions %v", crp.Status.Conditions)
+		}
+		var works placementv1beta1.WorkList
+		if err := admin.List(ctx, &works, client.InNamespace("fleet-member-south")); err != nil {
+			return err
+		}
+		if len(works.Items) != 1 {
+			return fmt.Errorf("%d Works in fleet-member-south, want 1", len(works.Items))
 		}
 		return nil
 	})
