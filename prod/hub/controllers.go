@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -103,11 +104,11 @@ func (h *Hub) keys(ctx context.Context, st *state, scope triggers.Scope, key, pl
 		return []string{memberName}
 	}
 	if st == nil {
-		var err error
-		if st, err = loadState(ctx, h.Reader, nil); err != nil {
+		names, err := h.listKeys(ctx, scope, placementName)
+		if err != nil {
 			h.Log.Error(err, "cannot resolve a trigger's keys", "scope", string(scope))
-			return nil
 		}
+		return names
 	}
 	switch scope {
 	case triggers.AllPlacements:
@@ -130,6 +131,45 @@ func (h *Hub) keys(ctx context.Context, st *state, scope triggers.Scope, key, pl
 		return slices.Sorted(maps.Keys(st.evictions))
 	}
 	return nil
+}
+
+// listKeys reads the keys of a scope from the API server, for changes fired outside a
+// decision (by watches and the start-up trigger).
+func (h *Hub) listKeys(ctx context.Context, scope triggers.Scope, placementName string) ([]string, error) {
+	var l client.ObjectList
+	var opts []client.ListOption
+	switch scope {
+	case triggers.AllPlacements:
+		l = &v1beta1.ClusterResourcePlacementList{}
+	case triggers.AllMembers:
+		l = &clusterv1beta1.MemberClusterList{}
+	case triggers.PlacementBindings:
+		l = &v1beta1.ClusterResourceBindingList{}
+		if placementName != "" {
+			opts = append(opts, client.MatchingLabels{v1beta1.CRPTrackingLabel: placementName})
+		}
+	case triggers.AllRuns:
+		l = &v1beta1.ClusterStagedUpdateRunList{}
+	case triggers.AllEvictions:
+		l = &v1beta1.ClusterResourcePlacementEvictionList{}
+	default:
+		return nil, nil
+	}
+	if err := h.Reader.List(ctx, l, opts...); err != nil {
+		return nil, err
+	}
+	items, err := apimeta.ExtractList(l)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(items))
+	for _, o := range items {
+		if m, err := apimeta.Accessor(o); err == nil {
+			names = append(names, m.GetName())
+		}
+	}
+	slices.Sort(names)
+	return names, nil
 }
 
 func (h *Hub) enqueue(c triggers.Controller, key string) {
