@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -182,12 +183,26 @@ func (s *state) flushBindings(ctx context.Context, c client.Client) error {
 			continue
 		}
 		base := s.bindingObjs[n]
+		b := base.DeepCopy()
 		if base.DeletionTimestamp == nil {
 			if err := client.IgnoreNotFound(c.Delete(ctx, base, client.Preconditions{UID: &base.UID})); err != nil {
 				return fmt.Errorf("delete ClusterResourceBinding %s: %w", n, err)
 			}
+			// Its finalizer keeps the binding, now marked deleting under a new
+			// resourceVersion: release the binding as stored now. Releasing the one read
+			// would conflict, and the decision that deleted it would be taken again on a
+			// binding already deleting (an eviction would then report another outcome).
+			fresh := &v1beta1.ClusterResourceBinding{}
+			switch err := s.reader.Get(ctx, client.ObjectKeyFromObject(base), fresh); {
+			case apierrors.IsNotFound(err):
+				// Already gone: only its Work is left to delete.
+			case err != nil:
+				return fmt.Errorf("read deleted ClusterResourceBinding %s: %w", n, err)
+			case fresh.UID == base.UID:
+				b = fresh
+			}
 		}
-		if err := s.finishBindingDelete(ctx, c, base.DeepCopy()); err != nil {
+		if err := s.finishBindingDelete(ctx, c, b); err != nil {
 			return err
 		}
 	}

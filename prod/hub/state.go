@@ -36,6 +36,9 @@ type state struct {
 	// controller, so other reconciles do not pay for it.
 	hubObjects func() ([]*unstructured.Unstructured, error)
 	err        error // the first failure of a lazy read; flush reports it and writes nothing
+	// reader is what the state was loaded from; flush re-reads with it what its own writes
+	// changed and it must write again.
+	reader client.Reader
 
 	members map[string]*mhub.MemberCluster
 
@@ -73,6 +76,7 @@ var _ mhub.Store = (*state)(nil)
 func loadState(ctx context.Context, r client.Reader, hubObjects func() ([]*unstructured.Unstructured, error)) (*state, error) {
 	s := &state{
 		hubObjects: hubObjects,
+		reader:     r,
 		members:    map[string]*mhub.MemberCluster{},
 		crps:       map[string]*v1beta1.ClusterResourcePlacement{}, placements: map[string]*mhub.Placement{}, removed: map[string]bool{},
 		policySnaps: map[string]*v1beta1.ClusterSchedulingPolicySnapshot{}, resourceSnaps: map[string]*v1beta1.ClusterResourceSnapshot{},
