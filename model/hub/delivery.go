@@ -2,6 +2,7 @@ package hub
 
 import (
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -124,6 +125,12 @@ func (c *Controllers) refreshStatus(name string) {
 		in.LatestResourceSnapshot, in.ResourceIndex = r.Name, r.Index
 	}
 	next := status.Placement(in)
+	if err := resources.CheckSelectors(p.CRP.Spec.ResourceSelectors); err != nil {
+		// Nothing the placement does means anything while its selectors are refused.
+		cs := slices.DeleteFunc(slices.Clone(p.Status.Conditions), func(c condition.Timed) bool { return c.Type != status.TypePlacementScheduled })
+		condition.Set(&cs, condition.False(status.TypePlacementScheduled, status.ReasonInvalidResourceSelectors, err.Error()), p.Generation, env.Now())
+		next.Conditions = cs
+	}
 	recordChanged(env, "placement-status", name, p.Status.Conditions, next.Conditions)
 	p.Status = next
 	c.Store.PutPlacement(p)

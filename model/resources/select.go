@@ -53,6 +53,27 @@ func (e *SelectionError) Error() string {
 	return fmt.Sprintf("resourceSelectors[%d]: %s", e.Selector, e.Reason)
 }
 
+// CheckSelectors finds what makes selectors impossible to honour whatever the hub holds: a
+// kind that is never placed, a reserved namespace named, a label selector that does not
+// parse. It depends on the selectors alone, so status can be derived from the spec.
+func CheckSelectors(selectors []placement.ResourceSelector) error {
+	for i, sel := range selectors {
+		gvk := schema.GroupVersionKind{Group: sel.Group, Version: sel.Version, Kind: sel.Kind}
+		if !Propagatable(gvk) {
+			return &SelectionError{Selector: i, Reason: fmt.Sprintf("%s cannot be placed", gvk.GroupKind())}
+		}
+		if sel.Group == "" && sel.Kind == "Namespace" && sel.Name != "" && ReservedNamespace(sel.Name) {
+			return &SelectionError{Selector: i, Reason: fmt.Sprintf("namespace %q is reserved and cannot be placed", sel.Name)}
+		}
+		if sel.LabelSelector != nil {
+			if _, err := metav1.LabelSelectorAsSelector(sel.LabelSelector); err != nil {
+				return &SelectionError{Selector: i, Reason: err.Error()}
+			}
+		}
+	}
+	return nil
+}
+
 // Select returns the hub objects a placement's selectors pick, sorted by group, kind,
 // namespace and name. Selectors are ORed; the fields of one selector are ANDed. Selectors
 // pick cluster-scoped objects (a label selector never picks a namespaced object, CRP-SEL-GVK);
@@ -66,21 +87,13 @@ func Select(selectors []placement.ResourceSelector, objects []*unstructured.Unst
 			byNamespace[ns] = append(byNamespace[ns], o)
 		}
 	}
-	for i, sel := range selectors {
-		gvk := schema.GroupVersionKind{Group: sel.Group, Version: sel.Version, Kind: sel.Kind}
-		if !Propagatable(gvk) {
-			return nil, &SelectionError{Selector: i, Reason: fmt.Sprintf("%s cannot be placed", gvk.GroupKind())}
-		}
-		if sel.Group == "" && sel.Kind == "Namespace" && sel.Name != "" && ReservedNamespace(sel.Name) {
-			return nil, &SelectionError{Selector: i, Reason: fmt.Sprintf("namespace %q is reserved and cannot be placed", sel.Name)}
-		}
+	if err := CheckSelectors(selectors); err != nil {
+		return nil, err
+	}
+	for _, sel := range selectors {
 		var ls labels.Selector
 		if sel.LabelSelector != nil {
-			s, err := metav1.LabelSelectorAsSelector(sel.LabelSelector)
-			if err != nil {
-				return nil, &SelectionError{Selector: i, Reason: err.Error()}
-			}
-			ls = s
+			ls, _ = metav1.LabelSelectorAsSelector(sel.LabelSelector) // checked above
 		}
 		for _, o := range objects {
 			ogvk := o.GroupVersionKind()

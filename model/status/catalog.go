@@ -22,6 +22,10 @@ const (
 // policy snapshot, plus ReasonSchedulePending while the scheduler has not decided.
 const (
 	ReasonSchedulePending = "SchedulePending"
+	// ReasonInvalidResourceSelectors: the selectors cannot be honoured (a reserved namespace,
+	// a kind that is never placed); the placement reports nothing else until they are fixed
+	// (TSG-SCHED-RESERVED-NS).
+	ReasonInvalidResourceSelectors = "InvalidResourceSelectors"
 
 	ReasonRolloutStartedUnknown = "RolloutStartedUnknown"
 	// RolloutStarted True and False use condition.ReasonRolloutStarted and
