@@ -57,7 +57,8 @@ func runManager(t *testing.T, cfg *rest.Config) func() {
 	if err != nil {
 		t.Fatalf("new manager: %v", err)
 	}
-	if _, err := hub.Setup(mgr, hub.Options{Log: testr.New(t), Resync: 5 * time.Second,
+	// No periodic resync within a test: watches and the trigger table must wake everything.
+	if _, err := hub.Setup(mgr, hub.Options{Log: testr.New(t), Resync: time.Hour,
 		Eligibility: member.EligibilityConfig{HeartbeatTimeout: 10 * time.Second, UnhealthyTolerance: 10 * time.Second}}); err != nil {
 		t.Fatalf("set up the hub: %v", err)
 	}
