@@ -1,9 +1,17 @@
 // Package hub runs the shared hub controllers of model/hub against a real Kubernetes API
-// server through controller-runtime. Each reconcile reads the objects a controller needs,
-// converts them to the model with prod/convert, runs the same controller code the simulator
-// runs, and writes back only what changed.
+// server through controller-runtime: the same decisions the simulator takes, on objects a
+// KubeFleet user applies with kubectl.
 //
-// So far it runs the membership controller (MembershipReconciler): join, heartbeat health and
-// leave of MemberClusters, with each member's reserved namespace and RBAC from
-// prod/memberaccess. The placement controllers are not wired yet.
+//   - MembershipReconciler: join, heartbeat health and leave of MemberClusters, with each
+//     member's reserved namespace and RBAC from prod/memberaccess.
+//   - Hub: the policy-snapshot, scheduler, rollout, work-generator, eviction and
+//     staged-update controllers, plus the Work status fan-in (what member agents report in
+//     Works, copied to bindings). Each decision loads the hub's objects afresh (state.go),
+//     runs the shared controller on them, and writes back the difference (flush.go). What a
+//     decision changes fires the shared trigger table (model/triggers) into the other
+//     controllers' queues; watches turn what users and agents change into the same Changes.
+//   - OverrideSnapshotter: snapshots of ClusterResourceOverrides and ResourceOverrides.
+//   - ResourceLister: the hub objects placements may select.
+//
+// Setup wires them all into a manager; `fleet hub` (cmd/fleet) is the command that runs it.
 package hub
