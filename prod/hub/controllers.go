@@ -31,6 +31,7 @@ import (
 
 	mhub "github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/placement"
 	"github.com/fleetsim/fleetsim/model/resources"
 	"github.com/fleetsim/fleetsim/model/scheduler"
 	"github.com/fleetsim/fleetsim/model/triggers"
@@ -76,10 +77,15 @@ type Hub struct {
 	// kinds no watch covers. 0 means DefaultResync.
 	Resync time.Duration
 
-	decide sync.Mutex
-	mu     sync.Mutex
-	queues map[triggers.Controller]workqueue.TypedRateLimitingInterface[reconcile.Request]
+	decide  sync.Mutex
+	mu      sync.Mutex
+	queues  map[triggers.Controller]workqueue.TypedRateLimitingInterface[reconcile.Request]
+	pending map[triggers.Controller][]string // fired before the controller's queue existed
 }
+
+// flushTimeout bounds a decision's writes, which run to the end even when the hub is
+// told to stop: a flush cut half-way is what the next hub would have to repair.
+const flushTimeout = 20 * time.Second
 
 // DefaultResync is how often placements re-select hub resources when nothing woke them.
 const DefaultResync = time.Minute
@@ -177,17 +183,21 @@ func (h *Hub) enqueue(c triggers.Controller, key string) {
 		return
 	}
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	q := h.queues[c]
-	h.mu.Unlock()
 	if q == nil {
-		h.Log.V(1).Info("trigger for a controller that is not running", "controller", string(c), "key", key)
+		// Controllers start concurrently: keep the key until the queue is there.
+		if h.pending == nil {
+			h.pending = map[triggers.Controller][]string{}
+		}
+		h.pending[c] = append(h.pending[c], key)
 		return
 	}
 	q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Name: key}})
 }
 
 // queueSource hands the hub controller c's queue when the controller starts, so fired
-// changes can reach it.
+// changes can reach it, with the keys fired before it started.
 func (h *Hub) queueSource(c triggers.Controller) source.Source {
 	return source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
 		h.mu.Lock()
@@ -196,6 +206,10 @@ func (h *Hub) queueSource(c triggers.Controller) source.Source {
 			h.queues = map[triggers.Controller]workqueue.TypedRateLimitingInterface[reconcile.Request]{}
 		}
 		h.queues[c] = q
+		for _, key := range h.pending[c] {
+			q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Name: key}})
+		}
+		delete(h.pending, c)
 		return nil
 	})
 }
@@ -300,6 +314,13 @@ func (h *Hub) watches(b *ctrl.Builder) *ctrl.Builder {
 			return []triggers.Change{triggers.ApprovalChanged}
 		}, byName)).
 		Watches(&corev1.Namespace{}, fireFor(func(old, new client.Object) []triggers.Change {
+			o := new
+			if o == nil {
+				o = old
+			}
+			if resources.ReservedNamespace(o.GetName()) {
+				return nil // never placed, and the hub's own member namespaces come and go
+			}
 			return []triggers.Change{triggers.HubResourceChanged}
 		}, byName))
 	for _, gvk := range WatchedKinds {
@@ -436,7 +457,14 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 	defer h.decide.Unlock()
 	now := h.clock().Now()
 	var st *state
-	st, err := loadState(ctx, h.Reader, func() ([]*unstructured.Unstructured, error) { return h.Resources.List(ctx, st.allSelectors()) })
+	st, err := loadState(ctx, h.Reader, func() ([]*unstructured.Unstructured, error) {
+		// Only the placement controller selects, for the placement it decides on.
+		var sels []placement.ResourceSelector
+		if p := st.placements[key]; p != nil {
+			sels = p.CRP.Spec.ResourceSelectors
+		}
+		return h.Resources.List(ctx, sels)
+	})
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -457,17 +485,28 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 		}
 		(&mhub.Controllers{Store: st, Env: env, Scheduler: h.Scheduler, Eligibility: elig}).Reconcile(c, key)
 	}
-	if err := st.flush(ctx, h.Client, now); err != nil {
-		if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
-			// Someone wrote first: decide again on what they wrote.
-			log.V(1).Info("retrying on fresh objects", "reason", err.Error())
-			return reconcile.Result{Requeue: true}, nil
-		}
-		return reconcile.Result{}, fmt.Errorf("%s %s: %w", c, key, err)
-	}
-	h.sendEvents(st, env)
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
+	defer cancel()
+	flushErr := st.flush(fctx, h.Client, now)
+	// Changes are fired even when the writes stopped part-way: some of them happened, and
+	// every controller decides on a fresh read, so a change fired for nothing costs one
+	// decision while a change lost could stall a rollout.
 	for _, f := range env.fired {
 		h.fire(ctx, st, f.change, f.key, f.placement, f.memberOf)
+	}
+	if flushErr != nil {
+		if apierrors.IsConflict(flushErr) {
+			// Someone wrote first: decide again on what they wrote.
+			log.V(1).Info("retrying on fresh objects", "reason", flushErr.Error())
+			return reconcile.Result{Requeue: true}, nil
+		}
+		return reconcile.Result{}, fmt.Errorf("%s %s: %w", c, key, flushErr)
+	}
+	h.sendEvents(st, env)
+	// The simulator delivers the agent's report after every Work it writes; here the agent
+	// may report nothing new (a Work whose manifests did not change), so the fan-in looks.
+	for _, b := range env.worksWritten {
+		h.enqueue(WorkStatus, b)
 	}
 	return reconcile.Result{RequeueAfter: env.requeue}, nil
 }
@@ -503,6 +542,8 @@ type decisionEnv struct {
 	requeue time.Duration
 	records []record
 	fired   []firing
+	// worksWritten are the bindings whose Work the decision wrote.
+	worksWritten []string
 }
 
 type record struct{ kind, subject, note string }
@@ -533,5 +574,6 @@ func (e *decisionEnv) RequeueAfter(_ triggers.Controller, _ string, d time.Durat
 	}
 }
 
-func (e *decisionEnv) MemberNotified(string)  {}
-func (e *decisionEnv) WorkWritten(*mhub.Work) {}
+func (e *decisionEnv) MemberNotified(string) {}
+
+func (e *decisionEnv) WorkWritten(w *mhub.Work) { e.worksWritten = append(e.worksWritten, w.Binding) }

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -103,6 +104,10 @@ func (s *state) flushSnapshots(ctx context.Context, c client.Client, name string
 			if err != nil {
 				return err
 			}
+			// The leading snapshot says how many make the group: write it last, so a group
+			// is complete whenever its lead exists, and a cut leaves only parts that the
+			// next decision overwrites.
+			slices.Reverse(wants)
 			for _, want := range wants {
 				base := s.resourceSnaps[want.Name]
 				if base == nil {
@@ -122,7 +127,11 @@ func (s *state) flushSnapshots(ctx context.Context, c client.Client, name string
 			}
 		}
 	}
-	for _, n := range slices.Sorted(maps.Keys(s.resourceSnaps)) {
+	// Leads first, for the same reason: a group without its lead is no snapshot.
+	stale := slices.SortedFunc(maps.Keys(s.resourceSnaps), func(a, b string) int {
+		return cmp.Or(-cmp.Compare(isLead(s.resourceSnaps[a]), isLead(s.resourceSnaps[b])), cmp.Compare(a, b))
+	})
+	for _, n := range stale {
 		if rs := s.resourceSnaps[n]; rs.Labels[v1beta1.CRPTrackingLabel] == name && !keepResources[n] {
 			if err := client.IgnoreNotFound(c.Delete(ctx, rs)); err != nil {
 				return fmt.Errorf("delete ClusterResourceSnapshot %s: %w", n, err)
@@ -130,6 +139,14 @@ func (s *state) flushSnapshots(ctx context.Context, c client.Client, name string
 		}
 	}
 	return nil
+}
+
+// isLead tells a group's leading resource snapshot (1) from the others (0).
+func isLead(rs *v1beta1.ClusterResourceSnapshot) int {
+	if _, ok := rs.Annotations[v1beta1.NumberOfResourceSnapshotsAnnotation]; ok {
+		return 1
+	}
+	return 0
 }
 
 // flushPlacement writes a placement's finalizers and status.

@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -206,11 +207,34 @@ func TestPickAllPlacesOnEveryMember(t *testing.T) {
 	f.join("east", map[string]string{"region": "east"})
 	f.join("west", map[string]string{"region": "west"})
 	f.create(namespaceWithConfigMap("app")...)
+	// What a hub cut while writing a resource snapshot group leaves: a part without its
+	// leading snapshot. It must not stop the hub, and is cleaned up.
+	f.create(&placementv1beta1.ClusterResourceSnapshot{ObjectMeta: metav1.ObjectMeta{
+		Name:        "app-0-1",
+		Labels:      map[string]string{placementv1beta1.CRPTrackingLabel: "app", placementv1beta1.ResourceIndexLabel: "0", placementv1beta1.IsLatestSnapshotLabel: "true"},
+		Annotations: map[string]string{placementv1beta1.SubindexOfResourceSnapshotAnnotation: "1"},
+	}, Spec: placementv1beta1.ResourceSnapshotSpec{SelectedResources: []placementv1beta1.ResourceContent{
+		{RawExtension: runtime.RawExtension{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"part","namespace":"app"}}`)}},
+	}}})
 	f.create(&placementv1beta1.ClusterResourcePlacement{
 		ObjectMeta: metav1.ObjectMeta{Name: "app"},
 		Spec:       placementv1beta1.ClusterResourcePlacementSpec{ResourceSelectors: namespaceSelector("app")},
 	})
 	f.waitPlacement("app", []string{"east=Bound", "west=Bound"}, placedConditions)
+	testenv.Eventually(t, "the leftover part replaced by a whole snapshot", func() error {
+		var list placementv1beta1.ClusterResourceSnapshotList
+		if err := f.admin.List(context.Background(), &list); err != nil {
+			return err
+		}
+		var names []string
+		for _, s := range list.Items {
+			names = append(names, s.Name)
+		}
+		if fmt.Sprint(names) != "[app-0-snapshot]" {
+			return fmt.Errorf("resource snapshots %v, want [app-0-snapshot]", names)
+		}
+		return nil
+	})
 
 	for _, m := range []string{"east", "west"} {
 		var works placementv1beta1.WorkList

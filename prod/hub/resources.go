@@ -2,7 +2,6 @@ package hub
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -125,8 +124,10 @@ func (l *ResourceLister) list(ctx context.Context, gvk schema.GroupVersionKind, 
 // namespacedKinds are the preferred versions of every listable, propagatable namespaced kind.
 func (l *ResourceLister) namespacedKinds() ([]schema.GroupVersionKind, error) {
 	lists, err := l.Discovery.ServerPreferredNamespacedResources()
-	var partial *discovery.ErrGroupDiscoveryFailed
-	if err != nil && !errors.As(err, &partial) {
+	if err != nil {
+		// Also when only some groups failed: selecting without their kinds would snapshot
+		// a namespace without its objects of those kinds, and members would delete them.
+		l.Refresh()
 		return nil, fmt.Errorf("discover namespaced kinds: %w", err)
 	}
 	var out []schema.GroupVersionKind

@@ -169,7 +169,8 @@ func (s *state) loadPlacements(ctx context.Context, r client.Reader) error {
 		}
 		snap, err := convert.PolicySnapshotToModel(ps)
 		if err != nil {
-			return err
+			s.warnings = append(s.warnings, err) // not one the hub wrote: left out
+			continue
 		}
 		p.PolicySnapshots = append(p.PolicySnapshots, snap)
 	}
@@ -189,7 +190,10 @@ func (s *state) loadPlacements(ctx context.Context, r client.Reader) error {
 		for _, g := range groups[name] {
 			snap, err := convert.ResourceSnapshotToModel(g)
 			if err != nil {
-				return err
+				// An incomplete group (a hub cut while writing it, leads go last): left out,
+				// so the placement controller writes it again over the parts.
+				s.warnings = append(s.warnings, err)
+				continue
 			}
 			p.ResourceSnapshots = append(p.ResourceSnapshots, snap)
 		}
@@ -251,14 +255,16 @@ func (s *state) loadOverrides(ctx context.Context, r client.Reader) error {
 	for i := range cs.Items {
 		sn, err := convert.ClusterResourceOverrideSnapshotToModel(&cs.Items[i])
 		if err != nil {
-			return err
+			s.warnings = append(s.warnings, err)
+			continue
 		}
 		s.cros = append(s.cros, sn)
 	}
 	for i := range rs.Items {
 		sn, err := convert.ResourceOverrideSnapshotToModel(&rs.Items[i])
 		if err != nil {
-			return err
+			s.warnings = append(s.warnings, err)
+			continue
 		}
 		s.ros = append(s.ros, sn)
 	}
@@ -481,13 +487,4 @@ func (s *state) placementOf(subject string) string {
 		return s.runs[subject].Spec.PlacementName
 	}
 	return ""
-}
-
-// allSelectors are the resource selectors of every placement.
-func (s *state) allSelectors() []placement.ResourceSelector {
-	var out []placement.ResourceSelector
-	for _, n := range s.PlacementNames() {
-		out = append(out, s.placements[n].CRP.Spec.ResourceSelectors...)
-	}
-	return out
 }
