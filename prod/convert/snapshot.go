@@ -281,7 +281,9 @@ func ResourceSnapshotFromModel(s *resources.Snapshot, latest bool, maxBytes int,
 				removeAnnotation(&snap.ObjectMeta, k)
 			}
 		}
-		if !sameContent(snap.Spec.SelectedResources, content) {
+		// A new snapshot of no resources still needs [] (the field is required and nil is
+		// sent as null), which sameContent(nil, []) alone would leave nil.
+		if snap.Spec.SelectedResources == nil || !sameContent(snap.Spec.SelectedResources, content) {
 			snap.Spec.SelectedResources = content
 		}
 		out[sub] = snap

@@ -275,3 +275,17 @@ func TestResourceSnapshotGroups(t *testing.T) {
 		admit(t, old[i], group[i])
 	}
 }
+
+// TestEmptyResourceSnapshot: a placement whose namespace does not exist yet snapshots no
+// resources; the API server still needs the required list, empty rather than null.
+func TestEmptyResourceSnapshot(t *testing.T) {
+	rs := resources.DecideSnapshot("web", nil, nil)
+	group, err := convert.ResourceSnapshotFromModel(rs, true, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(group) != 1 || group[0].Spec.SelectedResources == nil {
+		t.Fatalf("ResourceSnapshotFromModel(no resources) = %d snapshots, selectedResources %v; want one with an empty list", len(group), group[0].Spec.SelectedResources)
+	}
+	admit(t, group[0], nil)
+}
