@@ -43,6 +43,10 @@ func TestMemberChanges(t *testing.T) {
 			m.Status.Properties = map[clusterv1beta1.PropertyName]clusterv1beta1.PropertyValue{"nodes": {Value: "3"}}
 		}, []triggers.Change{triggers.MemberPropsChanged}},
 		{"deletion", func(m *clusterv1beta1.MemberCluster) { m.DeletionTimestamp = &now }, []triggers.Change{triggers.MemberLeaving}},
+		{"health while leaving wakes nobody more", func(m *clusterv1beta1.MemberCluster) {
+			m.DeletionTimestamp = &now
+			m.Status.Conditions[0].Status = metav1.ConditionUnknown
+		}, []triggers.Change{triggers.MemberLeaving}},
 	} {
 		next := base()
 		tc.change(next)
@@ -52,6 +56,9 @@ func TestMemberChanges(t *testing.T) {
 	}
 	if got := memberChanges(nil, base()); !cmp.Equal(got, []triggers.Change{triggers.MemberCreated}) {
 		t.Errorf("memberChanges(created) = %v, want MemberCreated", got)
+	}
+	if got := memberChanges(base(), nil); got != nil {
+		t.Errorf("memberChanges(gone) = %v, want nothing: the leave fired when it began", got)
 	}
 }
 

@@ -405,7 +405,9 @@ func placementChanges(old, new client.Object) []triggers.Change {
 // memberChanges classifies a MemberCluster change as the simulator's agent and actions do.
 func memberChanges(oldObj, newObj client.Object) []triggers.Change {
 	if newObj == nil {
-		return []triggers.Change{triggers.MemberLeaving}
+		// The member has left. Its leave began when its deletion was asked for, which fired
+		// MemberLeaving; the simulator fires nothing when the member is finally gone.
+		return nil
 	}
 	n := newObj.(*clusterv1beta1.MemberCluster)
 	if oldObj == nil {
@@ -425,7 +427,9 @@ func memberChanges(oldObj, newObj client.Object) []triggers.Change {
 			break
 		}
 	}
-	if !equality.Semantic.DeepEqual(conditionStates(o), conditionStates(n)) {
+	// A leaving member never becomes eligible again: what it reports while it leaves wakes
+	// nobody, as the simulator's leaving agent wakes only membership.
+	if n.DeletionTimestamp == nil && !equality.Semantic.DeepEqual(conditionStates(o), conditionStates(n)) {
 		out = append(out, triggers.MemberBecameEligible)
 	}
 	if !equality.Semantic.DeepEqual(o.Status.Properties, n.Status.Properties) || !equality.Semantic.DeepEqual(o.Status.ResourceUsage.Allocatable, n.Status.ResourceUsage.Allocatable) ||
