@@ -13,6 +13,7 @@ import (
 	"github.com/fleetsim/fleetsim/agentk8s"
 	"github.com/fleetsim/fleetsim/model/membership"
 	"github.com/fleetsim/fleetsim/model/resources"
+	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
 	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
 	"github.com/fleetsim/fleetsim/prod/convert"
 )
@@ -30,7 +31,8 @@ const (
 )
 
 // StandInAgent plays a member agent against the hub, with the member's own client: it
-// heartbeats on its InternalMemberCluster as joined and healthy, and reports on every Work
+// heartbeats on its InternalMemberCluster as joined and healthy (not joined once the hub
+// asks it to leave, which lets a deleted MemberCluster finish leaving), and reports on every Work
 // in its reserved namespace as if it had applied it, with the outcome Behave chooses per
 // manifest (Available when nil). It changes nothing on the member side: there is none.
 type StandInAgent struct {
@@ -80,7 +82,17 @@ func (a *StandInAgent) Run(ctx context.Context) {
 // Round heartbeats once and reports on every Work once.
 func (a *StandInAgent) Round(ctx context.Context) {
 	ns := membership.Namespace(a.Member)
-	_ = ReportAgent(a.Client, client.ObjectKey{Namespace: ns, Name: a.Member}, metav1.ConditionTrue, metav1.ConditionTrue)
+	key := client.ObjectKey{Namespace: ns, Name: a.Member}
+	imc := &clusterv1beta1.InternalMemberCluster{}
+	if err := a.Client.Get(ctx, key, imc); err != nil {
+		return // not made yet, or gone after leaving
+	}
+	// Asked to leave, the agent leaves (it has nothing on a member to remove) and says so.
+	joined := metav1.ConditionTrue
+	if imc.Spec.State == membership.StateLeave {
+		joined = metav1.ConditionFalse
+	}
+	_ = ReportAgent(a.Client, key, joined, metav1.ConditionTrue)
 	var works v1beta1.WorkList
 	if err := a.Client.List(ctx, &works, client.InNamespace(ns)); err != nil {
 		return
