@@ -1,0 +1,340 @@
+package difftest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/fleetsim/fleetsim/model/member"
+	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
+	"github.com/fleetsim/fleetsim/prod/hub"
+	"github.com/fleetsim/fleetsim/prod/testenv"
+	"github.com/fleetsim/fleetsim/scenarios"
+)
+
+// fleet is a production hub on a real API server, with one stand-in agent per member,
+// driven by a plan's actions.
+type fleet struct {
+	t     *testing.T
+	env   *testenv.Env
+	admin client.Client
+	// agents are the members whose stand-in agent runs.
+	agents map[string]bool
+	// kinds remembers the apiVersion of every kind applied, for delete steps (which name
+	// only the kind).
+	kinds map[string]schema.GroupVersionKind
+}
+
+// startFleet starts kube-apiserver and etcd, and the hub's manager with every controller.
+func startFleet(t *testing.T) *fleet {
+	t.Helper()
+	env := testenv.StartEnv(t)
+	f := &fleet{t: t, env: env, admin: testenv.Client(t, env.Config), agents: map[string]bool{}, kinds: map[string]schema.GroupVersionKind{
+		"MemberCluster": clusterv1beta1.GroupVersion.WithKind("MemberCluster"),
+		"Namespace":     {Version: "v1", Kind: "Namespace"},
+		"ConfigMap":     {Version: "v1", Kind: "ConfigMap"},
+	}}
+	runManager(t, env.Config)
+	return f
+}
+
+// runManager starts a manager running every hub controller (hub.Setup) until the test ends,
+// as prod/hub's own end-to-end tests do: heartbeats time out after 10s, and no periodic
+// resync happens within a test, so watches and the trigger table must wake every decision
+// (as the simulator's trigger table does; a lost wake-up shows as a disagreement).
+func runManager(t *testing.T, cfg *rest.Config) {
+	t.Helper()
+	skip := true // every subtest registers the same controller names
+	log := testLogger(t)
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme: testenv.Scheme(t), Logger: log, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Controller: ctrlconfig.Controller{SkipNameValidation: &skip},
+	})
+	if err != nil {
+		t.Fatalf("new manager: %v", err)
+	}
+	if _, err := hub.Setup(mgr, hub.Options{Log: log, Resync: time.Hour,
+		Eligibility: member.EligibilityConfig{HeartbeatTimeout: 10 * time.Second, UnhealthyTolerance: 10 * time.Second}}); err != nil {
+		t.Fatalf("set up the hub: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+}
+
+// testLogger logs to t with wall-clock times, to see how long the hub took over what.
+func testLogger(t *testing.T) logr.Logger {
+	return funcr.New(func(prefix, args string) {
+		t.Log(time.Now().Format("15:04:05.000"), prefix, args)
+	}, funcr.Options{})
+}
+
+// doPhase performs a phase's actions on the real hub, in order; members that join one
+// after the other join together.
+func (f *fleet) doPhase(ph Phase) {
+	f.t.Helper()
+	for i := 0; i < len(ph.Actions); {
+		var joins []Member
+		for ; i < len(ph.Actions) && ph.Actions[i].Join != nil; i++ {
+			joins = append(joins, *ph.Actions[i].Join)
+		}
+		if len(joins) > 0 {
+			f.join(joins...)
+			continue
+		}
+		f.do(ph.Actions[i])
+		i++
+	}
+}
+
+// do performs one action of a plan on the real hub.
+func (f *fleet) do(a Action) {
+	f.t.Helper()
+	switch {
+	case a.Join != nil:
+		f.join(*a.Join)
+	case a.Apply != nil:
+		for _, m := range a.Apply {
+			f.apply(m)
+		}
+	case a.Delete != nil:
+		f.delete(a.Delete)
+	case a.Label != nil:
+		f.updateMember(a.Label.Member, func(mc *clusterv1beta1.MemberCluster) {
+			if mc.Labels == nil {
+				mc.Labels = map[string]string{}
+			}
+			for k, v := range a.Label.Set {
+				mc.Labels[k] = v
+			}
+			for _, k := range a.Label.Remove {
+				delete(mc.Labels, k)
+			}
+		})
+	case a.Taint != nil:
+		t := apiTaint(a.Taint.Taint)
+		f.updateMember(a.Taint.Member, func(mc *clusterv1beta1.MemberCluster) {
+			// As the simulator's Taint: a taint with the same key and effect is replaced.
+			mc.Spec.Taints = slices.DeleteFunc(mc.Spec.Taints, func(x clusterv1beta1.Taint) bool { return x.Key == t.Key && x.Effect == t.Effect })
+			mc.Spec.Taints = append(mc.Spec.Taints, t)
+		})
+	case a.Untaint != nil:
+		f.updateMember(a.Untaint.Member, func(mc *clusterv1beta1.MemberCluster) {
+			mc.Spec.Taints = slices.DeleteFunc(mc.Spec.Taints, func(x clusterv1beta1.Taint) bool { return x.Key == a.Untaint.Key })
+		})
+	case a.Workload != nil:
+		// Only `available` is planned, and stand-in agents report every manifest available.
+	default:
+		f.t.Fatalf("empty action")
+	}
+}
+
+func apiTaint(t member.Taint) clusterv1beta1.Taint {
+	if t.Effect == "" {
+		t.Effect = member.NoSchedule
+	}
+	return clusterv1beta1.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect}
+}
+
+// join creates the MemberClusters of members with their labels and taints, starts a
+// stand-in agent for each (a user of its own, as the MemberCluster's identity says; a member
+// that joins again keeps its agent), and waits until the hub reports every one joined and
+// healthy. Members joining at one instant are created together, as in the simulator.
+func (f *fleet) join(members ...Member) {
+	f.t.Helper()
+	ctx := context.Background()
+	for _, m := range members {
+		mc := &clusterv1beta1.MemberCluster{
+			ObjectMeta: metav1.ObjectMeta{Name: m.Name, Labels: m.Labels},
+			Spec: clusterv1beta1.MemberClusterSpec{
+				Identity:               rbacv1.Subject{Kind: "User", Name: m.Name + "-agent", APIGroup: "rbac.authorization.k8s.io"},
+				HeartbeatPeriodSeconds: 1,
+			},
+		}
+		for _, t := range m.Taints {
+			mc.Spec.Taints = append(mc.Spec.Taints, apiTaint(t))
+		}
+		if err := f.admin.Create(ctx, mc); err != nil {
+			f.t.Fatalf("create MemberCluster %s: %v", m.Name, err)
+		}
+	}
+	for _, m := range members {
+		if f.agents[m.Name] {
+			continue
+		}
+		f.agents[m.Name] = true
+		a := &testenv.StandInAgent{Client: testenv.Client(f.t, f.env.User(f.t, m.Name+"-agent")), Member: m.Name}
+		actx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { a.Run(actx); close(done) }()
+		f.t.Cleanup(func() { cancel(); <-done })
+	}
+	for _, m := range members {
+		f.eventually("member "+m.Name+" joined and healthy", func() error {
+			got := &clusterv1beta1.MemberCluster{}
+			if err := f.admin.Get(ctx, client.ObjectKey{Name: m.Name}, got); err != nil {
+				return err
+			}
+			for _, typ := range []string{"Joined", "Healthy"} {
+				if c := meta.FindStatusCondition(got.Status.Conditions, typ); c == nil || c.Status != metav1.ConditionTrue {
+					return fmt.Errorf("%s is %v", typ, c)
+				}
+			}
+			return nil
+		})
+	}
+}
+
+// apply creates or updates one manifest as the admin. A MemberCluster manifest makes a new
+// member join, or replaces an existing member's labels and taints, as in the simulator.
+func (f *fleet) apply(m scenarios.Manifest) {
+	f.t.Helper()
+	o := m.Object.DeepCopy()
+	f.kinds[o.GetKind()] = o.GroupVersionKind()
+	if o.GetKind() == "MemberCluster" {
+		spec, err := memberClusterSpec(o)
+		if err != nil {
+			f.t.Fatalf("line %d: MemberCluster %s: %v", m.Line, o.GetName(), err)
+		}
+		err = f.admin.Get(context.Background(), client.ObjectKey{Name: o.GetName()}, &clusterv1beta1.MemberCluster{})
+		switch {
+		case apierrors.IsNotFound(err):
+			f.join(Member{Name: o.GetName(), Labels: o.GetLabels(), Taints: spec.Taints})
+		case err != nil:
+			f.t.Fatalf("line %d: get MemberCluster %s: %v", m.Line, o.GetName(), err)
+		default:
+			f.updateMember(o.GetName(), func(mc *clusterv1beta1.MemberCluster) {
+				mc.Labels = o.GetLabels()
+				mc.Spec.Taints = nil
+				for _, t := range spec.Taints {
+					mc.Spec.Taints = append(mc.Spec.Taints, apiTaint(t))
+				}
+			})
+		}
+		return
+	}
+	ctx := context.Background()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		err := f.admin.Create(ctx, o.DeepCopy())
+		if !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+		cur := &unstructured.Unstructured{}
+		cur.SetGroupVersionKind(o.GroupVersionKind())
+		if err := f.admin.Get(ctx, client.ObjectKeyFromObject(o), cur); err != nil {
+			return err
+		}
+		upd := o.DeepCopy()
+		upd.SetResourceVersion(cur.GetResourceVersion())
+		return f.admin.Update(ctx, upd)
+	})
+	if err != nil {
+		f.t.Fatalf("line %d: apply %s %s: %v", m.Line, o.GetKind(), o.GetName(), err)
+	}
+}
+
+// delete deletes an object as the admin; deleting a MemberCluster makes the member leave.
+func (f *fleet) delete(ref *scenarios.ObjectRef) {
+	f.t.Helper()
+	gvk, ok := f.kinds[ref.Kind]
+	if !ok {
+		f.t.Fatalf("delete %s %s: the kind's apiVersion is unknown (not applied before)", ref.Kind, ref.Name)
+	}
+	o := &unstructured.Unstructured{}
+	o.SetGroupVersionKind(gvk)
+	o.SetName(ref.Name)
+	o.SetNamespace(ref.Namespace)
+	if err := f.admin.Delete(context.Background(), o); err != nil {
+		f.t.Fatalf("delete %s %s: %v", ref.Kind, ref.Name, err)
+	}
+}
+
+// updateMember changes a MemberCluster, retrying on conflicts with the hub's writes.
+func (f *fleet) updateMember(name string, change func(*clusterv1beta1.MemberCluster)) {
+	f.t.Helper()
+	ctx := context.Background()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		mc := &clusterv1beta1.MemberCluster{}
+		if err := f.admin.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
+			return err
+		}
+		change(mc)
+		return f.admin.Update(ctx, mc)
+	})
+	if err != nil {
+		f.t.Fatalf("update MemberCluster %s: %v", name, err)
+	}
+}
+
+// settleTimeout bounds how long the hub may take to reach the simulator's state.
+const settleTimeout = 60 * time.Second
+
+// settle waits until the hub's state equals want and has stayed equal for stable, and fails
+// the test with the difference if it does not within settleTimeout.
+func (f *fleet) settle(what string, want State, stable time.Duration) {
+	f.t.Helper()
+	ctx := context.Background()
+	var got State
+	var err error
+	var equalSince time.Time
+	for deadline := time.Now().Add(settleTimeout); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		got, err = ReadHub(ctx, f.admin)
+		switch {
+		case err != nil || !equalStates(want, got):
+			equalSince = time.Time{}
+		case equalSince.IsZero():
+			equalSince = time.Now()
+		case time.Since(equalSince) >= stable:
+			return
+		}
+	}
+	if err != nil {
+		f.t.Fatalf("%s: reading the hub: %v", what, err)
+	}
+	f.t.Fatalf("%s: the hub did not reach the simulator's state in %s (-simulator +hub):\n%s\nsimulator:\n%s\nhub:\n%s",
+		what, settleTimeout, cmp.Diff(want, got, cmpopts.EquateEmpty()), indent(want.Summary()), indent(got.Summary()))
+}
+
+func equalStates(a, b State) bool { return cmp.Equal(a, b, cmpopts.EquateEmpty()) }
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+// eventually retries f every 100ms for up to settleTimeout.
+func (f *fleet) eventually(what string, fn func() error) {
+	f.t.Helper()
+	var err error
+	for deadline := time.Now().Add(settleTimeout); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if err = fn(); err == nil {
+			return
+		}
+	}
+	f.t.Fatalf("%s: still %v after %s", what, err, settleTimeout)
+}

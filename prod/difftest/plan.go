@@ -1,0 +1,135 @@
+package difftest
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/scenarios"
+)
+
+// Member is a member that joins the fleet: a MemberCluster with labels and taints.
+type Member struct {
+	Name   string
+	Labels map[string]string
+	Taints []member.Taint
+	// HeartbeatPeriod is the simulated agent's; the production side's stand-in agents
+	// heartbeat every second whatever it says, since only the settled state is compared.
+	HeartbeatPeriod time.Duration
+}
+
+// Action is one thing a scenario does to the fleet; exactly one field is set.
+type Action struct {
+	Line int // in the scenario file
+
+	Join     *Member                // a member of `members` joins
+	Apply    []scenarios.Manifest   // create or update hub objects, in order
+	Delete   *scenarios.ObjectRef   // delete a hub object (a MemberCluster: the member leaves)
+	Label    *scenarios.LabelStep   // set and remove member labels
+	Taint    *scenarios.TaintStep   // add a taint
+	Untaint  *scenarios.UntaintStep // remove the taints with a key
+	Workload *scenarios.WorkloadStep
+}
+
+func (a Action) String() string {
+	switch {
+	case a.Join != nil:
+		return "member " + a.Join.Name + " joins"
+	case a.Apply != nil:
+		var names []string
+		for _, m := range a.Apply {
+			names = append(names, m.Object.GetKind()+" "+m.Object.GetName())
+		}
+		return fmt.Sprintf("line %d: apply %v", a.Line, names)
+	case a.Delete != nil:
+		return fmt.Sprintf("line %d: delete %s %s", a.Line, a.Delete.Kind, a.Delete.Name)
+	case a.Label != nil:
+		return fmt.Sprintf("line %d: label %s set %v remove %v", a.Line, a.Label.Member, a.Label.Set, a.Label.Remove)
+	case a.Taint != nil:
+		return fmt.Sprintf("line %d: taint %s with %s", a.Line, a.Taint.Member, a.Taint.Taint)
+	case a.Untaint != nil:
+		return fmt.Sprintf("line %d: untaint %s key %s", a.Line, a.Untaint.Member, a.Untaint.Key)
+	case a.Workload != nil:
+		return fmt.Sprintf("line %d: workload %s/%s on %s is %s", a.Line, a.Workload.Kind, a.Workload.Name, a.Workload.Member, a.Workload.Behavior)
+	}
+	return "nothing"
+}
+
+// Phase is every action of one instant of simulated time, in the order the simulator runs
+// them: members joining then timeline steps in file order.
+type Phase struct {
+	At      time.Duration
+	Actions []Action
+}
+
+// Plan is a scenario as the ordered phases both sides perform.
+type Plan struct {
+	Scenario *scenarios.Scenario
+	Phases   []Phase
+}
+
+// NewPlan reads a scenario into phases. It refuses scenarios whose outcome the production
+// side cannot reproduce with a real hub and stand-in agents: random faults, a network model,
+// machines, member properties or resources (stand-in agents report none), and the actions
+// fail, heal, skew, restartHub, approve, fleetctl and workload behaviours other than
+// available (stand-in agents report every manifest available).
+func NewPlan(sc *scenarios.Scenario) (*Plan, error) {
+	if sc.Faults != nil {
+		return nil, fmt.Errorf("%s: random faults are not supported", sc.Path)
+	}
+	if sc.Network != nil {
+		return nil, fmt.Errorf("%s: a network model is not supported", sc.Path)
+	}
+	byTime := map[time.Duration][]Action{}
+	for _, g := range sc.Members {
+		switch {
+		case g.Kind == member.KindMachine:
+			return nil, fmt.Errorf("%s:%d: machines are not supported", sc.Path, g.Line)
+		case len(g.Properties) > 0:
+			return nil, fmt.Errorf("%s:%d: member properties are not supported (stand-in agents report none)", sc.Path, g.Line)
+		case len(g.Resources.Capacity) > 0 || len(g.Resources.Allocatable) > 0 || len(g.Resources.Available) > 0:
+			return nil, fmt.Errorf("%s:%d: member resources are not supported (stand-in agents report none)", sc.Path, g.Line)
+		}
+		for _, name := range g.Names {
+			m := &Member{Name: name, Labels: maps.Clone(g.Labels), Taints: slices.Clone(g.Taints), HeartbeatPeriod: g.HeartbeatPeriod}
+			byTime[g.JoinAt] = append(byTime[g.JoinAt], Action{Line: g.Line, Join: m})
+		}
+	}
+	for i := range sc.Timeline {
+		st := &sc.Timeline[i]
+		a := Action{Line: st.Line}
+		switch st.Action {
+		case scenarios.ActionApply:
+			a.Apply = st.Apply
+		case scenarios.ActionDelete:
+			a.Delete = st.Delete
+		case scenarios.ActionLabel:
+			a.Label = st.Label
+		case scenarios.ActionTaint:
+			a.Taint = st.Taint
+		case scenarios.ActionUntaint:
+			a.Untaint = st.Untaint
+		case scenarios.ActionWorkload:
+			if st.Workload.Behavior != scenarios.Available {
+				return nil, fmt.Errorf("%s:%d: workload behavior %s is not supported (stand-in agents report every manifest available)", sc.Path, st.Line, st.Workload.Behavior)
+			}
+			a.Workload = st.Workload
+		default:
+			return nil, fmt.Errorf("%s:%d: timeline action %s is not supported", sc.Path, st.Line, st.Action)
+		}
+		byTime[st.At] = append(byTime[st.At], a)
+	}
+	p := &Plan{Scenario: sc}
+	times := slices.Collect(maps.Keys(byTime))
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	for _, t := range times {
+		if t > sc.Duration {
+			continue // never happens in the simulator either
+		}
+		p.Phases = append(p.Phases, Phase{At: t, Actions: byTime[t]})
+	}
+	return p, nil
+}

@@ -1,0 +1,123 @@
+package difftest
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// State is what the two sides are compared on: every binding, every placement's status and
+// every member's conditions. Times, messages, generations and object names are left out:
+// they depend on when things happened, not on what was decided.
+type State struct {
+	// Bindings of every placement, sorted.
+	Bindings []Binding
+	// Placements by name.
+	Placements map[string]Placement
+	// Members by name: the MemberClusters that exist.
+	Members map[string]Conditions
+}
+
+// Binding is a ClusterResourceBinding: its placement, target cluster and state (Scheduled,
+// Bound or Unscheduled), and whether its deletion has been asked for.
+type Binding struct {
+	Placement string
+	Cluster   string
+	State     string
+	Deleting  bool
+}
+
+func (b Binding) String() string {
+	s := b.Placement + " -> " + b.Cluster + " " + b.State
+	if b.Deleting {
+		s += " (deleting)"
+	}
+	return s
+}
+
+// Placement is a ClusterResourcePlacement's status.
+type Placement struct {
+	Conditions Conditions
+	// SelectedResources as group/version/kind/namespace/name, sorted.
+	SelectedResources []string
+	// Clusters are the placementStatuses entries, sorted by cluster name (entries without a
+	// name, for clusters the scheduler could not find, first).
+	Clusters []ClusterStatus
+}
+
+// ClusterStatus is one placementStatuses entry.
+type ClusterStatus struct {
+	Cluster    string
+	Conditions Conditions
+	// Overrides are the applicable override snapshots: ClusterResourceOverride snapshots by
+	// name, ResourceOverride snapshots as namespace/name, sorted.
+	Overrides []string
+	// FailedPlacements counts the resources reported failed.
+	FailedPlacements int
+}
+
+// Conditions maps a condition type to "Status/Reason".
+type Conditions map[string]string
+
+// condition renders a condition's status and reason.
+func condition(status, reason string) string { return status + "/" + reason }
+
+// normalize sorts what has no meaningful order.
+func (s *State) normalize() {
+	slices.SortFunc(s.Bindings, func(a, b Binding) int {
+		return cmp.Or(cmp.Compare(a.Placement, b.Placement), cmp.Compare(a.Cluster, b.Cluster), cmp.Compare(a.State, b.State), compareBool(a.Deleting, b.Deleting))
+	})
+	for name, p := range s.Placements {
+		slices.Sort(p.SelectedResources)
+		for i := range p.Clusters {
+			slices.Sort(p.Clusters[i].Overrides)
+		}
+		slices.SortStableFunc(p.Clusters, func(a, b ClusterStatus) int {
+			return cmp.Or(cmp.Compare(a.Cluster, b.Cluster), cmp.Compare(fmt.Sprint(a.Conditions), fmt.Sprint(b.Conditions)))
+		})
+		s.Placements[name] = p
+	}
+}
+
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}
+
+func resourceID(group, version, kind, namespace, name string) string {
+	return strings.Join([]string{group, version, kind, namespace, name}, "/")
+}
+
+// Summary renders a state for logs, one line per fact.
+func (s State) Summary() string {
+	var b strings.Builder
+	for _, x := range s.Bindings {
+		fmt.Fprintf(&b, "binding %s\n", x)
+	}
+	for _, name := range sortedKeys(s.Placements) {
+		p := s.Placements[name]
+		fmt.Fprintf(&b, "placement %s: %v selected %v\n", name, p.Conditions, p.SelectedResources)
+		for _, c := range p.Clusters {
+			fmt.Fprintf(&b, "  cluster %q: %v overrides %v failed %d\n", c.Cluster, c.Conditions, c.Overrides, c.FailedPlacements)
+		}
+	}
+	for _, name := range sortedKeys(s.Members) {
+		fmt.Fprintf(&b, "member %s: %v\n", name, s.Members[name])
+	}
+	return b.String()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
