@@ -20,14 +20,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/fleetsim/fleetsim/model/member"
 	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
-	"github.com/fleetsim/fleetsim/prod/hub"
 	"github.com/fleetsim/fleetsim/prod/testenv"
 	"github.com/fleetsim/fleetsim/scenarios"
 )
@@ -58,34 +54,11 @@ func startFleet(t *testing.T) *fleet {
 	return f
 }
 
-// runManager starts a manager running every hub controller (hub.Setup) until the test ends,
-// as prod/hub's own end-to-end tests do: heartbeats time out after 10s, and no periodic
-// resync happens within a test, so watches and the trigger table must wake every decision
-// (as the simulator's trigger table does; a lost wake-up shows as a disagreement).
+// runManager runs every hub controller until the test ends (testenv.RunHub): a wake-up
+// the hub loses shows as a disagreement.
 func runManager(t *testing.T, cfg *rest.Config) {
 	t.Helper()
-	skip := true // every subtest registers the same controller names
-	log := testLogger(t)
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme: testenv.Scheme(t), Logger: log, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Controller: ctrlconfig.Controller{SkipNameValidation: &skip},
-	})
-	if err != nil {
-		t.Fatalf("new manager: %v", err)
-	}
-	if _, err := hub.Setup(mgr, hub.Options{Log: log, Resync: time.Hour,
-		Eligibility: member.EligibilityConfig{HeartbeatTimeout: 10 * time.Second, UnhealthyTolerance: 10 * time.Second}}); err != nil {
-		t.Fatalf("set up the hub: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
+	testenv.RunHub(t, cfg, testLogger(t))
 }
 
 // testLogger logs to t with wall-clock times, to see how long the hub took over what.

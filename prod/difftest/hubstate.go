@@ -8,6 +8,7 @@ import (
 
 	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
 	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+	"github.com/fleetsim/fleetsim/prod/convert"
 )
 
 // ReadHub reads the State from an API server the production hub runs on: bindings (by the
@@ -30,24 +31,11 @@ func ReadHub(ctx context.Context, c client.Reader) (State, error) {
 		return State{}, fmt.Errorf("list ClusterResourcePlacements: %w", err)
 	}
 	for _, crp := range crps.Items {
-		p := Placement{Conditions: Conditions{}, SelectedResources: []string{}, Clusters: []ClusterStatus{}}
+		conds := Conditions{}
 		for _, x := range crp.Status.Conditions {
-			p.Conditions[x.Type] = condition(string(x.Status), x.Reason)
+			conds[x.Type] = condition(string(x.Status), x.Reason)
 		}
-		for _, r := range crp.Status.SelectedResources {
-			p.SelectedResources = append(p.SelectedResources, resourceID(r.Group, r.Version, r.Kind, r.Namespace, r.Name))
-		}
-		for _, ps := range crp.Status.PlacementStatuses {
-			cs := ClusterStatus{Cluster: ps.ClusterName, Conditions: Conditions{}, Overrides: []string{}, FailedPlacements: len(ps.FailedPlacements)}
-			for _, x := range ps.Conditions {
-				cs.Conditions[x.Type] = condition(string(x.Status), x.Reason)
-			}
-			cs.Overrides = append(cs.Overrides, ps.ApplicableClusterResourceOverrides...)
-			for _, ro := range ps.ApplicableResourceOverrides {
-				cs.Overrides = append(cs.Overrides, ro.Namespace+"/"+ro.Name)
-			}
-			p.Clusters = append(p.Clusters, cs)
-		}
+		p := placementState(conds, convert.PlacementStatusToModel(crp.Status))
 		st.Placements[crp.Name] = p
 	}
 	var mcs clusterv1beta1.MemberClusterList

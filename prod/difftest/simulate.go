@@ -234,24 +234,11 @@ func simState(s *sim.Sim) State {
 			}
 			st.Bindings = append(st.Bindings, x)
 		}
-		pl := Placement{Conditions: Conditions{}, SelectedResources: []string{}, Clusters: []ClusterStatus{}}
+		conds := Conditions{}
 		for _, c := range p.Conditions {
-			pl.Conditions[c.Type] = condition(c.Status, c.Reason)
+			conds[c.Type] = condition(c.Status, c.Reason)
 		}
-		for _, r := range p.Status.SelectedResources {
-			pl.SelectedResources = append(pl.SelectedResources, resourceID(r.Group, r.Version, r.Kind, r.Namespace, r.Name))
-		}
-		for _, cs := range p.Status.PlacementStatuses {
-			c := ClusterStatus{Cluster: cs.ClusterName, Conditions: Conditions{}, Overrides: []string{}, FailedPlacements: len(cs.FailedPlacements)}
-			for _, x := range cs.Conditions {
-				c.Conditions[x.Type] = condition(string(x.Status), x.Reason)
-			}
-			c.Overrides = append(c.Overrides, cs.ApplicableClusterResourceOverrides...)
-			for _, ro := range cs.ApplicableResourceOverrides {
-				c.Overrides = append(c.Overrides, ro.Namespace+"/"+ro.Name)
-			}
-			pl.Clusters = append(pl.Clusters, c)
-		}
+		pl := placementState(conds, p.Status)
 		st.Placements[p.Name] = pl
 	}
 	for _, m := range s.Members() {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/fleetsim/fleetsim/model/status"
 )
 
 // State is what the two sides are compared on: every binding, every placement's status and
@@ -120,4 +122,25 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// placementState is a placement's status as compared: its conditions (as each side
+// reports them) and, from the status, the selected resources and every cluster's entry.
+func placementState(conds Conditions, s status.Status) Placement {
+	p := Placement{Conditions: conds, SelectedResources: []string{}, Clusters: []ClusterStatus{}}
+	for _, r := range s.SelectedResources {
+		p.SelectedResources = append(p.SelectedResources, resourceID(r.Group, r.Version, r.Kind, r.Namespace, r.Name))
+	}
+	for _, ps := range s.PlacementStatuses {
+		cs := ClusterStatus{Cluster: ps.ClusterName, Conditions: Conditions{}, Overrides: []string{}, FailedPlacements: len(ps.FailedPlacements)}
+		for _, x := range ps.Conditions {
+			cs.Conditions[x.Type] = condition(string(x.Status), x.Reason)
+		}
+		cs.Overrides = append(cs.Overrides, ps.ApplicableClusterResourceOverrides...)
+		for _, ro := range ps.ApplicableResourceOverrides {
+			cs.Overrides = append(cs.Overrides, ro.Namespace+"/"+ro.Name)
+		}
+		p.Clusters = append(p.Clusters, cs)
+	}
+	return p
 }

@@ -17,7 +17,6 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/fleetsim/fleetsim/model/member"
 	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
@@ -170,29 +169,13 @@ func TestMemberJoinsReportsHealthAndLeaves(t *testing.T) {
 // startHub runs a manager with the membership controller until the test ends.
 func startHub(t *testing.T, cfg *rest.Config, s *runtime.Scheme) {
 	t.Helper()
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme: s, Logger: testr.New(t), Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-	})
-	if err != nil {
-		t.Fatalf("new manager: %v", err)
-	}
-	r := &hub.MembershipReconciler{
-		Client:      mgr.GetClient(),
-		Eligibility: member.EligibilityConfig{HeartbeatTimeout: heartbeatTimeout, UnhealthyTolerance: heartbeatTimeout},
-		Log:         testr.New(t),
-		Events:      mgr.GetEventRecorder("fleet-hub"),
-	}
-	if err := r.SetupWithManager(mgr); err != nil {
-		t.Fatalf("set up membership controller: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
+	testenv.RunManager(t, cfg, testr.New(t), func(mgr ctrl.Manager) error {
+		return (&hub.MembershipReconciler{
+			Client:      mgr.GetClient(),
+			Eligibility: member.EligibilityConfig{HeartbeatTimeout: heartbeatTimeout, UnhealthyTolerance: heartbeatTimeout},
+			Log:         testr.New(t),
+			Events:      mgr.GetEventRecorder("fleet-hub"),
+		}).SetupWithManager(mgr)
 	})
 }
 

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-logr/logr/testr"
 	corev1 "k8s.io/api/core/v1"
@@ -17,15 +16,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/fleetsim/fleetsim/model/member"
 	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
-	"github.com/fleetsim/fleetsim/prod/hub"
 	"github.com/fleetsim/fleetsim/prod/testenv"
 )
 
@@ -46,39 +40,9 @@ func startFleet(t *testing.T, env *testenv.Env) *fleetHub {
 	return f
 }
 
-// runManager starts a manager running every hub controller and returns its stop function,
-// which waits for it to end. The test's cleanup stops it too.
+// runManager starts a manager running every hub controller and returns its stop function.
 func runManager(t *testing.T, cfg *rest.Config) func() {
-	t.Helper()
-	skip := true
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme: testenv.Scheme(t), Logger: testr.New(t), Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Controller: ctrlconfigSkip(&skip),
-	})
-	if err != nil {
-		t.Fatalf("new manager: %v", err)
-	}
-	// No periodic resync within a test: watches and the trigger table must wake everything.
-	if _, err := hub.Setup(mgr, hub.Options{Log: testr.New(t), Resync: time.Hour,
-		Eligibility: member.EligibilityConfig{HeartbeatTimeout: 10 * time.Second, UnhealthyTolerance: 10 * time.Second}}); err != nil {
-		t.Fatalf("set up the hub: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	stopped := false
-	stop := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	}
-	t.Cleanup(stop)
-	return stop
+	return testenv.RunHub(t, cfg, testr.New(t))
 }
 
 // join creates a member with labels and starts its stand-in agent, then waits until the
@@ -270,8 +234,4 @@ func TestPickAllPlacesOnEveryMember(t *testing.T) {
 		}
 		return nil
 	})
-}
-
-func ctrlconfigSkip(skip *bool) ctrlconfig.Controller {
-	return ctrlconfig.Controller{SkipNameValidation: skip}
 }
