@@ -35,7 +35,10 @@ const MemberFinalizer = "fleetsim.io/member-leave"
 
 // MembershipReconciler runs model/hub's membership controller for one MemberCluster.
 type MembershipReconciler struct {
-	Client      client.Client
+	Client client.Client
+	// Reader, when set, counts the bindings on a leaving member: the manager's API reader,
+	// so a binding a concurrent decision just wrote is not missed by a stale cache.
+	Reader      client.Reader
 	Clock       clock.Clock // nil: the wall clock
 	Eligibility member.EligibilityConfig
 	Log         logr.Logger
@@ -81,7 +84,10 @@ func (r *MembershipReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	if elig == (member.EligibilityConfig{}) {
 		elig = member.DefaultEligibility
 	}
-	st := &memberStore{ctx: ctx, c: r.Client}
+	st := &memberStore{ctx: ctx, c: r.Client, bindings: r.Reader}
+	if st.bindings == nil {
+		st.bindings = r.Client
+	}
 	env := &reconcileEnv{now: clk.Now(), log: r.Log.WithValues("member", req.Name), events: r.Events, store: st}
 	mhub.ReconcileMember(st, env, elig, req.Name)
 	if st.warning != nil {
@@ -103,10 +109,11 @@ func (r *MembershipReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 // memberStore is mhub.MemberStore for one reconcile: it loads the member's objects when
 // the controller asks for them and writes what changed in flush.
 type memberStore struct {
-	ctx     context.Context
-	c       client.Client
-	err     error // the first read error; flush reports it and writes nothing
-	warning error // a conversion problem that did not stop the reconcile
+	ctx      context.Context
+	c        client.Client
+	bindings client.Reader // where BindingsOnMember counts
+	err      error         // the first read error; flush reports it and writes nothing
+	warning  error         // a conversion problem that did not stop the reconcile
 
 	mc       *clusterv1beta1.MemberCluster
 	imc      *clusterv1beta1.InternalMemberCluster
@@ -164,7 +171,7 @@ func (s *memberStore) RemoveMemberCluster(string)             { s.removed = true
 
 func (s *memberStore) BindingsOnMember(name string) int {
 	list := &placementv1beta1.ClusterResourceBindingList{}
-	if err := s.c.List(s.ctx, list); err != nil {
+	if err := s.bindings.List(s.ctx, list); err != nil {
 		s.fail(fmt.Errorf("list ClusterResourceBindings: %w", err))
 		// Unknown counts as some, so leaving never finishes on a failed read.
 		return 1

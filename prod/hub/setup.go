@@ -39,7 +39,7 @@ func Setup(mgr ctrl.Manager, o Options) (*Hub, error) {
 		Clock:       o.Clock,
 		Eligibility: o.Eligibility, Log: o.Log.WithName("placement"), Events: recorder, Resync: o.Resync,
 	}
-	m := &MembershipReconciler{Client: mgr.GetClient(), Clock: o.Clock, Eligibility: o.Eligibility,
+	m := &MembershipReconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Clock: o.Clock, Eligibility: o.Eligibility,
 		Log: o.Log.WithName("membership"), Events: recorder, Hub: h}
 	if err := m.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("set up the membership controller: %w", err)
