@@ -3,10 +3,14 @@ package hub
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -89,14 +93,56 @@ func loadState(ctx context.Context, r client.Reader, hubObjects func() ([]*unstr
 		strategies:   map[string]*staged.ClusterStagedUpdateStrategy{},
 		approvalObjs: map[string]*v1beta1.ClusterApprovalRequest{}, approvals: map[string]*staged.ClusterApprovalRequest{},
 	}
+	pre, err := prefetch(ctx, r, &clusterv1beta1.MemberClusterList{}, &clusterv1beta1.InternalMemberClusterList{}, &corev1.NamespaceList{},
+		&v1beta1.ClusterResourcePlacementList{}, &v1beta1.ClusterSchedulingPolicySnapshotList{}, &v1beta1.ClusterResourceSnapshotList{},
+		&v1beta1.ClusterResourceBindingList{}, &v1beta1.WorkList{},
+		&v1beta1.ClusterResourceOverrideSnapshotList{}, &v1beta1.ResourceOverrideSnapshotList{},
+		&v1beta1.ClusterResourcePlacementEvictionList{}, &v1beta1.ClusterResourcePlacementDisruptionBudgetList{},
+		&v1beta1.ClusterStagedUpdateRunList{}, &v1beta1.ClusterStagedUpdateStrategyList{}, &v1beta1.ClusterApprovalRequestList{})
+	if err != nil {
+		return nil, err
+	}
 	for _, step := range []func(context.Context, client.Reader) error{
 		s.loadMembers, s.loadPlacements, s.loadBindings, s.loadOverrides, s.loadEvictions, s.loadStaged,
 	} {
-		if err := step(ctx, r); err != nil {
+		if err := step(ctx, pre); err != nil {
 			return nil, err
 		}
 	}
 	return s, nil
+}
+
+// prefetched answers List with what prefetch read, so that a decision's reads go out
+// together rather than one after the other: they are most of a decision's time.
+type prefetched struct {
+	client.Reader
+	lists map[reflect.Type]client.ObjectList
+}
+
+func (p *prefetched) List(ctx context.Context, l client.ObjectList, opts ...client.ListOption) error {
+	if pre, ok := p.lists[reflect.TypeOf(l)]; ok && len(opts) == 0 {
+		reflect.ValueOf(l).Elem().Set(reflect.ValueOf(pre).Elem())
+		return nil
+	}
+	return p.Reader.List(ctx, l, opts...)
+}
+
+// prefetch lists all of lists at once.
+func prefetch(ctx context.Context, r client.Reader, lists ...client.ObjectList) (client.Reader, error) {
+	errs := make([]error, len(lists))
+	var wg sync.WaitGroup
+	for i, l := range lists {
+		wg.Go(func() { errs[i] = list(ctx, r, l, strings.TrimSuffix(reflect.TypeOf(l).Elem().Name(), "List")+"s") })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	p := &prefetched{Reader: r, lists: map[reflect.Type]client.ObjectList{}}
+	for _, l := range lists {
+		p.lists[reflect.TypeOf(l)] = l
+	}
+	return p, nil
 }
 
 func list(ctx context.Context, r client.Reader, l client.ObjectList, what string) error {
