@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fleetsim/fleetsim/model/condition"
+	"github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/placement"
 )
 
@@ -27,17 +28,12 @@ const (
 	ReasonManifestNotTrackable    = "ManifestNotTrackable"
 )
 
-// WorkResult is the fan-in of one Work's manifests into the binding's Applied and Available
-// conditions and failedPlacements (STATUS-PER-CLUSTER-REASONS, STATUS-FAILED-PLACEMENTS).
-type WorkResult struct {
-	Applied   condition.Condition
-	Available *condition.Condition // nil when the work is not applied: later conditions are omitted
-	Failed    []placement.FailedPlacement
-}
-
-// Summarise turns manifest results of the named work into the per-cluster conditions.
-func Summarise(work string, results []ManifestResult) WorkResult {
-	var r WorkResult
+// Summarise turns manifest results of the named work into what the agent reports to the
+// hub, which copies it into the binding's Applied and Available conditions and
+// failedPlacements (STATUS-PER-CLUSTER-REASONS, STATUS-FAILED-PLACEMENTS). Available is nil
+// when the work is not applied: later conditions are omitted.
+func Summarise(work string, results []ManifestResult) hub.WorkReport {
+	var r hub.WorkReport
 	applied, available, untrackable := true, true, false
 	for _, m := range results {
 		switch {
@@ -47,12 +43,12 @@ func Summarise(work string, results []ManifestResult) WorkResult {
 			if reason == "" {
 				reason = ReasonManifestApplyFailed
 			}
-			r.addFailed(m.Identifier, condition.False(condition.TypeApplied, reason, m.ApplyError))
+			addFailed(&r, m.Identifier, condition.False(condition.TypeApplied, reason, m.ApplyError))
 		case m.Tracking == Untrackable:
 			untrackable = true
 		case m.Tracking == Trackable && !m.Available:
 			available = false
-			r.addFailed(m.Identifier, condition.False(condition.TypeAvailable, ReasonManifestNotAvailableYet, "Manifest is trackable but not available yet"))
+			addFailed(&r, m.Identifier, condition.False(condition.TypeAvailable, ReasonManifestNotAvailableYet, "Manifest is trackable but not available yet"))
 		}
 	}
 	if !applied {
@@ -73,7 +69,7 @@ func Summarise(work string, results []ManifestResult) WorkResult {
 	return r
 }
 
-func (r *WorkResult) addFailed(id placement.ResourceIdentifier, c condition.Condition) {
+func addFailed(r *hub.WorkReport, id placement.ResourceIdentifier, c condition.Condition) {
 	if len(r.Failed) < placement.MaxFailedPlacements {
 		r.Failed = append(r.Failed, placement.FailedPlacement{ResourceIdentifier: id, Condition: c})
 	}

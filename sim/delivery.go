@@ -134,8 +134,8 @@ func (s *Sim) applyWork(memberName, bindingName string, gen int64) {
 
 // deliverWorkStatus writes a member's work status into its binding, as the hub's status
 // fan-in does (Work status → binding conditions).
-func (s *Sim) deliverWorkStatus(bindingName string, gen int64, res agentk8s.WorkResult) {
-	mhub.ReceiveWorkStatus(s.store, s, bindingName, gen, mhub.WorkReport{Applied: res.Applied, Available: res.Available, Failed: res.Failed})
+func (s *Sim) deliverWorkStatus(bindingName string, gen int64, res mhub.WorkReport) {
+	mhub.ReceiveWorkStatus(s.store, s, bindingName, gen, res)
 }
 
 // reapplyWorks makes a member's agent apply all its works again (after it heals).

@@ -6,8 +6,9 @@ import (
 	"github.com/fleetsim/fleetsim/model/triggers"
 )
 
-// WorkReport is what a member agent reported for one Work generation: the Work's Applied
-// condition, its Available condition (nil while not applied) and the manifests that failed.
+// WorkReport is what a member agent reported for one Work generation (agentk8s.Summarise
+// makes it): the Work's Applied condition, its Available condition (nil while not applied)
+// and the manifests that failed.
 type WorkReport struct {
 	Applied   condition.Condition
 	Available *condition.Condition
