@@ -93,7 +93,7 @@ const DefaultResync = time.Minute
 // Fire queues what the trigger table says a change wakes, resolving the scopes on st (nil:
 // read them from the API server).
 func (h *Hub) fire(ctx context.Context, st *state, c triggers.Change, key, placementName, memberName string) {
-	for _, t := range append(triggers.For(c), extraTargets[c]...) {
+	for _, t := range slices.Concat(triggers.For(c), extraTargets[c]) {
 		for _, k := range h.keys(ctx, st, t.Scope, key, placementName, memberName) {
 			h.enqueue(t.Controller, k)
 		}
@@ -216,6 +216,12 @@ func (h *Hub) queueSource(c triggers.Controller) source.Source {
 
 // SetupWithManager registers the controllers, their watches and the start-up trigger.
 func (h *Hub) SetupWithManager(mgr ctrl.Manager) error {
+	if h.Eligibility == (member.EligibilityConfig{}) {
+		h.Eligibility = member.DefaultEligibility
+	}
+	if h.Scheduler == nil {
+		h.Scheduler = scheduler.New(scheduler.Options{Eligibility: h.Eligibility})
+	}
 	for _, c := range placementControllers {
 		b := ctrl.NewControllerManagedBy(mgr).Named(string(c)).WatchesRawSource(h.queueSource(c))
 		// The watches of outside changes hang off the first controller; they route
@@ -270,11 +276,7 @@ func (h *Hub) clock() clock.Clock {
 func (h *Hub) watches(b *ctrl.Builder) *ctrl.Builder {
 	fireFor := func(change func(old, new client.Object) []triggers.Change, keys func(client.Object) (key, placement, member string)) handler.EventHandler {
 		run := func(ctx context.Context, old, new client.Object) {
-			o := new
-			if o == nil {
-				o = old
-			}
-			key, p, m := keys(o)
+			key, p, m := keys(either(old, new))
 			for _, c := range change(old, new) {
 				h.fire(ctx, nil, c, key, p, m)
 			}
@@ -297,28 +299,15 @@ func (h *Hub) watches(b *ctrl.Builder) *ctrl.Builder {
 		Watches(&clusterv1beta1.MemberCluster{}, fireFor(memberChanges, func(o client.Object) (string, string, string) {
 			return o.GetName(), "", o.GetName()
 		})).
-		Watches(&v1beta1.Work{}, fireFor(func(old, new client.Object) []triggers.Change {
-			if new == nil || (old != nil && equality.Semantic.DeepEqual(old.(*v1beta1.Work).Status, new.(*v1beta1.Work).Status)) {
-				return nil
-			}
-			return []triggers.Change{workReported}
-		}, func(o client.Object) (string, string, string) {
+		Watches(&v1beta1.Work{}, fireFor(statusChanged(workReported, func(w *v1beta1.Work) any { return w.Status }), func(o client.Object) (string, string, string) {
 			return o.GetLabels()[v1beta1.ParentBindingLabel], o.GetLabels()[v1beta1.CRPTrackingLabel], ""
 		})).
 		Watches(&v1beta1.ClusterResourcePlacementEviction{}, fireFor(created(triggers.EvictionCreated), byName)).
 		Watches(&v1beta1.ClusterStagedUpdateRun{}, fireFor(specChanged(triggers.UpdateRunChanged), byName)).
-		Watches(&v1beta1.ClusterApprovalRequest{}, fireFor(func(old, new client.Object) []triggers.Change {
-			if new == nil || (old != nil && equality.Semantic.DeepEqual(old.(*v1beta1.ClusterApprovalRequest).Status, new.(*v1beta1.ClusterApprovalRequest).Status)) {
-				return nil
-			}
-			return []triggers.Change{triggers.ApprovalChanged}
-		}, byName)).
+		Watches(&v1beta1.ClusterApprovalRequest{}, fireFor(statusChanged(triggers.ApprovalChanged,
+			func(a *v1beta1.ClusterApprovalRequest) any { return a.Status }), byName)).
 		Watches(&corev1.Namespace{}, fireFor(func(old, new client.Object) []triggers.Change {
-			o := new
-			if o == nil {
-				o = old
-			}
-			if resources.ReservedNamespace(o.GetName()) {
+			if resources.ReservedNamespace(either(old, new).GetName()) {
 				return nil // never placed, and the hub's own member namespaces come and go
 			}
 			return []triggers.Change{triggers.HubResourceChanged}
@@ -348,11 +337,7 @@ var WatchedKinds = []schema.GroupVersionKind{
 // namespaces are never placed, and an update that keeps the generation, labels and
 // annotations of an object that has generations only moved its status.
 func hubResourceChanges(old, new client.Object) []triggers.Change {
-	o := new
-	if o == nil {
-		o = old
-	}
-	if resources.ReservedNamespace(o.GetNamespace()) {
+	if resources.ReservedNamespace(either(old, new).GetNamespace()) {
 		return nil
 	}
 	if old != nil && new != nil && new.GetGeneration() != 0 && old.GetGeneration() == new.GetGeneration() &&
@@ -369,6 +354,25 @@ const workReported triggers.Change = "member reported in a Work"
 // the fan-in, which reacts to one change only.
 var extraTargets = map[triggers.Change][]triggers.Target{
 	workReported: {{Controller: WorkStatus, Scope: triggers.ThisObject}},
+}
+
+// either is the object of a watch event: the new one, or the old one of a deletion.
+func either(old, new client.Object) client.Object {
+	if new == nil {
+		return old
+	}
+	return new
+}
+
+// statusChanged: an object was created with, or changed to, another status (as a user or
+// member agent writes it).
+func statusChanged[T client.Object](c triggers.Change, status func(T) any) func(old, new client.Object) []triggers.Change {
+	return func(old, new client.Object) []triggers.Change {
+		if new == nil || (old != nil && equality.Semantic.DeepEqual(status(old.(T)), status(new.(T)))) {
+			return nil
+		}
+		return []triggers.Change{c}
+	}
 }
 
 func created(c triggers.Change) func(old, new client.Object) []triggers.Change {
@@ -475,19 +479,12 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 	for _, w := range st.warnings {
 		h.Log.Info("object left out of the hub's decisions", "reason", w.Error())
 	}
-	elig := h.Eligibility
-	if elig == (member.EligibilityConfig{}) {
-		elig = member.DefaultEligibility
-	}
 	log := h.Log.WithValues("controller", string(c), "key", key)
 	env := &decisionEnv{now: now, log: log}
 	if c == WorkStatus {
 		h.receiveWorkStatus(st, env, key)
 	} else {
-		if h.Scheduler == nil {
-			h.Scheduler = scheduler.New(scheduler.Options{Eligibility: elig})
-		}
-		(&mhub.Controllers{Store: st, Env: env, Scheduler: h.Scheduler, Eligibility: elig}).Reconcile(c, key)
+		(&mhub.Controllers{Store: st, Env: env, Scheduler: h.Scheduler, Eligibility: h.Eligibility}).Reconcile(c, key)
 	}
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
 	defer cancel()
@@ -528,56 +525,9 @@ func (h *Hub) receiveWorkStatus(st *state, env mhub.Env, key string) {
 
 // sendEvents records what a decision did as Kubernetes events on the placement it was about.
 func (h *Hub) sendEvents(st *state, env *decisionEnv) {
-	if h.Events == nil {
-		return
-	}
 	for _, e := range env.records {
 		if crp := st.crps[st.placementOf(e.subject)]; crp != nil {
-			h.Events.Eventf(crp, nil, corev1.EventTypeNormal, eventReason(e.kind), "Reconcile", "%s", e.note)
+			sendEvent(h.Events, crp, e)
 		}
 	}
 }
-
-// decisionEnv is mhub.Env for one decision: records go to the log at once and to
-// Kubernetes events once the writes succeeded; fired changes are dispatched then too.
-type decisionEnv struct {
-	now     time.Time
-	log     logr.Logger
-	requeue time.Duration
-	records []record
-	fired   []firing
-	// worksWritten are the bindings whose Work the decision wrote.
-	worksWritten []string
-}
-
-type record struct{ kind, subject, note string }
-
-type firing struct {
-	change                   triggers.Change
-	key, placement, memberOf string
-}
-
-func (e *decisionEnv) Now() time.Time { return e.now }
-
-func (e *decisionEnv) Record(kind, subject, detail string) {
-	e.log.Info(kind, "subject", subject, "detail", detail)
-	note := subject
-	if detail != "" {
-		note += ": " + detail
-	}
-	e.records = append(e.records, record{kind: kind, subject: subject, note: note})
-}
-
-func (e *decisionEnv) Fire(c triggers.Change, key, placement, member string) {
-	e.fired = append(e.fired, firing{change: c, key: key, placement: placement, memberOf: member})
-}
-
-func (e *decisionEnv) RequeueAfter(_ triggers.Controller, _ string, d time.Duration) {
-	if e.requeue == 0 || d < e.requeue {
-		e.requeue = d
-	}
-}
-
-func (e *decisionEnv) MemberNotified(string) {}
-
-func (e *decisionEnv) WorkWritten(w *mhub.Work) { e.worksWritten = append(e.worksWritten, w.Binding) }

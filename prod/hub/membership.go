@@ -3,8 +3,6 @@ package hub
 import (
 	"context"
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/benbjohnson/clock"
 	"github.com/go-logr/logr"
@@ -88,7 +86,7 @@ func (r *MembershipReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	if st.bindings == nil {
 		st.bindings = r.Client
 	}
-	env := &reconcileEnv{now: clk.Now(), log: r.Log.WithValues("member", req.Name), events: r.Events, store: st}
+	env := &decisionEnv{now: clk.Now(), log: r.Log.WithValues("member", req.Name)}
 	mhub.ReconcileMember(st, env, elig, req.Name)
 	if st.warning != nil {
 		env.log.Info("member status partly ignored", "reason", st.warning.Error())
@@ -97,7 +95,11 @@ func (r *MembershipReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 		return reconcile.Result{}, fmt.Errorf("member %s: %w", req.Name, err)
 	}
 	// Events say what happened, so they go out only once the writes have; so do triggers.
-	env.sendEvents()
+	if st.mc != nil {
+		for _, rec := range env.records {
+			sendEvent(r.Events, st.mc, rec)
+		}
+	}
 	if r.Hub != nil {
 		for _, f := range env.fired {
 			r.Hub.fire(ctx, nil, f.change, f.key, f.placement, f.memberOf)
@@ -249,63 +251,3 @@ func (s *memberStore) flush() error {
 	}
 	return nil
 }
-
-// reconcileEnv is mhub.Env for one reconcile. Events go to the structured log; triggers for
-// controllers this process does not run yet are logged, not dropped silently.
-type reconcileEnv struct {
-	now     time.Time
-	log     logr.Logger
-	requeue time.Duration
-	events  events.EventRecorder
-	store   *memberStore   // the MemberCluster events are about
-	pending []pendingEvent // sent once the reconcile's writes succeeded
-	fired   []firing
-}
-
-func (e *reconcileEnv) Now() time.Time { return e.now }
-
-func (e *reconcileEnv) Record(kind, subject, detail string) {
-	e.log.Info(kind, "subject", subject, "detail", detail)
-	note := subject
-	if detail != "" {
-		note += ": " + detail
-	}
-	e.pending = append(e.pending, pendingEvent{reason: eventReason(kind), note: note})
-}
-
-type pendingEvent struct{ reason, note string }
-
-// sendEvents records the reconcile's events on the MemberCluster.
-func (e *reconcileEnv) sendEvents() {
-	if e.events == nil || e.store.mc == nil {
-		return
-	}
-	for _, ev := range e.pending {
-		e.events.Eventf(e.store.mc, nil, corev1.EventTypeNormal, ev.reason, "Reconcile", "%s", ev.note)
-	}
-}
-
-// eventReason turns a record kind ("imc-created") into an event reason ("ImcCreated").
-func eventReason(kind string) string {
-	var b strings.Builder
-	for _, w := range strings.Split(kind, "-") {
-		if w != "" {
-			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
-		}
-	}
-	return b.String()
-}
-
-func (e *reconcileEnv) Fire(c triggers.Change, key, placement, member string) {
-	e.log.V(1).Info("trigger", "change", string(c), "key", key, "placement", placement, "member", member)
-	e.fired = append(e.fired, firing{change: c, key: key, placement: placement, memberOf: member})
-}
-
-func (e *reconcileEnv) RequeueAfter(_ triggers.Controller, _ string, d time.Duration) {
-	if e.requeue == 0 || d < e.requeue {
-		e.requeue = d
-	}
-}
-
-func (e *reconcileEnv) MemberNotified(string)  {}
-func (e *reconcileEnv) WorkWritten(*mhub.Work) {}

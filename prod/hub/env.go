@@ -1,0 +1,78 @@
+package hub
+
+import (
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+
+	mhub "github.com/fleetsim/fleetsim/model/hub"
+	"github.com/fleetsim/fleetsim/model/triggers"
+)
+
+// decisionEnv is mhub.Env for one decision, of the membership controller or of the Hub's:
+// records go to the log at once and are kept for Kubernetes events, fired changes and
+// written Works are kept for the driver to act on once the writes are done.
+type decisionEnv struct {
+	now     time.Time
+	log     logr.Logger
+	requeue time.Duration
+	records []record
+	fired   []firing
+	// worksWritten are the bindings whose Work the decision wrote.
+	worksWritten []string
+}
+
+type record struct{ kind, subject, note string }
+
+type firing struct {
+	change                   triggers.Change
+	key, placement, memberOf string
+}
+
+func (e *decisionEnv) Now() time.Time { return e.now }
+
+func (e *decisionEnv) Record(kind, subject, detail string) {
+	e.log.Info(kind, "subject", subject, "detail", detail)
+	note := subject
+	if detail != "" {
+		note += ": " + detail
+	}
+	e.records = append(e.records, record{kind: kind, subject: subject, note: note})
+}
+
+func (e *decisionEnv) Fire(c triggers.Change, key, placement, member string) {
+	e.log.V(1).Info("trigger", "change", string(c), "key", key, "placement", placement, "member", member)
+	e.fired = append(e.fired, firing{change: c, key: key, placement: placement, memberOf: member})
+}
+
+func (e *decisionEnv) RequeueAfter(_ triggers.Controller, _ string, d time.Duration) {
+	if e.requeue == 0 || d < e.requeue {
+		e.requeue = d
+	}
+}
+
+func (e *decisionEnv) MemberNotified(string) {}
+
+func (e *decisionEnv) WorkWritten(w *mhub.Work) { e.worksWritten = append(e.worksWritten, w.Binding) }
+
+// sendEvent records one of a decision's records as a Kubernetes event on obj.
+func sendEvent(rec events.EventRecorder, obj runtime.Object, r record) {
+	if rec != nil {
+		rec.Eventf(obj, nil, corev1.EventTypeNormal, eventReason(r.kind), "Reconcile", "%s", r.note)
+	}
+}
+
+// eventReason turns a record kind ("imc-created") into an event reason ("ImcCreated").
+func eventReason(kind string) string {
+	var b strings.Builder
+	for _, w := range strings.Split(kind, "-") {
+		if w != "" {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	return b.String()
+}
