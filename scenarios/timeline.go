@@ -128,6 +128,7 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 
 	s := &ps.step
 	s.Line = n.Line
+	s.Field = field
 	at := f.get("at")
 	if at == nil {
 		return ps, p.missing(f, "at")
@@ -349,6 +350,9 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 			default:
 				return ps, p.errorf(g.keyLine("file"), g.child("file"), "only submit, load and start take a unit file")
 			}
+		}
+		if err := p.checkFleetctl(g, f); err != nil {
+			return ps, err
 		}
 		s.Fleetctl = f
 

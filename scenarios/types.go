@@ -69,7 +69,9 @@ const (
 
 // Step is one timeline entry: a time and exactly one action (the field named by Action is set).
 type Step struct {
-	Line   int
+	Line int
+	// Field is the step's path in the file, e.g. timeline[3], for messages at run time.
+	Field  string
 	At     time.Duration
 	Action ActionKind
 

@@ -259,7 +259,11 @@ func (r *run) step(st *scenarios.Step) {
 		err = fmt.Errorf("unknown action %q", st.Action)
 	}
 	if err != nil {
-		r.fail(st.Line, fmt.Sprintf("timeline step at %s: %s: %v", st.At, st.Action, err))
+		field := string(st.Action)
+		if st.Field != "" {
+			field = st.Field + "." + field
+		}
+		r.fail(st.Line, fmt.Sprintf("%s: the step at %s failed: %v", field, st.At, err))
 	}
 }
 
