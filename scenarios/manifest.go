@@ -185,6 +185,10 @@ func (p *parser) parseManifest(c chunk, fieldPath string, idx int, fileLine func
 		}
 	}
 
+	if fe := validateObjectName(apiVersion, kind, name, meta["namespace"]); fe != nil {
+		return nil, "", fail(fe)
+	}
+
 	var memberName string
 	switch {
 	case apiVersion == placement.GroupVersion && kind == placement.KindPlacement:
@@ -208,6 +212,52 @@ func (p *parser) parseManifest(c chunk, fieldPath string, idx int, fileLine func
 		memberName = name
 	}
 	return &Manifest{Line: docLine, Object: &unstructured.Unstructured{Object: obj}}, memberName, nil
+}
+
+// validateObjectName checks metadata.name and metadata.namespace as the API server does:
+// a Namespace's name is a DNS-1123 label, an RBAC object's a path segment (it may hold ':'
+// as in system:controller:x), any other object's a DNS-1123 subdomain; a namespace is a
+// DNS-1123 label.
+func validateObjectName(apiVersion, kind, name string, namespace any) *field.Error {
+	np := field.NewPath("metadata", "name")
+	var errs []string
+	switch {
+	case apiVersion == "v1" && kind == "Namespace":
+		errs = validation.IsDNS1123Label(name)
+	case strings.HasPrefix(apiVersion, "rbac.authorization.k8s.io/"):
+		errs = pathSegmentName(name)
+	default:
+		errs = validation.IsDNS1123Subdomain(name)
+	}
+	if len(errs) > 0 {
+		return field.Invalid(np, name, strings.Join(errs, "; "))
+	}
+	if namespace == nil {
+		return nil
+	}
+	sp := field.NewPath("metadata", "namespace")
+	ns, ok := namespace.(string)
+	if !ok {
+		return field.Invalid(sp, namespace, "must be a string")
+	}
+	if ns == "" {
+		return nil
+	}
+	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+		return field.Invalid(sp, ns, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// pathSegmentName is the API server's rule for names that need only be a path segment.
+func pathSegmentName(name string) []string {
+	switch {
+	case name == "." || name == "..":
+		return []string{fmt.Sprintf("may not be '%s'", name)}
+	case strings.ContainsAny(name, "/%"):
+		return []string{"may not contain '/' or '%'"}
+	}
+	return nil
 }
 
 // validateMemberCluster checks what the simulator relies on: a valid name, the heartbeat
