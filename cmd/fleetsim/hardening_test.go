@@ -1,8 +1,12 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestValidateRefusesBadFleetctlSteps: validate refuses a unit the run would refuse, with
@@ -23,5 +27,39 @@ timeline:
 	code, out, errOut := run(t, "validate", bad)
 	if code != exitInvalid || !strings.Contains(errOut, "bad-unit.yaml:10: timeline[0].fleetctl.unit: invalid unit name") {
 		t.Errorf("validate = exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+}
+
+// TestTracePathsStayInsideAndUnique: scenario names cannot steer a trace file out of the
+// --trace directory, a name with '/' works, and two scenarios with one name get two files.
+func TestTracePathsStayInsideAndUnique(t *testing.T) {
+	got := tracePaths("/tmp/t/run.jsonl", []string{"./../../../x", "a/b", "same", "same", "same-2", "...", ""})
+	want := []string{"/tmp/t/run.-..-..-..-x.jsonl", "/tmp/t/run.a-b.jsonl", "/tmp/t/run.same.jsonl", "/tmp/t/run.same-2.jsonl", "/tmp/t/run.same-2-2.jsonl", "/tmp/t/run.scenario.jsonl", "/tmp/t/run.scenario-2.jsonl"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tracePaths (-want +got):\n%s", diff)
+	}
+	for _, p := range got {
+		if filepath.Dir(p) != "/tmp/t" {
+			t.Errorf("trace %s is outside /tmp/t", p)
+		}
+	}
+
+	// End to end: two files named alike, one with a hostile name.
+	dir := t.TempDir()
+	src := func(name string) string {
+		return "name: " + name + "\nduration: 5m\nmembers:\n  - name: m1\nexpect:\n  - member: {name: m1, condition: {type: Joined, status: \"True\"}}\n"
+	}
+	a := write(t, "a.yaml", src(`"../../escape"`))
+	b := write(t, "b.yaml", src(`"../../escape"`))
+	code, out, errOut := run(t, "run", "-q", a, b, "--trace", filepath.Join(dir, "trace.jsonl"))
+	if code != exitOK {
+		t.Fatalf("run = exit %d\n%s%s", code, out, errOut)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if diff := cmp.Diff([]string{filepath.Join(dir, "trace.-..-escape-2.jsonl"), filepath.Join(dir, "trace.-..-escape.jsonl")}, files); diff != "" {
+		t.Errorf("trace files (-want +got):\n%s", diff)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(filepath.Dir(dir)), "escape.jsonl")); err == nil {
+		t.Errorf("a trace escaped the --trace directory")
 	}
 }

@@ -35,7 +35,9 @@ failing, placements scheduled and why), the final placements and members like ku
 expectation with pass or fail, and the trace hash that identifies the run.
 
 With several files and --trace, each file's trace goes to the --trace path with the scenario
-name inserted before the extension (trace.jsonl → trace.quickstart.jsonl).`,
+name inserted before the extension (trace.jsonl → trace.quickstart.jsonl); characters other
+than letters, digits, '.', '_' and '-' become '-', so traces stay in the --trace directory,
+and a name used by two files gets -2, -3, ... so no trace overwrites another.`,
 		Example: `  # The quickstart: a small fleet, a PickN placement, a member failure
   fleetsim run scenarios/quickstart.yaml
 
@@ -79,9 +81,17 @@ func runFiles(cmd *cobra.Command, paths []string, f runFlags, stdout, stderr io.
 		}
 		scs = append(scs, sc)
 	}
+	var traces []string
+	if f.trace != "" {
+		names := make([]string, len(scs))
+		for i, sc := range scs {
+			names[i] = sc.Name
+		}
+		traces = tracePaths(f.trace, names)
+	}
 	var reports []*runner.Report
 	failed := 0
-	for _, sc := range scs {
+	for i, sc := range scs {
 		opts := runner.Options{}
 		if cmd.Flags().Changed("seed") {
 			opts.Seed = &f.seed
@@ -91,8 +101,7 @@ func runFiles(cmd *cobra.Command, paths []string, f runFlags, stdout, stderr io.
 		}
 		var traceFile *os.File
 		if f.trace != "" {
-			path := tracePath(f.trace, sc.Name, len(scs) > 1)
-			tf, err := os.Create(path)
+			tf, err := os.Create(traces[i])
 			if err != nil {
 				return &exitError{code: exitInvalid, err: fmt.Errorf("--trace: %w", err)}
 			}
@@ -145,11 +154,47 @@ func runFiles(cmd *cobra.Command, paths []string, f runFlags, stdout, stderr io.
 	return nil
 }
 
-// tracePath inserts the scenario name before the extension when several files share --trace.
-func tracePath(path, scenario string, several bool) string {
-	if !several {
-		return path
+// tracePaths returns the trace file of each scenario: the --trace path itself for one file;
+// for several, the scenario name inserted before the extension (trace.jsonl →
+// trace.quickstart.jsonl). The name is reduced to a safe file name component (letters,
+// digits, '.', '_' and '-'; no leading dot), so a trace never leaves the --trace directory,
+// and a name used twice gets -2, -3, ... so no trace overwrites another.
+func tracePaths(path string, names []string) []string {
+	if len(names) == 1 {
+		return []string{path}
 	}
 	ext := filepath.Ext(path)
-	return strings.TrimSuffix(path, ext) + "." + scenario + ext
+	base := strings.TrimSuffix(path, ext)
+	used := map[string]bool{}
+	out := make([]string, len(names))
+	for i, name := range names {
+		c := safeComponent(name)
+		cand := c
+		for n := 2; used[cand]; n++ {
+			cand = fmt.Sprintf("%s-%d", c, n)
+		}
+		used[cand] = true
+		out[i] = base + "." + cand + ext
+	}
+	return out
+}
+
+// safeComponent maps a scenario name to a file name component: characters other than
+// letters, digits, '.', '_' and '-' become '-', leading dots are dropped, and at most 100
+// bytes are kept.
+func safeComponent(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			b[i] = '-'
+		}
+	}
+	s := strings.TrimLeft(string(b), ".")
+	if len(s) > 100 {
+		s = s[:100]
+	}
+	if s == "" {
+		s = "scenario"
+	}
+	return s
 }
