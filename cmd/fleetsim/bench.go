@@ -72,6 +72,8 @@ func report(w io.Writer, name string, r testing.BenchmarkResult) error {
 	if r.N == 0 {
 		return &exitError{code: exitInvalid, err: fmt.Errorf("benchmark %s failed (run the same one with go test -bench in bench/ to see why)", name)}
 	}
-	fmt.Fprintf(w, "%-48s %s %s\n", name, r.String(), r.MemString())
+	if _, err := fmt.Fprintf(w, "%-48s %s %s\n", name, r.String(), r.MemString()); err != nil {
+		return &exitError{code: exitInvalid, err: fmt.Errorf("writing the output: %w", err)}
+	}
 	return nil
 }

@@ -63,3 +63,40 @@ func TestTracePathsStayInsideAndUnique(t *testing.T) {
 		t.Errorf("a trace escaped the --trace directory")
 	}
 }
+
+// TestOutputErrors: output that cannot be written (a full disk) fails with exit 2 and a
+// message, in every format; so does a completion script for a shell fleetsim has none for.
+func TestOutputErrors(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatalf("this test needs /dev/full: %v", err)
+	}
+	defer full.Close()
+	for _, args := range [][]string{
+		{"run", quickstart},
+		{"run", quickstart, "-q"},
+		{"run", quickstart, "-o", "json"},
+		{"run", quickstart, "-o", "yaml"},
+		{"validate", quickstart},
+		{"version"},
+	} {
+		errf, err := os.CreateTemp(t.TempDir(), "stderr")
+		if err != nil {
+			t.Fatal(err)
+		}
+		code := execute(args, full, errf)
+		errf.Close()
+		msg, _ := os.ReadFile(errf.Name())
+		if code != exitInvalid || !strings.Contains(string(msg), "no space left on device") {
+			t.Errorf("fleetsim %v > /dev/full = exit %d, stderr %q; want exit 2 and the write error", args, code, msg)
+		}
+	}
+
+	code, out, errOut := run(t, "completion", "tcsh")
+	if code != exitInvalid || !strings.Contains(errOut, `no script for shell "tcsh"; want one of bash, fish, powershell, zsh`) {
+		t.Errorf("completion tcsh = exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if code, out, _ := run(t, "completion"); code != exitOK || !strings.Contains(out, "bash") {
+		t.Errorf("completion (no shell) = exit %d, want its help:\n%s", code, out)
+	}
+}

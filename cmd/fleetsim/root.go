@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -29,7 +30,30 @@ The scenario format is documented in scenarios/README.md.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newRunCommand(stdout, stderr), newValidateCommand(stdout, stderr), newBenchCommand(stdout), newVersionCommand(stdout))
+	strictCompletion(root)
 	return root
+}
+
+// strictCompletion makes `fleetsim completion SHELL` fail (exit 2) for a shell it has no
+// script for; cobra's default completion command prints its help and exits 0 instead.
+func strictCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		var shells []string
+		for _, sc := range c.Commands() {
+			shells = append(shells, sc.Name())
+		}
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return &exitError{code: exitInvalid, err: fmt.Errorf("completion: no script for shell %q; want one of %s", args[0], strings.Join(shells, ", "))}
+		}
+	}
 }
 
 func newVersionCommand(stdout io.Writer) *cobra.Command {
@@ -38,7 +62,9 @@ func newVersionCommand(stdout io.Writer) *cobra.Command {
 		Short: "Print the version of fleetsim",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintln(stdout, versionString())
+			if _, err := fmt.Fprintln(stdout, versionString()); err != nil {
+				return &exitError{code: exitInvalid, err: fmt.Errorf("writing the output: %w", err)}
+			}
 			return nil
 		},
 	}

@@ -71,7 +71,8 @@ and a name used by two files gets -2, -3, ... so no trace overwrites another.`,
 	return cmd
 }
 
-func runFiles(cmd *cobra.Command, paths []string, f runFlags, stdout, stderr io.Writer) error {
+func runFiles(cmd *cobra.Command, paths []string, f runFlags, out, stderr io.Writer) error {
+	stdout := &errWriter{w: out}
 	// Parse everything first: an invalid file stops the command before any run.
 	var scs []*scenarios.Scenario
 	for _, p := range paths {
@@ -126,6 +127,9 @@ func runFiles(cmd *cobra.Command, paths []string, f runFlags, stdout, stderr io.
 		reports = append(reports, rep)
 		if f.output == "text" {
 			printText(stdout, rep, f.quiet)
+			if err := stdout.check(); err != nil {
+				return err
+			}
 		}
 	}
 	switch f.output {
@@ -147,6 +151,9 @@ func runFiles(cmd *cobra.Command, paths []string, f runFlags, stdout, stderr io.
 		if _, err := stdout.Write(b); err != nil {
 			return &exitError{code: exitInvalid, err: err}
 		}
+	}
+	if err := stdout.check(); err != nil {
+		return err
 	}
 	if failed > 0 {
 		return &exitError{code: exitFailed, err: errors.New(plural(failed, "scenario") + " failed")}

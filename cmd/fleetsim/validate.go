@@ -20,6 +20,7 @@ func newValidateCommand(stdout, stderr io.Writer) *cobra.Command {
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: completeScenarioFiles,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			stdout := &errWriter{w: stdout}
 			bad := 0
 			for _, path := range args {
 				sc, err := scenarios.Load(path)
@@ -29,6 +30,9 @@ func newValidateCommand(stdout, stderr io.Writer) *cobra.Command {
 					continue
 				}
 				fmt.Fprintf(stdout, "%s: ok (%s: %d member group(s), %d step(s), %d expectation(s))\n", path, sc.Name, len(sc.Members), len(sc.Timeline), len(sc.Expect))
+			}
+			if err := stdout.check(); err != nil {
+				return err
 			}
 			if bad > 0 {
 				return &exitError{code: exitInvalid, err: errors.New(plural(bad, "invalid scenario file"))}
