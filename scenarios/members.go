@@ -14,13 +14,9 @@ import (
 	"github.com/fleetsim/fleetsim/model/member"
 )
 
-// Limits on member groups.
-const (
-	// MaxRangeSize is the most names one {a..b} range may expand to.
-	MaxRangeSize = 100_000
-	// MaxMembers is the most members a scenario may define in `members`.
-	MaxMembers = 1_000_000
-)
+// MaxRangeSize is the most names one {a..b} range may expand to. How many members a
+// scenario may define in all is [Limits.MaxMembers].
+const MaxRangeSize = 100_000
 
 var memberKeys = []string{"name", "kind", "labels", "taints", "properties", "resources", "heartbeatPeriod", "joinAt", "metadata"}
 
@@ -36,8 +32,8 @@ func (p *parser) parseMembers(n *yaml.Node) ([]MemberGroup, error) {
 		if err != nil {
 			return nil, err
 		}
-		if total += len(g.Names); total > MaxMembers {
-			return nil, p.errorf(g.Line, index("members", i), "too many members: a scenario may define at most %d", MaxMembers)
+		if total += len(g.Names); total > p.opts.Limits.MaxMembers {
+			return nil, p.errorf(g.Line, index("members", i), "too many members: %s so far; the limit is %s (raise it with --max-members)", count(float64(total)), count(float64(p.opts.Limits.MaxMembers)))
 		}
 		groups = append(groups, g)
 	}

@@ -50,11 +50,16 @@ func (e *Error) Error() string {
 // Load reads the scenario file at path and parses it. A file that cannot be read is reported
 // as the *fs.PathError from os.ReadFile; a file that is not a valid scenario as an *Error.
 func Load(path string) (*Scenario, error) {
+	return LoadWith(path, Options{})
+}
+
+// LoadWith is Load with options (work limits, the run's length).
+func LoadWith(path string, opts Options) (*Scenario, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data)
+	return ParseWith(path, data, opts)
 }
 
 // Parse parses and validates a scenario file; path is only used in error messages and kept in
@@ -62,9 +67,16 @@ func Load(path string) (*Scenario, error) {
 //
 // Problems are looked for in this order: the YAML syntax and the top-level keys, then name,
 // description, seed, duration, members, timeline (first each step on its own, in file order,
-// then the member names steps refer to, in timeline order), expect, always and faults.
+// then the member names steps refer to, in timeline order), expect, always and faults; last,
+// the work the scenario asks for is estimated and checked against [DefaultLimits].
 func Parse(path string, data []byte) (*Scenario, error) {
-	p := &parser{path: path, members: map[string]memberDef{}, created: map[string]int{}}
+	return ParseWith(path, data, Options{})
+}
+
+// ParseWith is Parse with options (work limits, the run's length).
+func ParseWith(path string, data []byte, opts Options) (*Scenario, error) {
+	opts.Limits = opts.Limits.withDefaults()
+	p := &parser{path: path, opts: opts, members: map[string]memberDef{}, created: map[string]int{}}
 	s, err := p.parse(data)
 	if err != nil {
 		return nil, err
@@ -83,7 +95,10 @@ type memberDef struct {
 
 type parser struct {
 	path     string
+	opts     Options
 	duration time.Duration
+	// durationLine is the line of the duration key.
+	durationLine int
 	// members are the names defined by `members`.
 	members map[string]memberDef
 	// created are the names of MemberClusters applied anywhere in the timeline, with the line
@@ -131,6 +146,7 @@ func (p *parser) parse(data []byte) (*Scenario, error) {
 		return nil, p.errorf(n.Line, "duration", "must be greater than 0")
 	}
 	p.duration = s.Duration
+	p.durationLine = f.keyLine("duration")
 
 	if s.Members, err = p.parseMembers(f.get("members")); err != nil {
 		return nil, err
@@ -153,6 +169,9 @@ func (p *parser) parse(data []byte) (*Scenario, error) {
 		if s.Faults, err = p.parseFaults(n, f.keyLine("faults")); err != nil {
 			return nil, err
 		}
+	}
+	if err := p.checkWork(s); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

@@ -100,3 +100,22 @@ func TestOutputErrors(t *testing.T) {
 		t.Errorf("completion (no shell) = exit %d, want its help:\n%s", code, out)
 	}
 }
+
+// TestWorkLimitFlags: a scenario asking for too much work exits 2 from validate and run,
+// naming the field and the estimate; --max-events raises the limit.
+func TestWorkLimitFlags(t *testing.T) {
+	big := write(t, "big.yaml", "name: big\nduration: 2562047h\nmembers:\n  - name: m1\n")
+	for _, cmd := range []string{"validate", "run"} {
+		code, out, errOut := run(t, cmd, big)
+		if code != exitInvalid || !strings.Contains(errOut, "big.yaml:2: duration: the run would process about 153,722,825 events") || !strings.Contains(errOut, "--max-events") {
+			t.Errorf("%s = exit %d\nstdout: %s\nstderr: %s", cmd, code, out, errOut)
+		}
+	}
+	if code, out, errOut := run(t, "validate", "--max-events", "2e8", big); code != exitOK {
+		t.Errorf("validate --max-events 2e8 = exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	small := write(t, "small.yaml", "name: small\nduration: 1h\nmembers:\n  - name: m{1..1000}\n")
+	if code, _, errOut := run(t, "run", "--until", "2000h", small); code != exitInvalid || !strings.Contains(errOut, "over --until 2000h0m0s") {
+		t.Errorf("run --until 2000h = exit %d, stderr %s", code, errOut)
+	}
+}

@@ -18,6 +18,7 @@ import (
 )
 
 type runFlags struct {
+	limits limitFlags
 	seed   uint64
 	until  time.Duration
 	output string
@@ -65,6 +66,7 @@ and a name used by two files gets -2, -3, ... so no trace overwrites another.`,
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text, json or yaml")
 	cmd.Flags().StringVar(&f.trace, "trace", "", "write every processed event as JSON lines to this file")
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "text output: print only the verdict and failures")
+	f.limits.register(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"text", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -75,8 +77,12 @@ func runFiles(cmd *cobra.Command, paths []string, f runFlags, out, stderr io.Wri
 	stdout := &errWriter{w: out}
 	// Parse everything first: an invalid file stops the command before any run.
 	var scs []*scenarios.Scenario
+	opts := scenarios.Options{Limits: f.limits.limits()}
+	if cmd.Flags().Changed("until") {
+		opts.Until = f.until
+	}
 	for _, p := range paths {
-		sc, err := scenarios.Load(p)
+		sc, err := scenarios.LoadWith(p, opts)
 		if err != nil {
 			return &exitError{code: exitInvalid, err: err}
 		}
