@@ -4,8 +4,10 @@ go 1.26.0
 
 require (
 	github.com/benbjohnson/clock v1.3.5
+	github.com/coreos/go-systemd/v22 v22.7.0
 	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/go-logr/logr v1.4.3
+	github.com/godbus/dbus/v5 v5.1.0
 	github.com/google/btree v1.1.3
 	github.com/google/go-cmp v0.7.0
 	github.com/google/go-containerregistry v0.22.1

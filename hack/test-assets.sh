@@ -10,6 +10,8 @@
 # - etcd: Debian's etcd-server package (3.4.23 on bookworm), installed with apt-get if missing.
 #   Nothing is started: the package's postinst only enables a systemd unit, and there is no
 #   systemd on these machines.
+# - systemd-nspawn (Debian systemd-container, apt) and hack/systemd-sandbox.sh, copied into
+#   the assets dir: real systemd instances for the machine-agent tests.
 # - kubectl: /usr/bin/kubectl from the image, linked if present (envtest only needs it for
 #   its kubectl helper).
 #
@@ -21,6 +23,7 @@
 set -Eeuo pipefail
 
 K8S_VERSION=1.37.1
+HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 
 # Keep the real stdout on fd 3 for the final path; everything else goes to stderr.
 exec 3>&1 1>&2
@@ -198,6 +201,22 @@ case $ev in "etcd Version:"*) ;; *) die "$ETCD --version printed '$ev'" ;; esac
 log "$ev"
 
 # --------------------------------------------------------------------------------------------
+STEP="systemd-nspawn (Debian systemd-container)"
+# The machine-agent tests run real systemd instances, each the PID 1 of a systemd-nspawn
+# container made by hack/systemd-sandbox.sh (never at the cgroup root; see that script).
+if command -v systemd-nspawn >/dev/null 2>&1; then
+	log "systemd-nspawn already installed"
+elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	t=$SECONDS
+	apt-get -o DPkg::Lock::Timeout=300 update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq \
+		--no-install-recommends systemd-container
+	log "systemd-container installed in $((SECONDS - t)) s"
+else
+	log "warning: systemd-nspawn missing and cannot install systemd-container (needs root and apt-get); machine-agent tests will skip or fail"
+fi
+
+# --------------------------------------------------------------------------------------------
 STEP="assemble assets dir"
 ln -sfn ../kube-apiserver "$ASSETS/kube-apiserver"
 ln -sfn "$ETCD" "$ASSETS/etcd"
@@ -210,6 +229,9 @@ else
 	log "warning: kubectl not found; $ASSETS has no kubectl (envtest itself does not need it)"
 fi
 [ -x "$ASSETS/kube-apiserver" ] && [ -x "$ASSETS/etcd" ] || die "assets in $ASSETS are not executable"
+# The sandbox script travels with the assets, so tests find it through KUBEBUILDER_ASSETS.
+install -m 0755 "$HACK_DIR/systemd-sandbox.sh" "$ASSETS/systemd-sandbox.sh.tmp"
+mv -f "$ASSETS/systemd-sandbox.sh.tmp" "$ASSETS/systemd-sandbox.sh"
 
 STEP="done"
 log "assets ready in $((SECONDS - T0)) s: $ASSETS"
