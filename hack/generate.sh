@@ -2,7 +2,8 @@
 # Regenerate the code and manifests derived from the API types in prod/apis/:
 #
 #   - prod/apis/<group>/v1beta1/zz_generated.deepcopy.go (DeepCopy, DeepCopyInto, DeepCopyObject)
-#   - config/crd/bases/<group>_<plural>.yaml             (one CustomResourceDefinition per kind)
+#   - config/crd/bases/<group>_<plural>.yaml             (one CustomResourceDefinition per kind;
+#     hack/crdversions adds the versions KubeFleet serves besides the stored v1beta1)
 #
 # controller-gen is pinned: v0.23.0 is the release that matches k8s.io/* v0.37 and
 # controller-runtime v0.25. `go run pkg@version` builds it outside this module, so go.mod is
@@ -27,6 +28,9 @@ rm -f "$CRD_DIR"/*.yaml
 	crd \
 	paths=./prod/apis/... \
 	output:crd:artifacts:config="$CRD_DIR"
+
+# Serve every version KubeFleet serves (model/fleetapi), each with the stored schema.
+go run ./hack/crdversions "$CRD_DIR"
 
 gofmt -w prod/apis
 echo "generate: wrote prod/apis/*/v1beta1/zz_generated.deepcopy.go and $(ls "$CRD_DIR" | wc -l) CRDs in $CRD_DIR" >&2

@@ -16,8 +16,10 @@ import (
 	sigsjson "sigs.k8s.io/json"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/fleetsim/fleetsim/model/fleetapi"
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/placement"
+	"github.com/fleetsim/fleetsim/model/staged"
 )
 
 // The MemberCluster kind, accepted unchanged from KubeFleet.
@@ -189,6 +191,20 @@ func (p *parser) parseManifest(c chunk, fieldPath string, idx int, fileLine func
 		return nil, "", fail(fe)
 	}
 
+	// KubeFleet serves its kinds at several versions with one schema and stores them as
+	// v1beta1; so does the simulator.
+	stored, served, why := fleetapi.Stored(apiVersion, kind)
+	if !served {
+		return nil, "", fail(field.Invalid(field.NewPath("apiVersion"), apiVersion, why))
+	}
+	if stored != apiVersion {
+		apiVersion = stored
+		obj["apiVersion"] = stored
+		if j, err = utiljson.Marshal(obj); err != nil {
+			return nil, "", p.errorf(docLine, label, "%s", err)
+		}
+	}
+
 	var memberName string
 	switch {
 	case apiVersion == placement.GroupVersion && kind == placement.KindPlacement:
@@ -203,6 +219,25 @@ func (p *parser) parseManifest(c chunk, fieldPath string, idx int, fileLine func
 			return nil, "", p.errorf(at(locate(root, path)), label, "%s", reason)
 		}
 		if errs := placement.ValidatePlacement(&crp); len(errs) > 0 {
+			return nil, "", fail(errs[0])
+		}
+	case apiVersion == placement.GroupVersion && kind == staged.KindStrategy:
+		if fe := validateWaitTimes(obj); fe != nil {
+			return nil, "", fail(fe)
+		}
+		var st staged.ClusterStagedUpdateStrategy
+		if path, reason, bad := decodeStrict(j, &st); bad {
+			return nil, "", p.errorf(at(locate(root, path)), label, "%s", reason)
+		}
+		if errs := staged.ValidateStrategy(&st); len(errs) > 0 {
+			return nil, "", fail(errs[0])
+		}
+	case apiVersion == placement.GroupVersion && kind == staged.KindRun:
+		var run staged.ClusterStagedUpdateRun
+		if path, reason, bad := decodeStrict(j, &run); bad {
+			return nil, "", p.errorf(at(locate(root, path)), label, "%s", reason)
+		}
+		if errs := staged.ValidateRun(&run); len(errs) > 0 {
 			return nil, "", fail(errs[0])
 		}
 	case apiVersion == ClusterGroupVersion && kind == KindMemberCluster:
@@ -249,6 +284,40 @@ func validateObjectName(apiVersion, kind, name string, namespace any) *field.Err
 	return nil
 }
 
+// decodeStrict decodes j into out, refusing unknown and duplicate fields; bad says it failed,
+// path and reason say where and why.
+func decodeStrict(j []byte, out any) (path, reason string, bad bool) {
+	var strict []error
+	if err := safely(func() (err error) { strict, err = sigsjson.UnmarshalStrict(j, out); return err }); err != nil {
+		path, reason = decodeError(err)
+		return path, reason, true
+	}
+	if len(strict) > 0 {
+		path, reason = decodeError(strict[0])
+		return path, reason, true
+	}
+	return "", "", false
+}
+
+// validateWaitTimes checks each after-stage task's waitTime as written (a parsed duration
+// no longer shows "01h" or a bare "0").
+func validateWaitTimes(obj map[string]any) *field.Error {
+	stages, _, _ := unstructured.NestedSlice(obj, "spec", "stages")
+	for i, s := range stages {
+		st, _ := s.(map[string]any)
+		tasks, _ := st["afterStageTasks"].([]any)
+		for k, t := range tasks {
+			task, _ := t.(map[string]any)
+			if w, ok := task["waitTime"].(string); ok {
+				if errs := staged.ValidateWaitTime(w, field.NewPath("spec", "stages").Index(i).Child("afterStageTasks").Index(k).Child("waitTime")); len(errs) > 0 {
+					return errs[0]
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // pathSegmentName is the API server's rule for names that need only be a path segment.
 func pathSegmentName(name string) []string {
 	switch {
@@ -260,11 +329,17 @@ func pathSegmentName(name string) []string {
 	return nil
 }
 
-// validateMemberCluster checks what the simulator relies on: a valid name, the heartbeat
-// period's limits and NoSchedule taints (MC-API).
+// MaxMemberNameLength: a member's name goes into its reserved namespace's, which is a label.
+const MaxMemberNameLength = 63
+
+// validateMemberCluster checks what the simulator relies on: a valid name of at most 63
+// characters, the heartbeat period's limits and NoSchedule taints (MC-API).
 func validateMemberCluster(obj map[string]any, name string) *field.Error {
 	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
 		return field.Invalid(field.NewPath("metadata", "name"), name, strings.Join(errs, "; "))
+	}
+	if len(name) > MaxMemberNameLength {
+		return field.TooLong(field.NewPath("metadata", "name"), name, MaxMemberNameLength)
 	}
 	sp := field.NewPath("spec")
 	raw, ok := obj["spec"]

@@ -323,6 +323,22 @@ func TestParseErrors(t *testing.T) {
 			11, "timeline[0].apply[0] (ClusterResourcePlacement crp)", "spec.policy.numberOfClusters: Invalid value: cannot decode string as int32"},
 		{"crp without selectors", head + apply + crpHead + "      spec: {}\n",
 			9, "timeline[0].apply[0] (ClusterResourcePlacement crp)", "spec.resourceSelectors: Required value"},
+		{"eviction at v1", head + apply + "      apiVersion: placement.kubernetes-fleet.io/v1\n      kind: ClusterResourcePlacementEviction\n      metadata: {name: e}\n",
+			6, "timeline[0].apply[0] (ClusterResourcePlacementEviction e)", "ClusterResourcePlacementEviction is served at placement.kubernetes-fleet.io/v1beta1, placement.kubernetes-fleet.io/v1alpha1, not at v1"},
+		{"crp at v2", head + apply + "      apiVersion: placement.kubernetes-fleet.io/v2\n      kind: ClusterResourcePlacement\n      metadata: {name: crp}\n",
+			6, "timeline[0].apply[0] (ClusterResourcePlacement crp)", "not at v2"},
+		{"pick fixed with tolerations", head + apply + crpHead + "      spec:\n        resourceSelectors: [{group: '', version: v1, kind: Namespace, name: app}]\n        policy:\n          placementType: PickFixed\n          clusterNames: [a]\n          tolerations: [{key: k, operator: Exists}]\n",
+			14, "timeline[0].apply[0] (ClusterResourcePlacement crp)", "spec.policy.tolerations: Forbidden: not allowed with placementType PickFixed"},
+		{"member name of 64 characters", head + apply + "      apiVersion: cluster.kubernetes-fleet.io/v1\n      kind: MemberCluster\n      metadata: {name: " + strings.Repeat("m", 64) + "}\n",
+			8, "timeline[0].apply[0] (MemberCluster " + strings.Repeat("m", 64) + ")", "metadata.name: Too long"},
+		{"run name of 64 characters", head + apply + "      apiVersion: placement.kubernetes-fleet.io/v1alpha1\n      kind: ClusterStagedUpdateRun\n      metadata: {name: " + strings.Repeat("r", 64) + "}\n      spec: {placementName: p, resourceSnapshotIndex: '0', stagedRolloutStrategyName: s}\n",
+			8, "timeline[0].apply[0] (ClusterStagedUpdateRun " + strings.Repeat("r", 64) + ")", "metadata.name: Too long"},
+		{"timed wait of 0", head + apply + "      apiVersion: placement.kubernetes-fleet.io/v1\n      kind: ClusterStagedUpdateStrategy\n      metadata: {name: s}\n      spec:\n        stages:\n        - name: a\n          afterStageTasks: [{type: TimedWait, waitTime: '0'}]\n",
+			12, "timeline[0].apply[0] (ClusterStagedUpdateStrategy s)", `spec.stages[0].afterStageTasks[0].waitTime: Invalid value: "0"`},
+		{"timed wait of 01h", head + apply + "      apiVersion: placement.kubernetes-fleet.io/v1beta1\n      kind: ClusterStagedUpdateStrategy\n      metadata: {name: s}\n      spec:\n        stages:\n        - name: a\n          afterStageTasks: [{type: TimedWait, waitTime: 01h}]\n",
+			12, "timeline[0].apply[0] (ClusterStagedUpdateStrategy s)", `waitTime: Invalid value: "01h"`},
+		{"approval with waitTime", head + apply + "      apiVersion: placement.kubernetes-fleet.io/v1beta1\n      kind: ClusterStagedUpdateStrategy\n      metadata: {name: s}\n      spec:\n        stages:\n        - name: a\n          afterStageTasks: [{type: Approval, waitTime: 1h}]\n",
+			12, "timeline[0].apply[0] (ClusterStagedUpdateStrategy s)", `spec.stages[0].afterStageTasks[0].waitTime: Forbidden`},
 		{"member cluster heartbeat", head + apply + mcHead + "      spec:\n        heartbeatPeriodSeconds: 0\n",
 			10, "timeline[0].apply[0] (MemberCluster late)", "spec.heartbeatPeriodSeconds: Invalid value: 0: must be between 1 and 600"},
 		{"member cluster taint", head + apply + mcHead + "      spec:\n        taints:\n          - key: k\n            effect: NoExecute\n",
@@ -557,4 +573,30 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseServedVersions: the scenario format takes every version KubeFleet serves and
+// stores it as v1beta1, as the hub does.
+func TestParseServedVersions(t *testing.T) {
+	src := "name: t\nduration: 1h\ntimeline:\n  - at: 0s\n    apply: |\n" +
+		"      apiVersion: placement.kubernetes-fleet.io/v1\n      kind: ClusterResourcePlacement\n      metadata: {name: crp}\n" +
+		"      spec:\n        resourceSelectors: [{group: '', version: v1, kind: Namespace, name: app}]\n      ---\n" +
+		"      apiVersion: placement.kubernetes-fleet.io/v1alpha1\n      kind: ClusterResourceOverride\n      metadata: {name: cro}\n      ---\n" +
+		"      apiVersion: cluster.kubernetes-fleet.io/v1\n      kind: MemberCluster\n      metadata: {name: late}\n"
+	s, err := Parse("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range s.Timeline[0].Apply {
+		got = append(got, m.Object.GetAPIVersion()+" "+m.Object.GetKind())
+	}
+	want := []string{
+		"placement.kubernetes-fleet.io/v1beta1 ClusterResourcePlacement",
+		"placement.kubernetes-fleet.io/v1beta1 ClusterResourceOverride",
+		"cluster.kubernetes-fleet.io/v1beta1 MemberCluster",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("stored versions (-want +got):\n%s", diff)
+	}
 }

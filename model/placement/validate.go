@@ -55,6 +55,9 @@ func ValidatePolicy(p *PlacementPolicy, path *field.Path) field.ErrorList {
 		if p.Affinity != nil {
 			errs = append(errs, field.Forbidden(path.Child("affinity"), "not allowed with placementType PickFixed (clusterNames and affinity are mutually exclusive)"))
 		}
+		if len(p.Tolerations) > 0 {
+			errs = append(errs, field.Forbidden(path.Child("tolerations"), "not allowed with placementType PickFixed (a fixed list of clusters ignores taints)"))
+		}
 	}
 	if typ == PickN {
 		if p.NumberOfClusters == nil {

@@ -15,21 +15,23 @@ const (
 	MaxStageNameLength     = 63
 	MaxAfterStageTasks     = 2
 	MaxPlacementNameLength = 255
+	// MaxRunNameLength: a run's name goes into the names and labels of its approval
+	// requests, so it must fit a label value.
+	MaxRunNameLength = 63
 )
 
 var (
 	stageNamePattern = regexp.MustCompile(`^[a-z0-9]+$`)
-	// waitTimePattern is the API's ^0|([0-9]+(\.[0-9]+)?(s|m|h))+$ with the anchors applied
-	// to the whole alternation, which is what it means: as written, ^ binds to "0" only and
-	// any string starting with 0 would pass.
-	waitTimePattern = regexp.MustCompile(`^(0|([0-9]+(\.[0-9]+)?(s|m|h))+)$`)
+	// waitTimePattern: numbers with s, m or h units, without leading zeros; a bare "0" (no
+	// unit) and "01h" are refused, as KubeFleet refuses them.
+	waitTimePattern = regexp.MustCompile(`^(([1-9][0-9]*|0)(\.[0-9]+)?(s|m|h))+$`)
 )
 
 // ValidateWaitTime checks a waitTime as written in a manifest, before it is parsed into a
-// metav1.Duration: "0", or numbers with s, m or h units such as "1m", "1.5h", "1h30m".
+// metav1.Duration: numbers with s, m or h units such as "1m", "1.5h", "1h30m", "0s".
 func ValidateWaitTime(s string, path *field.Path) field.ErrorList {
 	if !waitTimePattern.MatchString(s) {
-		return field.ErrorList{field.Invalid(path, s, `must match ^0|([0-9]+(\.[0-9]+)?(s|m|h))+$`)}
+		return field.ErrorList{field.Invalid(path, s, `must match ^(([1-9][0-9]*|0)(\.[0-9]+)?(s|m|h))+$`)}
 	}
 	return nil
 }
@@ -94,6 +96,9 @@ func ValidateStrategySpec(spec *StagedUpdateStrategySpec, path *field.Path) fiel
 					errs = append(errs, field.Required(tj.Child("waitTime"), "required for a TimedWait task"))
 				}
 			case TaskApproval:
+				if t.WaitTime != nil {
+					errs = append(errs, field.Forbidden(tj.Child("waitTime"), "not allowed for an Approval task"))
+				}
 			case "":
 				errs = append(errs, field.Required(tj.Child("type"), ""))
 				continue
@@ -127,6 +132,9 @@ func ValidateRun(r *ClusterStagedUpdateRun) field.ErrorList {
 	} else {
 		for _, msg := range validation.IsDNS1123Subdomain(r.Name) {
 			errs = append(errs, field.Invalid(np, r.Name, msg))
+		}
+		if len(r.Name) > MaxRunNameLength {
+			errs = append(errs, field.TooLong(np, r.Name, MaxRunNameLength))
 		}
 	}
 	sp := field.NewPath("spec")

@@ -60,6 +60,7 @@ func TestValidateStrategy(t *testing.T) {
 		{name: "fractional wait", stages: []staged.StageConfig{newStage("a", nil, timedWait(1500*time.Millisecond))}},
 		{name: "millisecond wait", stages: []staged.StageConfig{newStage("a", nil, timedWait(time.Millisecond))}, want: []string{"spec.stages[0].afterStageTasks[0].waitTime: Invalid value"}},
 		{name: "negative wait", stages: []staged.StageConfig{newStage("a", nil, timedWait(-time.Minute))}, want: []string{"spec.stages[0].afterStageTasks[0].waitTime: Invalid value"}},
+		{name: "approval with waitTime", stages: []staged.StageConfig{newStage("a", nil, staged.AfterStageTask{Type: staged.TaskApproval, WaitTime: &metav1.Duration{Duration: time.Hour}})}, want: []string{"spec.stages[0].afterStageTasks[0].waitTime: Forbidden"}},
 		{name: "unknown task type", stages: []staged.StageConfig{newStage("a", nil, staged.AfterStageTask{Type: "Sleep"})}, want: []string{"spec.stages[0].afterStageTasks[0].type: Unsupported value"}},
 		{name: "missing task type", stages: []staged.StageConfig{newStage("a", nil, staged.AfterStageTask{})}, want: []string{"spec.stages[0].afterStageTasks[0].type: Required value"}},
 	}
@@ -76,7 +77,7 @@ func TestValidateStrategy(t *testing.T) {
 
 func TestValidateWaitTime(t *testing.T) {
 	for s, ok := range map[string]bool{
-		"0": true, "1m": true, "1h": true, "30s": true, "1.5h": true, "1h30m": true, "1m0s": true, "0s": true,
+		"0": false, "01h": false, "1h01m": false, "1m": true, "1h": true, "30s": true, "1.5h": true, "1h30m": true, "1m0s": true, "0s": true,
 		"": false, "10": false, "1ms": false, "-1m": false, "01x": false, "1d": false, "m": false, "1.m": false, " 1m": false,
 	} {
 		if got := len(staged.ValidateWaitTime(s, field.NewPath("waitTime"))) == 0; got != ok {
@@ -93,6 +94,8 @@ func TestValidateRun(t *testing.T) {
 	}{
 		{name: "how-to run", mutate: func(*staged.ClusterStagedUpdateRun) {}},
 		{name: "dotted name", mutate: func(r *staged.ClusterStagedUpdateRun) { r.Name = "release.v2" }},
+		{name: "63-character name", mutate: func(r *staged.ClusterStagedUpdateRun) { r.Name = strings.Repeat("r", 63) }},
+		{name: "64-character name", mutate: func(r *staged.ClusterStagedUpdateRun) { r.Name = strings.Repeat("r", 64) }, want: []string{"metadata.name: Too long"}},
 		{name: "not RFC 1123", mutate: func(r *staged.ClusterStagedUpdateRun) { r.Name = "Example_Run" }, want: []string{"metadata.name: Invalid value"}},
 		{name: "no name", mutate: func(r *staged.ClusterStagedUpdateRun) { r.Name = "" }, want: []string{"metadata.name: Required value"}},
 		{name: "255-character placement", mutate: func(r *staged.ClusterStagedUpdateRun) { r.Spec.PlacementName = strings.Repeat("p", 255) }},

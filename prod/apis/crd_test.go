@@ -7,6 +7,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/fleetsim/fleetsim/model/fleetapi"
 	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
 )
@@ -74,13 +75,13 @@ var wantCRDs = map[string]crdWant{
 			"maxUnavailable must not be negative",
 			"maxSurge must not be negative",
 		}},
-	"ClusterSchedulingPolicySnapshot": {group: placementGroup, plural: "clusterschedulingpolicysnapshots", shortNames: []string{"pss"}, status: true,
+	"ClusterSchedulingPolicySnapshot": {group: placementGroup, plural: "clusterschedulingpolicysnapshots", shortNames: []string{"pss", "csps"}, status: true,
 		columns: [][2]string{{"Gen", ".metadata.generation"}, age},
 		rules:   []string{"the spec of a policy snapshot is immutable"}},
-	"ClusterResourceSnapshot": {group: placementGroup, plural: "clusterresourcesnapshots", shortNames: []string{"rss"}, status: true,
+	"ClusterResourceSnapshot": {group: placementGroup, plural: "clusterresourcesnapshots", shortNames: []string{"rss", "crs"}, status: true,
 		columns: [][2]string{{"Gen", ".metadata.generation"}, age},
 		rules:   []string{"the spec of a resource snapshot is immutable"}},
-	"ClusterResourceBinding": {group: placementGroup, plural: "clusterresourcebindings", shortNames: []string{"rb"}, status: true,
+	"ClusterResourceBinding": {group: placementGroup, plural: "clusterresourcebindings", shortNames: []string{"rb", "crb"}, status: true,
 		columns: [][2]string{{"WorkSynchronized", cond("WorkSynchronized", "status")}, {"ResourcesApplied", cond("Applied", "status")}, age}},
 	"Work": {group: placementGroup, plural: "works", namespaced: true, shortNames: []string{"work"}, status: true,
 		columns: [][2]string{age}},
@@ -173,12 +174,35 @@ func TestCRDs(t *testing.T) {
 			if diff := cmp.Diff([]string{"fleet", wantCategory}, crd.Spec.Names.Categories); diff != "" {
 				t.Errorf("categories (-want +got):\n%s", diff)
 			}
-			if len(crd.Spec.Versions) != 1 {
-				t.Fatalf("%d versions, want v1beta1 only", len(crd.Spec.Versions))
+			fk, ok := fleetapi.Lookup(want.group, kind)
+			if !ok {
+				t.Fatalf("model/fleetapi does not list %s", kind)
 			}
-			v := crd.Spec.Versions[0]
-			if v.Name != "v1beta1" || !v.Served || !v.Storage {
-				t.Errorf("version %s served=%v storage=%v, want v1beta1 served and stored", v.Name, v.Served, v.Storage)
+			var names []string
+			var v apiextensionsv1.CustomResourceDefinitionVersion
+			for _, ver := range crd.Spec.Versions {
+				names = append(names, ver.Name)
+				if !ver.Served || ver.Storage != (ver.Name == "v1beta1") {
+					t.Errorf("version %s served=%v storage=%v, want served, stored only as v1beta1", ver.Name, ver.Served, ver.Storage)
+				}
+				if ver.Name == "v1beta1" {
+					v = ver
+				}
+			}
+			if diff := cmp.Diff(fk.Versions, names); diff != "" {
+				t.Fatalf("versions (-want +got):\n%s", diff)
+			}
+			// KubeFleet's versions agree on their schemas, so the CRD serves them all
+			// without conversion: every version must be the stored one but for its name.
+			for _, ver := range crd.Spec.Versions {
+				same := ver.DeepCopy()
+				same.Name, same.Storage = v.Name, v.Storage
+				if diff := cmp.Diff(&v, same); diff != "" {
+					t.Errorf("version %s differs from v1beta1 (-v1beta1 +%s):\n%s", ver.Name, ver.Name, diff)
+				}
+			}
+			if c := crd.Spec.Conversion; c != nil && c.Strategy != apiextensionsv1.NoneConverter {
+				t.Errorf("conversion %s, want None", c.Strategy)
 			}
 			hasStatus := v.Subresources != nil && v.Subresources.Status != nil
 			if hasStatus != want.status {

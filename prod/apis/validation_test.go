@@ -91,6 +91,8 @@ func TestPlacementValidation(t *testing.T) {
 	}
 	runAdmissions(t, "ClusterResourcePlacement", []admission{
 		{name: "no policy", obj: crp("", "")},
+		{name: "PickFixed with tolerations", obj: crp("placementType: PickFixed\nclusterNames: [a]\ntolerations: [{key: k, operator: Exists}]", ""),
+			want: "tolerations are not allowed when placementType is PickFixed"},
 		{name: "PickAll with affinity and tolerations", obj: crp(`
 placementType: PickAll
 affinity:
@@ -249,6 +251,8 @@ func TestMemberClusterValidation(t *testing.T) {
 	runAdmissions(t, "MemberCluster", []admission{
 		{name: "minimal", obj: mc("")},
 		{name: "taint", obj: mc("taints: [{key: k, value: v, effect: NoSchedule}]")},
+		{name: "63-character name", obj: strings.Replace(mc(""), "member1", strings.Repeat("m", 63), 1)},
+		{name: "64-character name", obj: strings.Replace(mc(""), "member1", strings.Repeat("m", 64), 1), want: "metadata.name must be at most 63 characters"},
 		{name: "heartbeat too long", obj: mc("heartbeatPeriodSeconds: 601"),
 			want: "spec.heartbeatPeriodSeconds: Invalid value: 601: spec.heartbeatPeriodSeconds in body should be less than or equal to 600"},
 		{name: "heartbeat zero", obj: mc("heartbeatPeriodSeconds: 0"), want: "should be greater than or equal to 1"},
@@ -393,6 +397,13 @@ func TestStagedUpdateValidation(t *testing.T) {
 			want: "waitTime is required for a TimedWait task"},
 		{name: "wait time in days", obj: strategy("- {name: a, afterStageTasks: [{type: TimedWait, waitTime: 1d}]}"),
 			want: "spec.stages[0].afterStageTasks[0].waitTime in body should match"},
+		{name: "wait time 0", obj: strategy("- {name: a, afterStageTasks: [{type: TimedWait, waitTime: '0'}]}"),
+			want: "spec.stages[0].afterStageTasks[0].waitTime in body should match"},
+		{name: "wait time 01h", obj: strategy("- {name: a, afterStageTasks: [{type: TimedWait, waitTime: 01h}]}"),
+			want: "spec.stages[0].afterStageTasks[0].waitTime in body should match"},
+		{name: "wait time 1h30m and 0s", obj: strategy("- {name: a, afterStageTasks: [{type: TimedWait, waitTime: 1h30m}]}\n- {name: b, afterStageTasks: [{type: TimedWait, waitTime: 0s}]}")},
+		{name: "approval with wait time", obj: strategy("- {name: a, afterStageTasks: [{type: Approval, waitTime: 1h}]}"),
+			want: "waitTime is not allowed for an Approval task"},
 		{name: "no stages", obj: strings.Replace(strategy("- x"), "  stages:\n  - x\n", "  stages: []\n", 1), want: "should have at least 1 items"},
 		{name: "32 stages", obj: strategy(strings.Repeat("- {name: a}\n", 32)), want: "must have at most 31 items"},
 	})
@@ -402,6 +413,8 @@ func TestStagedUpdateValidation(t *testing.T) {
 	runAdmissions(t, "ClusterStagedUpdateRun", []admission{
 		{name: "status written", old: run("example-run", "0"), obj: run("example-run", "0") + "status: {policySnapshotIndexUsed: \"0\", policyObservedClusterCount: 3}\n"},
 		{name: "spec changed", old: run("example-run", "0"), obj: run("example-run", "1"), want: "the spec of a staged update run is immutable"},
+		{name: "63-character name", obj: run(strings.Repeat("r", 63), "0")},
+		{name: "64-character name", obj: run(strings.Repeat("r", 64), "0"), want: "metadata.name must be at most 63 characters"},
 		{name: "name not RFC 1123", obj: run("Example_Run", "0"), want: "metadata.name must be a lowercase RFC 1123 subdomain"},
 		{name: "missing strategy", obj: "apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ClusterStagedUpdateRun\nmetadata: {name: r}\nspec: {placementName: p, resourceSnapshotIndex: \"0\"}\n",
 			want: "spec.stagedRolloutStrategyName: Required value"},
@@ -447,4 +460,17 @@ func TestEvictionValidation(t *testing.T) {
 		{name: "not a number", obj: pdb(`{maxUnavailable: "one"}`), want: `spec.maxUnavailable: Invalid value: "one": spec.maxUnavailable in body should match`},
 		{name: "negative", obj: pdb(`{minAvailable: -1}`), want: "minAvailable must not be negative"},
 	})
+}
+
+// TestDefaults: the API server fills in what KubeFleet's CRDs default, so `kubectl get -o
+// yaml` shows the same object on both hubs.
+func TestDefaults(t *testing.T) {
+	obj := decodeObject(t, crp("placementType: PickN\nnumberOfClusters: 2\ntopologySpreadConstraints: [{topologyKey: env}]", ""))
+	if _, errs := servers(t)["ClusterResourcePlacement"].Admit(obj, nil); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	tsc := obj["spec"].(map[string]any)["policy"].(map[string]any)["topologySpreadConstraints"].([]any)[0].(map[string]any)
+	if got := tsc["whenUnsatisfiable"]; got != "DoNotSchedule" {
+		t.Errorf("whenUnsatisfiable defaults to %v, want DoNotSchedule", got)
+	}
 }

@@ -85,7 +85,8 @@ type Server struct {
 	cel        *cel.Validator
 }
 
-// NewServer builds the validator of a CRD's single version.
+// NewServer builds the validator of a CRD's stored version (every served version has its
+// schema).
 func NewServer(crd *apiextensionsv1.CustomResourceDefinition) (*Server, error) {
 	in, err := Internal(crd)
 	if err != nil {
@@ -95,10 +96,15 @@ func NewServer(crd *apiextensionsv1.CustomResourceDefinition) (*Server, error) {
 	switch {
 	case in.Spec.Validation != nil:
 		props = in.Spec.Validation.OpenAPIV3Schema
-	case len(in.Spec.Versions) == 1 && in.Spec.Versions[0].Schema != nil:
-		props = in.Spec.Versions[0].Schema.OpenAPIV3Schema
 	default:
-		return nil, fmt.Errorf("%s: want one version with a schema", crd.Name)
+		for _, v := range in.Spec.Versions {
+			if v.Storage && v.Schema != nil {
+				props = v.Schema.OpenAPIV3Schema
+			}
+		}
+	}
+	if props == nil {
+		return nil, fmt.Errorf("%s: want a stored version with a schema", crd.Name)
 	}
 	s, err := structuralschema.NewStructural(props)
 	if err != nil {

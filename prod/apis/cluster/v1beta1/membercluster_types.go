@@ -33,6 +33,7 @@ const (
 // +kubebuilder:printcolumn:name="Available-Memory",type=string,JSONPath=`.status.resourceUsage.available.memory`
 // +kubebuilder:printcolumn:name="Allocatable-CPU",type=string,priority=1,JSONPath=`.status.resourceUsage.allocatable.cpu`
 // +kubebuilder:printcolumn:name="Allocatable-Memory",type=string,priority=1,JSONPath=`.status.resourceUsage.allocatable.memory`
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) < 64",message="metadata.name must be at most 63 characters: it names the member's namespace fleet-member-<name>"
 
 // MemberCluster represents one member cluster of the fleet on the hub. Creating it makes the
 // hub create the member's reserved namespace fleet-member-<name>, the RBAC for its identity

@@ -7,7 +7,7 @@ import (
 )
 
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:scope=Cluster,shortName=rb,categories={fleet,fleet-placement}
+// +kubebuilder:resource:scope=Cluster,shortName={rb,crb},categories={fleet,fleet-placement}
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="WorkSynchronized",type=string,JSONPath=`.status.conditions[?(@.type=="WorkSynchronized")].status`
 // +kubebuilder:printcolumn:name="ResourcesApplied",type=string,JSONPath=`.status.conditions[?(@.type=="Applied")].status`

@@ -59,6 +59,7 @@ type ClusterResourcePlacementSpec struct {
 	// +kubebuilder:validation:XValidation:rule="!has(self.clusterNames) || size(self.clusterNames) == 0 || self.placementType == 'PickFixed'",message="clusterNames is only allowed when placementType is PickFixed"
 	// +kubebuilder:validation:XValidation:rule="!has(self.affinity) || self.placementType != 'PickFixed'",message="affinity is not allowed when placementType is PickFixed: clusterNames and affinity are mutually exclusive"
 	// +kubebuilder:validation:XValidation:rule="!has(self.topologySpreadConstraints) || size(self.topologySpreadConstraints) == 0 || self.placementType == 'PickN'",message="topologySpreadConstraints is only allowed when placementType is PickN"
+	// +kubebuilder:validation:XValidation:rule="!has(self.tolerations) || size(self.tolerations) == 0 || self.placementType != 'PickFixed'",message="tolerations are not allowed when placementType is PickFixed: a fixed list of clusters ignores taints"
 	// +kubebuilder:validation:XValidation:rule="self.placementType == oldSelf.placementType",message="placementType is immutable: delete and recreate the placement to change it"
 	// +kubebuilder:validation:XValidation:rule="!has(oldSelf.tolerations) || (has(self.tolerations) && size(self.tolerations) >= size(oldSelf.tolerations) && oldSelf.tolerations.all(t, t in self.tolerations))",message="tolerations can only be added: existing tolerations cannot be changed or removed"
 	// +optional
@@ -251,6 +252,7 @@ type TopologySpreadConstraint struct {
 
 	// WhenUnsatisfiable is DoNotSchedule (the default) or ScheduleAnyway.
 	// +kubebuilder:validation:Enum=DoNotSchedule;ScheduleAnyway
+	// +kubebuilder:default=DoNotSchedule
 	// +optional
 	WhenUnsatisfiable placement.UnsatisfiableConstraintAction `json:"whenUnsatisfiable,omitempty"`
 }

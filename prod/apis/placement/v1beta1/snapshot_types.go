@@ -9,7 +9,7 @@ import (
 const MaxTargetClusters = 1000
 
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:scope=Cluster,shortName=pss,categories={fleet,fleet-placement}
+// +kubebuilder:resource:scope=Cluster,shortName={pss,csps},categories={fleet,fleet-placement}
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Gen",type=string,JSONPath=`.metadata.generation`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
@@ -73,7 +73,7 @@ type ClusterSchedulingPolicySnapshotList struct {
 }
 
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:scope=Cluster,shortName=rss,categories={fleet,fleet-placement}
+// +kubebuilder:resource:scope=Cluster,shortName={rss,crs},categories={fleet,fleet-placement}
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Gen",type=string,JSONPath=`.metadata.generation`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

@@ -70,6 +70,7 @@ type StageConfig struct {
 
 // AfterStageTask is one task that must complete before the next stage starts.
 // +kubebuilder:validation:XValidation:rule="self.type != 'TimedWait' || has(self.waitTime)",message="waitTime is required for a TimedWait task"
+// +kubebuilder:validation:XValidation:rule="self.type != 'Approval' || !has(self.waitTime)",message="waitTime is not allowed for an Approval task"
 type AfterStageTask struct {
 	// The type of the after-stage task: TimedWait or Approval.
 	// +kubebuilder:validation:Enum=TimedWait;Approval
@@ -78,7 +79,7 @@ type AfterStageTask struct {
 
 	// The time to wait after all the clusters of the stage updated, for a TimedWait task.
 	// +kubebuilder:validation:Type=string
-	// +kubebuilder:validation:Pattern="^(0|([0-9]+(\\.[0-9]+)?(s|m|h))+)$"
+	// +kubebuilder:validation:Pattern="^(([1-9][0-9]*|0)(\\.[0-9]+)?(s|m|h))+$"
 	// +optional
 	WaitTime *metav1.Duration `json:"waitTime,omitempty"`
 }
@@ -101,6 +102,7 @@ type ClusterStagedUpdateStrategyList struct {
 // +kubebuilder:printcolumn:name="Initialized",type=string,JSONPath=`.status.conditions[?(@.type=="Initialized")].status`
 // +kubebuilder:printcolumn:name="Succeeded",type=string,JSONPath=`.status.conditions[?(@.type=="Succeeded")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) < 64",message="metadata.name must be at most 63 characters: it names the run's approval requests and labels"
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 253 && self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="metadata.name must be a lowercase RFC 1123 subdomain"
 
 // ClusterStagedUpdateRun rolls one resource snapshot index of an External placement out
