@@ -2,6 +2,7 @@ package agentk8s
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/fleetsim/fleetsim/model/condition"
 	"github.com/fleetsim/fleetsim/model/hub"
@@ -18,6 +19,18 @@ type ManifestResult struct {
 	Tracking   Tracking
 	// Available is meaningful for trackable manifests that applied.
 	Available bool
+	// ReportDiff: the manifest was only compared (apply strategy ReportDiff); DiffError is
+	// set when the comparison failed.
+	ReportDiff bool
+	DiffError  string
+	// Drifts and Diffs are the drifted and differing fields found (Decide).
+	Drifts []placement.PatchDetail
+	Diffs  []placement.PatchDetail
+	// MemberGeneration is the generation of the object on the member, nil when none.
+	MemberGeneration *int64
+	// ObservedAt is when the agent looked; DriftSince and DiffSince when it first saw the
+	// drifts or diffs it reports (the agent remembers them across checks).
+	ObservedAt, DriftSince, DiffSince time.Time
 }
 
 // Manifest-level reasons and messages (WORK-API, AVAIL-*).
@@ -28,12 +41,71 @@ const (
 	ReasonManifestNotTrackable    = "ManifestNotTrackable"
 )
 
+// Work-level DiffReported reasons (APPLY-REPORTDIFF).
+const (
+	ReasonAllWorkDiffReported    = "AllWorkHaveDiffReported"
+	ReasonNotAllWorkDiffReported = "NotAllWorkHaveDiffReported"
+	ReasonManifestDiffReported   = "ManifestDiffReported"
+	ReasonManifestDiffFailed     = "ManifestDiffReportFailed"
+)
+
+// SummariseStrategy summarises the results of a work applied under an apply strategy type:
+// ReportDiff reports DiffReported, the others Applied and Available (Summarise).
+func SummariseStrategy(work, applyType string, results []ManifestResult) hub.WorkReport {
+	if applyType == TypeReportDiff {
+		return summariseDiff(work, results)
+	}
+	return Summarise(work, results)
+}
+
+func summariseDiff(work string, results []ManifestResult) hub.WorkReport {
+	var r hub.WorkReport
+	ok := true
+	for _, m := range results {
+		if m.DiffError != "" {
+			ok = false
+		}
+	}
+	addDetails(&r, results)
+	c := condition.True(condition.TypeDiffReported, ReasonAllWorkDiffReported, "Diff reporting has been completed in all corresponding work objects")
+	if !ok {
+		c = condition.False(condition.TypeDiffReported, ReasonNotAllWorkDiffReported, fmt.Sprintf("Diff reporting failed in work object %s", work))
+	}
+	r.DiffReported = &c
+	return r
+}
+
+// addDetails lists the drifted and diffed manifests (at most MaxFailedPlacements each).
+func addDetails(r *hub.WorkReport, results []ManifestResult) {
+	for _, m := range results {
+		if len(m.Drifts) > 0 && len(r.Drifted) < placement.MaxFailedPlacements {
+			g := int64(0)
+			if m.MemberGeneration != nil {
+				g = *m.MemberGeneration
+			}
+			r.Drifted = append(r.Drifted, placement.DriftedPlacement{ResourceIdentifier: m.Identifier.Copy(), ObservationTime: m.ObservedAt,
+				FirstDriftedObservedTime: m.DriftSince, TargetClusterObservedGeneration: g, ObservedDrifts: m.Drifts})
+		}
+		if len(m.Diffs) > 0 && len(r.Diffed) < placement.MaxFailedPlacements {
+			var g *int64
+			if m.MemberGeneration != nil {
+				v := *m.MemberGeneration
+				g = &v
+			}
+			r.Diffed = append(r.Diffed, placement.DiffedPlacement{ResourceIdentifier: m.Identifier.Copy(), ObservationTime: m.ObservedAt,
+				FirstDiffedObservedTime: m.DiffSince, TargetClusterObservedGeneration: g, ObservedDiffs: m.Diffs})
+		}
+	}
+}
+
 // Summarise turns manifest results of the named work into what the agent reports to the
 // hub, which copies it into the binding's Applied and Available conditions and
-// failedPlacements (STATUS-PER-CLUSTER-REASONS, STATUS-FAILED-PLACEMENTS). Available is nil
-// when the work is not applied: later conditions are omitted.
+// failed, drifted and diffed placements (STATUS-PER-CLUSTER-REASONS,
+// STATUS-FAILED-PLACEMENTS). Available is nil when the work is not applied: later
+// conditions are omitted.
 func Summarise(work string, results []ManifestResult) hub.WorkReport {
 	var r hub.WorkReport
+	addDetails(&r, results)
 	applied, available, untrackable := true, true, false
 	for _, m := range results {
 		switch {

@@ -1,49 +1,107 @@
 package hub
 
 import (
+	"slices"
+
 	"github.com/fleetsim/fleetsim/model/condition"
 	"github.com/fleetsim/fleetsim/model/placement"
 	"github.com/fleetsim/fleetsim/model/triggers"
 )
 
 // WorkReport is what a member agent reported for one Work generation (agentk8s.Summarise
-// makes it): the Work's Applied condition, its Available condition (nil while not applied)
-// and the manifests that failed.
+// makes it): the Work's Applied condition (zero, with an empty Type, under ReportDiff, where
+// the agent writes DiffReported instead), its Available condition (nil while not applied),
+// its DiffReported condition (ReportDiff only), the manifests that failed, and the
+// manifests whose member object drifted from, or differs from, the hub manifest.
 type WorkReport struct {
-	Applied   condition.Condition
-	Available *condition.Condition
-	Failed    []placement.FailedPlacement
+	Applied      condition.Condition
+	Available    *condition.Condition
+	DiffReported *condition.Condition
+	Failed       []placement.FailedPlacement
+	Drifted      []placement.DriftedPlacement
+	Diffed       []placement.DiffedPlacement
+}
+
+// Reported reports whether the agent said anything about the Work: an Applied or a
+// DiffReported condition.
+func (r WorkReport) Reported() bool {
+	return r.Applied.Type != "" || r.DiffReported != nil
 }
 
 // ReceiveWorkStatus is the hub's status fan-in: it copies a member's report on the Work of
-// one binding generation into the binding's Applied and Available conditions and
-// failedPlacements. A report on another generation than the binding's is stale and ignored.
+// one binding generation into the binding's Applied, Available and DiffReported conditions
+// (a condition the report lacks is removed) and its failed, drifted and diffed placements.
+// A report on another generation than the binding's is stale and ignored.
 func ReceiveWorkStatus(st Store, env Env, bindingName string, gen int64, r WorkReport) {
 	b := st.Binding(bindingName)
-	if b == nil || b.Generation != gen {
+	if b == nil || b.Generation != gen || !r.Reported() {
 		return
 	}
 	nb := *b
 	nb.Conditions = append([]condition.Timed(nil), b.Conditions...)
 	changed := false
-	for _, c := range []*condition.Condition{&r.Applied, r.Available} {
-		if c == nil {
+	var applied *condition.Condition
+	if r.Applied.Type != "" {
+		applied = &r.Applied
+	}
+	for _, rc := range []struct {
+		typ string
+		c   *condition.Condition
+	}{{condition.TypeApplied, applied}, {condition.TypeAvailable, r.Available}, {condition.TypeDiffReported, r.DiffReported}} {
+		if rc.c == nil {
+			if _, had := condition.Find(nb.Conditions, rc.typ); had {
+				condition.Remove(&nb.Conditions, rc.typ)
+				changed = true
+			}
 			continue
 		}
-		statusChanged, any := condition.Update(&nb.Conditions, *c, gen, env.Now())
+		statusChanged, any := condition.Update(&nb.Conditions, *rc.c, gen, env.Now())
 		if statusChanged {
-			env.Record("binding-condition", nb.Name, ConditionText(*c))
+			env.Record("binding-condition", nb.Name, ConditionText(*rc.c))
 		}
 		changed = changed || any
 	}
-	if _, had := condition.Find(nb.Conditions, condition.TypeAvailable); r.Available == nil && had {
-		condition.Remove(&nb.Conditions, condition.TypeAvailable)
+	// Failed placements alone wake nobody: they follow the conditions they explain. Drifts
+	// and diffs can come and go while every condition stays True (Always with
+	// FullComparison, ReportDiff), so a change in what drifted or differs wakes the
+	// placement's status; a new observation time of the same drifts does not.
+	if !sameDrifts(b.DriftedPlacements, r.Drifted) || !sameDiffs(b.DiffedPlacements, r.Diffed) {
 		changed = true
 	}
-	// Failed placements alone wake nobody: they follow the conditions they explain.
 	nb.FailedPlacements = r.Failed
+	nb.DriftedPlacements = r.Drifted
+	nb.DiffedPlacements = r.Diffed
 	st.PutBinding(nb)
 	if changed {
 		env.Fire(triggers.WorkStatusChanged, nb.Name, nb.Placement, nb.TargetCluster)
 	}
+}
+
+func sameDrifts(a, b []placement.DriftedPlacement) bool {
+	return slices.EqualFunc(a, b, func(x, y placement.DriftedPlacement) bool {
+		return sameID(x.ResourceIdentifier, y.ResourceIdentifier) && x.FirstDriftedObservedTime.Equal(y.FirstDriftedObservedTime) &&
+			x.TargetClusterObservedGeneration == y.TargetClusterObservedGeneration && slices.Equal(x.ObservedDrifts, y.ObservedDrifts)
+	})
+}
+
+func sameDiffs(a, b []placement.DiffedPlacement) bool {
+	return slices.EqualFunc(a, b, func(x, y placement.DiffedPlacement) bool {
+		gx, gy := int64(-1), int64(-1)
+		if x.TargetClusterObservedGeneration != nil {
+			gx = *x.TargetClusterObservedGeneration
+		}
+		if y.TargetClusterObservedGeneration != nil {
+			gy = *y.TargetClusterObservedGeneration
+		}
+		return sameID(x.ResourceIdentifier, y.ResourceIdentifier) && x.FirstDiffedObservedTime.Equal(y.FirstDiffedObservedTime) &&
+			gx == gy && slices.Equal(x.ObservedDiffs, y.ObservedDiffs)
+	})
+}
+
+func sameID(a, b placement.ResourceIdentifier) bool {
+	if (a.Envelope == nil) != (b.Envelope == nil) || (a.Envelope != nil && *a.Envelope != *b.Envelope) {
+		return false
+	}
+	a.Envelope, b.Envelope = nil, nil
+	return a == b
 }

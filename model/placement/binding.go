@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/fleetsim/fleetsim/model/condition"
 )
@@ -70,6 +71,10 @@ type Binding struct {
 	Conditions []condition.Timed
 	// FailedPlacements lists manifests that failed to apply or are not available (≤ 100).
 	FailedPlacements []FailedPlacement
+	// DriftedPlacements and DiffedPlacements list manifests whose object on the member
+	// drifted from, or differs from, the hub manifest (≤ 100 each), as the agent reported.
+	DriftedPlacements []DriftedPlacement
+	DiffedPlacements  []DiffedPlacement
 }
 
 // NamespacedName names a namespaced object.
@@ -93,6 +98,75 @@ type ResourceIdentifier struct {
 type FailedPlacement struct {
 	ResourceIdentifier `json:",inline"`
 	Condition          condition.Condition `json:"condition"`
+}
+
+// PatchDetail is one field that drifted or differs: its RFC 6901 path and its value on the
+// hub and on the member, each empty when the field is absent on that side.
+type PatchDetail struct {
+	Path          string `json:"path"`
+	ValueInMember string `json:"valueInMember,omitempty"`
+	ValueInHub    string `json:"valueInHub,omitempty"`
+}
+
+// DriftedPlacement is one manifest whose object on the member drifted from what Fleet
+// applied (APPLY-WHENTOAPPLY): when the drift was seen last and first, the object's
+// generation on the member, and the drifted fields.
+type DriftedPlacement struct {
+	ResourceIdentifier              `json:",inline"`
+	ObservationTime                 time.Time     `json:"observationTime"`
+	FirstDriftedObservedTime        time.Time     `json:"firstDriftedObservedTime"`
+	TargetClusterObservedGeneration int64         `json:"targetClusterObservedGeneration"`
+	ObservedDrifts                  []PatchDetail `json:"observedDrifts,omitempty"`
+}
+
+// DiffedPlacement is one manifest that differs from its object on the member
+// (APPLY-REPORTDIFF, or a takeover refused under IfNoDiff). TargetClusterObservedGeneration
+// is nil when the object does not exist on the member.
+type DiffedPlacement struct {
+	ResourceIdentifier              `json:",inline"`
+	ObservationTime                 time.Time     `json:"observationTime"`
+	FirstDiffedObservedTime         time.Time     `json:"firstDiffedObservedTime"`
+	TargetClusterObservedGeneration *int64        `json:"targetClusterObservedGeneration,omitempty"`
+	ObservedDiffs                   []PatchDetail `json:"observedDiffs,omitempty"`
+}
+
+// CopyDrifted deep-copies drifted placements.
+func CopyDrifted(in []DriftedPlacement) []DriftedPlacement {
+	if in == nil {
+		return nil
+	}
+	out := slices.Clone(in)
+	for i := range out {
+		out[i].ResourceIdentifier = out[i].ResourceIdentifier.Copy()
+		out[i].ObservedDrifts = slices.Clone(out[i].ObservedDrifts)
+	}
+	return out
+}
+
+// CopyDiffed deep-copies diffed placements.
+func CopyDiffed(in []DiffedPlacement) []DiffedPlacement {
+	if in == nil {
+		return nil
+	}
+	out := slices.Clone(in)
+	for i := range out {
+		out[i].ResourceIdentifier = out[i].ResourceIdentifier.Copy()
+		out[i].ObservedDiffs = slices.Clone(out[i].ObservedDiffs)
+		if g := out[i].TargetClusterObservedGeneration; g != nil {
+			v := *g
+			out[i].TargetClusterObservedGeneration = &v
+		}
+	}
+	return out
+}
+
+// Copy is a deep copy of the identifier (its envelope is a pointer).
+func (r ResourceIdentifier) Copy() ResourceIdentifier {
+	if r.Envelope != nil {
+		e := *r.Envelope
+		r.Envelope = &e
+	}
+	return r
 }
 
 // MaxFailedPlacements caps failedPlacements per cluster.
@@ -148,5 +222,7 @@ func (b *Binding) Copy() Binding {
 			}
 		}
 	}
+	c.DriftedPlacements = CopyDrifted(b.DriftedPlacements)
+	c.DiffedPlacements = CopyDiffed(b.DiffedPlacements)
 	return c
 }

@@ -70,11 +70,13 @@ type Status struct {
 // ClusterStatus is one placementStatuses entry (ResourcePlacementStatus). An entry without
 // ClusterName stands for a cluster the policy wants but the scheduler could not find.
 type ClusterStatus struct {
-	ClusterName                        string                      `json:"clusterName,omitempty"`
-	ApplicableResourceOverrides        []placement.NamespacedName  `json:"applicableResourceOverrides,omitempty"`
-	ApplicableClusterResourceOverrides []string                    `json:"applicableClusterResourceOverrides,omitempty"`
-	FailedPlacements                   []placement.FailedPlacement `json:"failedPlacements,omitempty"`
-	Conditions                         []condition.Timed           `json:"conditions"`
+	ClusterName                        string                       `json:"clusterName,omitempty"`
+	ApplicableResourceOverrides        []placement.NamespacedName   `json:"applicableResourceOverrides,omitempty"`
+	ApplicableClusterResourceOverrides []string                     `json:"applicableClusterResourceOverrides,omitempty"`
+	FailedPlacements                   []placement.FailedPlacement  `json:"failedPlacements,omitempty"`
+	DriftedPlacements                  []placement.DriftedPlacement `json:"driftedPlacements,omitempty"`
+	DiffedPlacements                   []placement.DiffedPlacement  `json:"diffedPlacements,omitempty"`
+	Conditions                         []condition.Timed            `json:"conditions"`
 }
 
 // Placement aggregates a placement's status from its scheduling decision and its bindings.
@@ -268,6 +270,13 @@ func (a *aggregator) cluster(d placement.ClusterDecision, b *placement.Binding, 
 				fp = fp[:placement.MaxFailedPlacements]
 			}
 			cs.FailedPlacements = slices.Clone(fp)
+		}
+		if s.clusterType == condition.TypeApplied || s.clusterType == condition.TypeDiffReported {
+			// Drifts and diffs are reported for a cluster that has the latest resources
+			// and whose agent reported on them, whatever the verdict (APPLY-WHENTOAPPLY,
+			// APPLY-REPORTDIFF, APPLY-TAKEOVER).
+			cs.DriftedPlacements = placement.CopyDrifted(b.DriftedPlacements)
+			cs.DiffedPlacements = placement.CopyDiffed(b.DiffedPlacements)
 		}
 		if bc.Status == metav1.ConditionFalse {
 			break

@@ -669,3 +669,41 @@ func TestConditionTypes(t *testing.T) {
 		t.Errorf("TypePlacementAvailable = %q", status.TypePlacementAvailable)
 	}
 }
+
+// TestDriftsAndDiffsReported: a cluster's drifted and diffed placements are listed once its
+// agent reported on the latest resources, whatever the verdict (Always with FullComparison
+// keeps Applied True; ReportDiff has no Applied at all), and not for a cluster still on older
+// resources (APPLY-WHENTOAPPLY, APPLY-REPORTDIFF).
+func TestDriftsAndDiffsReported(t *testing.T) {
+	cm := placement.ResourceIdentifier{Version: "v1", Kind: "ConfigMap", Namespace: "app", Name: "cm"}
+	drifted := []placement.DriftedPlacement{{ResourceIdentifier: cm, ObservationTime: t1, FirstDriftedObservedTime: t0,
+		TargetClusterObservedGeneration: 2, ObservedDrifts: []placement.PatchDetail{{Path: "/data/extra", ValueInMember: "x"}}}}
+	gen := int64(2)
+	diffed := []placement.DiffedPlacement{{ResourceIdentifier: cm, ObservationTime: t1, FirstDiffedObservedTime: t0,
+		TargetClusterObservedGeneration: &gen, ObservedDiffs: []placement.PatchDetail{{Path: "/data/k", ValueInHub: "a", ValueInMember: "b"}}}}
+	cases := []struct {
+		name        string
+		apply       string
+		b           *placement.Binding
+		wantDrifted []placement.DriftedPlacement
+		wantDiffed  []placement.DiffedPlacement
+	}{
+		{"drift with every condition True", "", with(bound("crp", "a", "s0", 1, healthy()...), func(b *placement.Binding) { b.DriftedPlacements = drifted }), drifted, nil},
+		{"diff under ReportDiff", status.ApplyTypeReportDiff, with(bound("crp", "a", "s0", 1, started, noOverride, synced, diffDone), func(b *placement.Binding) { b.DiffedPlacements = diffed }), nil, diffed},
+		{"not for a cluster on older resources", "", with(bound("crp", "a", "s-old", 1, healthy()...), func(b *placement.Binding) { b.DriftedPlacements = drifted }), nil, nil},
+	}
+	for _, tc := range cases {
+		in := status.Input{
+			Generation: 1, PlacementType: placement.PickN, Wanted: 1, ApplyStrategy: tc.apply,
+			Scheduling: status.Scheduling{Condition: fulfilled(1), ObservedPlacementGeneration: 1, Decisions: []placement.ClusterDecision{pick("a")}},
+			Bindings:   []*placement.Binding{tc.b}, LatestResourceSnapshot: "s0", Now: t1,
+		}
+		got := status.Placement(in).PlacementStatuses[0]
+		if diff := cmp.Diff(tc.wantDrifted, got.DriftedPlacements); diff != "" {
+			t.Errorf("%s: drifted placements (-want +got):\n%s", tc.name, diff)
+		}
+		if diff := cmp.Diff(tc.wantDiffed, got.DiffedPlacements); diff != "" {
+			t.Errorf("%s: diffed placements (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}

@@ -9,8 +9,8 @@ import (
 
 // BindingToModel reads a ClusterResourceBinding: name, placement (parent-CRP label), previous
 // state (previous-binding-state annotation), whether it is being deleted, generation, spec,
-// conditions and failed placements. The model does not carry drifted and diffed placements,
-// the envelope type of a failed resource, the times of a failed placement's condition, or
+// conditions and failed, drifted and diffed placements. The model does not carry the
+// envelope type of a failed, drifted or diffed resource, the times of a failed placement's condition, or
 // server metadata (finalizers, foreign labels and annotations); BindingFromModel keeps them
 // from its base.
 func BindingToModel(b *v1beta1.ClusterResourceBinding) *placement.Binding {
@@ -30,6 +30,8 @@ func BindingToModel(b *v1beta1.ClusterResourceBinding) *placement.Binding {
 		ApplyStrategy:                    ApplyStrategyToModel(b.Spec.ApplyStrategy),
 		Conditions:                       ConditionsToModel(b.Status.Conditions),
 		FailedPlacements:                 mapSlice(b.Status.FailedPlacements, failedPlacementToModel),
+		DriftedPlacements:                mapSlice(b.Status.DriftedPlacements, driftedPlacementToModel),
+		DiffedPlacements:                 mapSlice(b.Status.DiffedPlacements, diffedPlacementToModel),
 	}
 }
 
@@ -73,6 +75,8 @@ func BindingFromModel(b *placement.Binding, base *v1beta1.ClusterResourceBinding
 	}
 	out.Status.Conditions = ConditionsFromModel(b.Conditions)
 	out.Status.FailedPlacements = failedPlacementsFromModel(b.FailedPlacements, out.Status.Conditions, out.Status.FailedPlacements)
+	out.Status.DriftedPlacements = driftedPlacementsFromModel(b.DriftedPlacements, out.Status.DriftedPlacements)
+	out.Status.DiffedPlacements = diffedPlacementsFromModel(b.DiffedPlacements, out.Status.DiffedPlacements)
 	return out
 }
 

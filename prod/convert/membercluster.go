@@ -101,7 +101,8 @@ func MemberClusterFromModel(m *hub.MemberCluster, base *clusterv1beta1.MemberClu
 		func(ts []clusterv1beta1.Taint) []member.Taint { return mapSlice(ts, taintToModel) },
 		func(ts []member.Taint) []clusterv1beta1.Taint { return mapSlice(ts, taintFromModel) })
 	out.Status.Conditions = ConditionsFromModel(m.Conditions)
-	r := reportFromModel(mem, agentReport{out.Status.Properties, out.Status.ResourceUsage, out.Status.AgentStatus})
+	stampGeneration(out.Status.Conditions, out.Generation)
+	r := reportFromModel(mem, agentReport{out.Status.Properties, out.Status.ResourceUsage, out.Status.AgentStatus}, out.Generation)
 	out.Status.Properties, out.Status.ResourceUsage, out.Status.AgentStatus = r.properties, r.usage, r.agents
 	return out
 }
@@ -123,9 +124,20 @@ func InternalMemberClusterFromModel(m *hub.MemberCluster, base *clusterv1beta1.I
 	out.Name, out.Namespace = mem.Name, membership.Namespace(mem.Name)
 	out.Spec.State = *m.IMC
 	out.Spec.HeartbeatPeriodSeconds = heartbeatFromModel(mem.HeartbeatPeriod, base != nil, out.Spec.HeartbeatPeriodSeconds)
-	r := reportFromModel(mem, agentReport{out.Status.Properties, out.Status.ResourceUsage, out.Status.AgentStatus})
+	r := reportFromModel(mem, agentReport{out.Status.Properties, out.Status.ResourceUsage, out.Status.AgentStatus}, out.Generation)
 	out.Status.Properties, out.Status.ResourceUsage, out.Status.AgentStatus = r.properties, r.usage, r.agents
 	return out
+}
+
+// stampGeneration gives the conditions the model decided without a generation (the
+// membership conditions) the generation of the object they are written on, as KubeFleet's
+// hub does.
+func stampGeneration(cs []metav1.Condition, gen int64) {
+	for i := range cs {
+		if cs[i].ObservedGeneration == 0 {
+			cs[i].ObservedGeneration = gen
+		}
+	}
 }
 
 func metaFromMember(om *metav1.ObjectMeta, m *hub.MemberCluster) {
@@ -235,16 +247,25 @@ func agentToModel(as []clusterv1beta1.AgentStatus) member.AgentStatus {
 	return member.AgentStatus{}
 }
 
-// reportFromModel merges the member's report into base's: what base says already is kept
-// verbatim, what changed is written from the model and dated with the last heartbeat.
-func reportFromModel(m *member.Member, base agentReport) agentReport {
+// reportFromModel merges the member's report into base's: what base says already is kept,
+// what changed is written from the model; both are dated with the last heartbeat, which is
+// when the agent last observed them (a value that did not change keeps base's time only
+// when base's is not older). gen is the generation of the object written on.
+func reportFromModel(m *member.Member, base agentReport, gen int64) agentReport {
 	at := metav1.Time{Time: m.Agent.LastHeartbeat}
-	out := agentReport{agents: agentsFromModel(m.Agent, base.agents)}
+	out := agentReport{agents: agentsFromModel(m.Agent, base.agents, gen)}
+	newer := func(old metav1.Time) metav1.Time {
+		if old.Time.Before(at.Time) {
+			return at
+		}
+		return old
+	}
 	if m.Properties != nil {
 		out.properties = make(map[clusterv1beta1.PropertyName]clusterv1beta1.PropertyValue, len(m.Properties))
 		for name, q := range m.Properties {
 			if old, ok := base.properties[clusterv1beta1.PropertyName(name)]; ok {
 				if oq, err := resource.ParseQuantity(old.Value); err == nil && oq.Cmp(q) == 0 {
+					old.ObservationTime = newer(old.ObservationTime)
 					out.properties[clusterv1beta1.PropertyName(name)] = old
 					continue
 				}
@@ -253,7 +274,8 @@ func reportFromModel(m *member.Member, base agentReport) agentReport {
 		}
 	}
 	if semantic.DeepEqual(usageToModel(base.usage), m.Resources) {
-		out.usage = base.usage
+		out.usage = *base.usage.DeepCopy()
+		out.usage.ObservationTime = newer(base.usage.ObservationTime)
 	} else {
 		out.usage = clusterv1beta1.ResourceUsage{
 			Capacity:        resourceListFromModel(m.Resources.Capacity),
@@ -268,7 +290,9 @@ func reportFromModel(m *member.Member, base agentReport) agentReport {
 // agentsFromModel writes the MemberAgent's entry from the model's summary and keeps the
 // other agents' entries. A condition whose status already says what the model says is kept
 // with its reason and message.
-func agentsFromModel(a member.AgentStatus, base []clusterv1beta1.AgentStatus) []clusterv1beta1.AgentStatus {
+//
+// Conditions written anew observe gen, the generation of the object they are written on.
+func agentsFromModel(a member.AgentStatus, base []clusterv1beta1.AgentStatus, gen int64) []clusterv1beta1.AgentStatus {
 	var out []clusterv1beta1.AgentStatus
 	if base != nil {
 		out = make([]clusterv1beta1.AgentStatus, 0, len(base)+1)
@@ -300,7 +324,8 @@ func agentsFromModel(a member.AgentStatus, base []clusterv1beta1.AgentStatus) []
 	case joined == nil && !a.Joined:
 		// Absent reads as not joined already.
 	case joined == nil || (joined.Status == metav1.ConditionTrue) != a.Joined:
-		c := metav1.Condition{Type: clusterv1beta1.ConditionTypeJoined, Status: metav1.ConditionFalse, Reason: ReasonAgentNotJoined, LastTransitionTime: metav1.Time{Time: a.LastHeartbeat}}
+		c := metav1.Condition{Type: clusterv1beta1.ConditionTypeJoined, Status: metav1.ConditionFalse, Reason: ReasonAgentNotJoined,
+			ObservedGeneration: gen, LastTransitionTime: metav1.Time{Time: a.LastHeartbeat}}
 		if a.Joined {
 			c.Status, c.Reason = metav1.ConditionTrue, ReasonAgentJoined
 		}
@@ -313,14 +338,20 @@ func agentsFromModel(a member.AgentStatus, base []clusterv1beta1.AgentStatus) []
 			entry.Conditions = nil
 		}
 	case healthy == nil || (healthy.Status == metav1.ConditionTrue) != a.Healthy || !healthy.LastTransitionTime.Time.Equal(a.HealthTransition):
-		c := metav1.Condition{Type: clusterv1beta1.ConditionTypeHealthy, Status: metav1.ConditionFalse, Reason: ReasonAgentUnhealthy, LastTransitionTime: metav1.Time{Time: a.HealthTransition}}
+		c := metav1.Condition{Type: clusterv1beta1.ConditionTypeHealthy, Status: metav1.ConditionFalse, Reason: ReasonAgentUnhealthy,
+			ObservedGeneration: gen, LastTransitionTime: metav1.Time{Time: a.HealthTransition}}
 		if a.Healthy {
 			c.Status, c.Reason = metav1.ConditionTrue, ReasonAgentHealthy
 		}
 		if healthy != nil && (healthy.Status == metav1.ConditionTrue) == a.Healthy {
-			c.Reason, c.Message, c.ObservedGeneration = healthy.Reason, healthy.Message, healthy.ObservedGeneration
+			c.Reason, c.Message = healthy.Reason, healthy.Message
 		}
 		setCondition(&entry.Conditions, c)
+	}
+	if gen != 0 {
+		for i := range entry.Conditions {
+			entry.Conditions[i].ObservedGeneration = gen
+		}
 	}
 	if at < 0 {
 		return append(out, entry)

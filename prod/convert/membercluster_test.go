@@ -153,11 +153,15 @@ func TestMemberClusterModelChanges(t *testing.T) {
 	want := mc.DeepCopy()
 	want.DeletionTimestamp = &metav1.Time{}
 	want.Spec.Taints = nil
+	// Conditions written anew observe the MemberCluster's generation; the usage that did not
+	// change is observed again at the new heartbeat.
 	want.Status.Conditions[2] = metav1.Condition{Type: "Healthy", Status: metav1.ConditionFalse, Reason: membership.ReasonUnhealthy,
-		Message: "the member agent reports the member is unhealthy", LastTransitionTime: metav1.NewTime(beat)}
+		Message: "the member agent reports the member is unhealthy", ObservedGeneration: 1, LastTransitionTime: metav1.NewTime(beat)}
 	want.Status.Properties["kubernetes-fleet.io/node-count"] = clusterv1beta1.PropertyValue{Value: "3", ObservationTime: metav1.NewTime(beat)}
+	want.Status.ResourceUsage.ObservationTime = metav1.NewTime(beat)
 	want.Status.AgentStatus[0].LastReceivedHeartbeat = metav1.NewTime(beat)
-	want.Status.AgentStatus[0].Conditions[1] = metav1.Condition{Type: "Healthy", Status: metav1.ConditionFalse, Reason: convert.ReasonAgentUnhealthy, LastTransitionTime: metav1.NewTime(sick)}
+	want.Status.AgentStatus[0].Conditions[1] = metav1.Condition{Type: "Healthy", Status: metav1.ConditionFalse, Reason: convert.ReasonAgentUnhealthy,
+		ObservedGeneration: 1, LastTransitionTime: metav1.NewTime(sick)}
 	diff(t, "MemberClusterFromModel(changed model, mc)", want, got, exact)
 
 	back, err := convert.MemberClusterToModel(got, nil, true)
@@ -165,6 +169,7 @@ func TestMemberClusterModelChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.IMC = nil
+	m.Conditions[2].ObservedGeneration = 1
 	diff(t, "ToModel(FromModel(changed model))", m, back, sameMeaning)
 
 	// An agent that stops reporting health, and one that never reported at all.

@@ -15,8 +15,7 @@ import (
 // rest of hub.Placement (snapshots, scheduling results, selected resources) lives in other
 // objects: see PolicySnapshotToModel, SchedulingToModel and ResourceSnapshotToModel.
 //
-// The model's status does not carry drifted and diffed placements, the envelope type of a
-// resource, or the times of a failed placement's condition; PlacementFromModel keeps them
+// The model's status does not carry the envelope type of a resource, or the times of a failed placement's condition; PlacementFromModel keeps them
 // from its base.
 func PlacementToModel(crp *v1beta1.ClusterResourcePlacement) *hub.Placement {
 	return &hub.Placement{
@@ -221,8 +220,8 @@ func strategyFromModel(s placement.RolloutStrategy) v1beta1.RolloutStrategy {
 	return out
 }
 
-// PlacementStatusToModel converts a placement's status. The model does not carry drifted
-// and diffed placements, envelope types, or the times of failed placements' conditions.
+// PlacementStatusToModel converts a placement's status. The model does not carry envelope
+// types, or the times of failed placements' conditions.
 func PlacementStatusToModel(s v1beta1.ClusterResourcePlacementStatus) status.Status {
 	return status.Status{
 		SelectedResources:     mapSlice(s.SelectedResources, resourceIdentifierToModel),
@@ -238,14 +237,16 @@ func clusterStatusToModel(s v1beta1.ResourcePlacementStatus) status.ClusterStatu
 		ApplicableResourceOverrides:        mapSlice(s.ApplicableResourceOverrides, namespacedNameToModel),
 		ApplicableClusterResourceOverrides: slices.Clone(s.ApplicableClusterResourceOverrides),
 		FailedPlacements:                   mapSlice(s.FailedPlacements, failedPlacementToModel),
+		DriftedPlacements:                  mapSlice(s.DriftedPlacements, driftedPlacementToModel),
+		DiffedPlacements:                   mapSlice(s.DiffedPlacements, diffedPlacementToModel),
 		Conditions:                         ConditionsToModel(s.Conditions),
 	}
 }
 
 // PlacementStatusFromModel converts a placement's status, merged into base: a cluster's
-// entry (matched by cluster name; entries without one by position) keeps base's drifted and
-// diffed placements, and resources and failed placements base lists keep base's envelope
-// type and condition times. New failed placements are dated as failedPlacementsFromModel
+// entry is matched by cluster name (entries without one by position), and resources and
+// failed, drifted and diffed placements base lists keep base's envelope type (and failed
+// ones their condition times). New failed placements are dated as failedPlacementsFromModel
 // says.
 func PlacementStatusFromModel(s status.Status, base v1beta1.ClusterResourcePlacementStatus) v1beta1.ClusterResourcePlacementStatus {
 	out := v1beta1.ClusterResourcePlacementStatus{
@@ -282,21 +283,15 @@ func clusterStatusFromModel(s status.ClusterStatus, base *v1beta1.ResourcePlacem
 		Conditions:                         ConditionsFromModel(s.Conditions),
 	}
 	var baseFailed []v1beta1.FailedResourcePlacement
+	var baseDrifted []v1beta1.DriftedResourcePlacement
+	var baseDiffed []v1beta1.DiffedResourcePlacement
 	if base != nil {
-		baseFailed = base.FailedPlacements
-		out.DriftedPlacements = deepCopyAll(base.DriftedPlacements)
-		out.DiffedPlacements = deepCopyAll(base.DiffedPlacements)
+		baseFailed, baseDrifted, baseDiffed = base.FailedPlacements, base.DriftedPlacements, base.DiffedPlacements
 	}
 	out.FailedPlacements = failedPlacementsFromModel(s.FailedPlacements, out.Conditions, baseFailed)
+	out.DriftedPlacements = driftedPlacementsFromModel(s.DriftedPlacements, baseDrifted)
+	out.DiffedPlacements = diffedPlacementsFromModel(s.DiffedPlacements, baseDiffed)
 	return out
-}
-
-// deepCopyAll deep-copies a slice of API values.
-func deepCopyAll[T any, P interface {
-	*T
-	DeepCopy() *T
-}](in []T) []T {
-	return mapSlice(in, func(v T) T { return *P(&v).DeepCopy() })
 }
 
 // metaName is a convenience for error messages.

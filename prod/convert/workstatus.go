@@ -15,20 +15,46 @@ import (
 
 // WorkStatusToModel reads what the member agent reported in a Work's status into the hub's
 // fan-in report. ok is false while the agent has not reported on the Work's current
-// generation (no Applied condition observing it): the hub then has nothing to copy. Failed
-// manifests are those with a False Applied condition, or else a False Available one; the
-// envelope of each comes from the Work's envelope annotation by ordinal.
+// generation (no Applied condition, or under ReportDiff no DiffReported condition, observing
+// it): the hub then has nothing to copy. Failed manifests are those with a False Applied
+// condition, or else a False Available one; drifted and diffed manifests those with drift
+// or diff details. The envelope of each comes from the Work's envelope annotation by
+// ordinal.
 func WorkStatusToModel(w *v1beta1.Work, envelopes []*placement.NamespacedName) (r hub.WorkReport, ok bool) {
-	applied := meta.FindStatusCondition(w.Status.Conditions, condition.TypeApplied)
-	if applied == nil || applied.ObservedGeneration != w.Generation {
+	current := func(typ string) *condition.Condition {
+		c := meta.FindStatusCondition(w.Status.Conditions, typ)
+		if c == nil || c.ObservedGeneration != w.Generation {
+			return nil
+		}
+		u := untimed(*c)
+		return &u
+	}
+	applied, diff := current(condition.TypeApplied), current(condition.TypeDiffReported)
+	if applied == nil && diff == nil {
 		return hub.WorkReport{}, false
 	}
-	r.Applied = untimed(*applied)
-	if a := meta.FindStatusCondition(w.Status.Conditions, condition.TypeAvailable); a != nil && a.ObservedGeneration == w.Generation {
-		c := untimed(*a)
-		r.Available = &c
+	if applied != nil {
+		r.Applied = *applied
+		r.Available = current(condition.TypeAvailable)
 	}
+	r.DiffReported = diff
 	for _, mc := range w.Status.ManifestConditions {
+		id := placement.ResourceIdentifier{Group: mc.Identifier.Group, Version: mc.Identifier.Version, Kind: mc.Identifier.Kind,
+			Name: mc.Identifier.Name, Namespace: mc.Identifier.Namespace}
+		if o := mc.Identifier.Ordinal; o >= 0 && o < len(envelopes) && envelopes[o] != nil {
+			e := *envelopes[o]
+			id.Envelope = &e
+		}
+		if d := mc.DriftDetails; d != nil && len(r.Drifted) < placement.MaxFailedPlacements {
+			r.Drifted = append(r.Drifted, placement.DriftedPlacement{ResourceIdentifier: id.Copy(), ObservationTime: d.ObservationTime.Time,
+				FirstDriftedObservedTime: d.FirstDriftedObservedTime.Time, TargetClusterObservedGeneration: d.ObservedInMemberClusterGeneration,
+				ObservedDrifts: patchDetailsToModel(d.ObservedDrifts)})
+		}
+		if d := mc.DiffDetails; d != nil && len(r.Diffed) < placement.MaxFailedPlacements {
+			r.Diffed = append(r.Diffed, placement.DiffedPlacement{ResourceIdentifier: id.Copy(), ObservationTime: d.ObservationTime.Time,
+				FirstDiffedObservedTime: d.FirstDiffedObservedTime.Time, TargetClusterObservedGeneration: copyPtr(d.ObservedInMemberClusterGeneration),
+				ObservedDiffs: patchDetailsToModel(d.ObservedDiffs)})
+		}
 		var failed *metav1.Condition
 		if c := meta.FindStatusCondition(mc.Conditions, condition.TypeApplied); c != nil && c.Status == metav1.ConditionFalse {
 			failed = c
@@ -37,12 +63,6 @@ func WorkStatusToModel(w *v1beta1.Work, envelopes []*placement.NamespacedName) (
 		}
 		if failed == nil || len(r.Failed) >= placement.MaxFailedPlacements {
 			continue
-		}
-		id := placement.ResourceIdentifier{Group: mc.Identifier.Group, Version: mc.Identifier.Version, Kind: mc.Identifier.Kind,
-			Name: mc.Identifier.Name, Namespace: mc.Identifier.Namespace}
-		if o := mc.Identifier.Ordinal; o >= 0 && o < len(envelopes) && envelopes[o] != nil {
-			e := *envelopes[o]
-			id.Envelope = &e
 		}
 		r.Failed = append(r.Failed, placement.FailedPlacement{ResourceIdentifier: id, Condition: untimed(*failed)})
 	}
