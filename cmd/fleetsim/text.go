@@ -34,7 +34,7 @@ func printText(w io.Writer, r *runner.Report, quiet bool) {
 	fmt.Fprintln(w, "TIMELINE")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, e := range r.Timeline {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", e.At, e.Kind, subjects(e.Subjects), e.Detail)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", e.At, e.Kind, subjects(e.Subjects, e.MoreSubjects), e.Detail)
 	}
 	tw.Flush()
 	if r.TimelineDropped > 0 {
@@ -123,11 +123,12 @@ func orNone(s string) string {
 	return s
 }
 
-// subjects shows up to three names, then a count.
-func subjects(names []string) string {
+// subjects shows up to three names, then a count (more: names left out of the report).
+func subjects(names []string, more int) string {
 	const shown = 3
-	if len(names) <= shown+1 {
+	if len(names) <= shown+1 && more == 0 {
 		return strings.Join(names, ", ")
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:shown], ", "), len(names)-shown)
+	n := min(shown, len(names))
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n+more)
 }

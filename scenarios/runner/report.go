@@ -95,7 +95,9 @@ type TimelineEntry struct {
 	At       string   `json:"at"`
 	Kind     string   `json:"kind"`
 	Subjects []string `json:"subjects,omitempty"`
-	Detail   string   `json:"detail,omitempty"`
+	// MoreSubjects counts the subjects beyond MaxSubjects, left out of Subjects.
+	MoreSubjects int    `json:"moreSubjects,omitempty"`
+	Detail       string `json:"detail,omitempty"`
 }
 
 func conditions(cs []sim.Condition) []Condition {
