@@ -25,6 +25,10 @@ type Report struct {
 	Timeline      []TimelineEntry     `json:"timeline"`
 	// TimelineDropped counts notable events left out of Timeline (see MaxTimeline).
 	TimelineDropped int `json:"timelineDropped,omitempty"`
+	// SkippedSteps and SkippedExpectations count the timeline steps and expectations after
+	// the end of a run shortened by Options.Until, which were not run or checked.
+	SkippedSteps        int `json:"skippedSteps,omitempty"`
+	SkippedExpectations int `json:"skippedExpectations,omitempty"`
 }
 
 // ExpectationResult is one checked expectation.

@@ -133,6 +133,10 @@ func Run(sc *scenarios.Scenario, opts Options) (*Report, error) {
 	}
 	for i := range sc.Timeline {
 		st := &sc.Timeline[i]
+		if st.At > until {
+			r.report.SkippedSteps++
+			continue
+		}
 		s.At(st.At, "step-"+string(st.Action), func() { r.step(st) })
 	}
 	if f := sc.Faults; f != nil {
@@ -161,6 +165,10 @@ func Run(sc *scenarios.Scenario, opts Options) (*Report, error) {
 		at := e.At
 		if e.AtEnd {
 			at = until
+		}
+		if at > until {
+			r.report.SkippedExpectations++
+			continue
 		}
 		s.Barrier(at, func() { r.check(e, at) })
 	}
