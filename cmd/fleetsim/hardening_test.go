@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -197,5 +198,40 @@ func TestHumanTimes(t *testing.T) {
 	}
 	if m := fine.FindString(out); m != "" {
 		t.Errorf("unrounded time %q in text output:\n%s", m, out)
+	}
+}
+
+// TestWhatTheSeedChanges pins what the README says: the seed drives network delays and
+// loss and random faults only, so the quickstart (none of them) runs the same under every
+// seed, while a scenario with a random network does not; a seed always gives one hash.
+func TestWhatTheSeedChanges(t *testing.T) {
+	hash := func(file, seed string) string {
+		t.Helper()
+		code, out, errOut := run(t, "run", file, "-o", "json", "--seed", seed)
+		if code != exitOK {
+			t.Fatalf("run %s --seed %s = exit %d: %s", file, seed, code, errOut)
+		}
+		var r struct{ TraceHash string }
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r.TraceHash
+	}
+	if a, b := hash(quickstart, "1"), hash(quickstart, "2"); a != b {
+		t.Errorf("quickstart: seeds 1 and 2 gave hashes %s and %s; the README says a scenario without a random network or faults does not depend on the seed", a, b)
+	}
+	noisy := write(t, "noisy.yaml", "name: noisy\nduration: 30m\nnetwork: {distribution: exponential, mean: 200ms, max: 2s, loss: 0.01}\nmembers:\n  - name: m{1..5}\nexpect:\n  - member: {name: m1, condition: {type: Joined, status: \"True\"}}\n")
+	if a, b := hash(noisy, "1"), hash(noisy, "2"); a == b {
+		t.Errorf("a random network: seeds 1 and 2 gave the same hash %s", a)
+	}
+	if a, b := hash(noisy, "9"), hash(noisy, "9"); a != b {
+		t.Errorf("seed 9 gave hashes %s and %s", a, b)
+	}
+	readme, err := os.ReadFile("../../scenarios/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "### What the seed changes") || !strings.Contains(string(readme), "drives exactly three random sources") {
+		t.Errorf("scenarios/README.md does not say what the seed changes")
 	}
 }

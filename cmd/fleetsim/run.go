@@ -62,7 +62,7 @@ and a name used by two files gets -2, -3, ... so no trace overwrites another.`,
 			return runFiles(cmd, args, f, stdout, stderr)
 		},
 	}
-	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "random seed, overriding the scenario's (default: the scenario's seed, or 1)")
+	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "random seed, overriding the scenario's (default: the scenario's seed, or 1); it drives network delays and loss and faults only")
 	cmd.Flags().DurationVar(&f.until, "until", 0, "simulated time to run, overriding the scenario's duration")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text, json or yaml")
 	cmd.Flags().StringVar(&f.trace, "trace", "", "write every processed event as JSON lines to this file")
