@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -42,10 +43,7 @@ func (s *Sim) AddMember(spec MemberSpec) error {
 	if spec.HeartbeatPeriod < member.MinHeartbeatPeriod || spec.HeartbeatPeriod > member.MaxHeartbeatPeriod {
 		return fmt.Errorf("member %s: heartbeat period %s is outside [%s, %s]", spec.Name, spec.HeartbeatPeriod, member.MinHeartbeatPeriod, member.MaxHeartbeatPeriod)
 	}
-	labels := map[string]string{}
-	for k, v := range spec.Labels {
-		labels[k] = v
-	}
+	labels := s.sharedLabels(spec.Labels)
 	r := &memberRecord{MemberCluster: mhub.MemberCluster{
 		Member: &member.Member{
 			Name: spec.Name, Kind: spec.Kind, Labels: labels, Taints: slices.Clone(spec.Taints),
@@ -66,6 +64,19 @@ func (s *Sim) AddMember(spec MemberSpec) error {
 	s.Record("member-created", spec.Name, string(spec.Kind))
 	s.hub.fire(triggers.MemberCreated, spec.Name, "", spec.Name)
 	return nil
+}
+
+// sharedLabels returns a copy of labels that members added one after the other with equal
+// labels share (a member group of 100,000 holds one map, not 100,000): member label maps
+// are never changed in place (Label replaces a member's map).
+func (s *Sim) sharedLabels(labels map[string]string) map[string]string {
+	if s.lastLabels != nil && maps.Equal(s.lastLabels, labels) {
+		return s.lastLabels
+	}
+	c := make(map[string]string, len(labels))
+	maps.Copy(c, labels)
+	s.lastLabels = c
+	return c
 }
 
 func (s *Sim) record(name string) (*memberRecord, error) {
@@ -194,17 +205,25 @@ func (s *Sim) Label(name string, set map[string]string, remove []string) error {
 		return err
 	}
 	changed := false
+	// Members may share one label map (sharedLabels): change a copy.
+	labels := maps.Clone(r.Member.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
 	for _, k := range sortedKeys(set) {
-		if old, ok := r.Member.Labels[k]; !ok || old != set[k] {
-			r.Member.Labels[k] = set[k]
+		if old, ok := labels[k]; !ok || old != set[k] {
+			labels[k] = set[k]
 			changed = true
 		}
 	}
 	for _, k := range remove {
-		if _, ok := r.Member.Labels[k]; ok {
-			delete(r.Member.Labels, k)
+		if _, ok := labels[k]; ok {
+			delete(labels, k)
 			changed = true
 		}
+	}
+	if changed {
+		r.Member.Labels = labels
 	}
 	if changed {
 		s.hub.memberChanged(name, triggers.MemberLabelsChanged)

@@ -43,3 +43,33 @@ func TestRandomFaultsDrawnAsTheRunAdvances(t *testing.T) {
 		t.Errorf("up to %d closures pending at once; want a handful per member", most)
 	}
 }
+
+// TestSharedLabelsAreCopiedOnChange: members added with equal labels share one map, and a
+// label change on one member changes only that member.
+func TestSharedLabelsAreCopiedOnChange(t *testing.T) {
+	s := newSim(t, Config{Seed: 1})
+	group := map[string]string{"group": "g0"}
+	for _, n := range []string{"a", "b", "c"} {
+		if err := s.AddMember(MemberSpec{Name: n, Labels: group}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	group["group"] = "changed by the caller"
+	if err := s.Label("b", map[string]string{"env": "prod"}, []string{"group"}); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := s.Member("a")
+	b, _ := s.Member("b")
+	c, _ := s.Member("c")
+	if a.Labels["group"] != "g0" || c.Labels["group"] != "g0" || len(a.Labels) != 1 || len(c.Labels) != 1 {
+		t.Errorf("labels of a and c = %v, %v; want {group: g0} each", a.Labels, c.Labels)
+	}
+	if b.Labels["env"] != "prod" || len(b.Labels) != 1 {
+		t.Errorf("labels of b = %v, want {env: prod}", b.Labels)
+	}
+	ra, rc := s.store.members["a"].Member.Labels, s.store.members["c"].Member.Labels
+	ra["probe"] = "x"
+	if rc["probe"] != "x" {
+		t.Errorf("members a and c with equal labels hold separate maps; want one shared map")
+	}
+}

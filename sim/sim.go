@@ -94,6 +94,9 @@ type Sim struct {
 	freeFuncs []int32
 	keys      []string         // interned reconcile keys
 	keyIDs    map[string]int32 // key → index in keys
+	// lastLabels is the label map of the member added last, shared by the next member with
+	// equal labels.
+	lastLabels map[string]string
 }
 
 type barrier struct {

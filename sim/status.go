@@ -143,10 +143,14 @@ func (s *Sim) Member(name string) (MemberStatus, bool) {
 	return st, true
 }
 
+// MemberNames returns the names of every member, sorted.
+func (s *Sim) MemberNames() []string { return s.store.MemberClusterNames() }
+
 // Members returns every member's status, by name.
 func (s *Sim) Members() []MemberStatus {
-	var out []MemberStatus
-	for _, n := range s.store.MemberClusterNames() {
+	names := s.store.MemberClusterNames()
+	out := make([]MemberStatus, 0, len(names))
+	for _, n := range names {
 		st, _ := s.Member(n)
 		out = append(out, st)
 	}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -117,5 +119,119 @@ func TestWorkLimitFlags(t *testing.T) {
 	small := write(t, "small.yaml", "name: small\nduration: 1h\nmembers:\n  - name: m{1..1000}\n")
 	if code, _, errOut := run(t, "run", "--until", "2000h", small); code != exitInvalid || !strings.Contains(errOut, "over --until 2000h0m0s") {
 		t.Errorf("run --until 2000h = exit %d, stderr %s", code, errOut)
+	}
+}
+
+// TestTextFitsTheWidth: text output fits $COLUMNS (no terminal in tests), cutting the
+// subjects and detail columns and wrapping expectation details; --wide and JSON keep every
+// character.
+func TestTextFitsTheWidth(t *testing.T) {
+	const full = "found all the clusters needed as specified by the scheduling policy"
+	t.Setenv("COLUMNS", "80")
+	code, out, errOut := run(t, "run", quickstart)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if len([]rune(l)) > 80 {
+			t.Errorf("line of %d characters with COLUMNS=80: %q", len([]rune(l)), l)
+		}
+	}
+	if !strings.Contains(out, "...") {
+		t.Errorf("nothing was cut to fit 80 columns:\n%s", out)
+	}
+	_, wide, _ := run(t, "run", quickstart, "--wide")
+	longest := 0
+	for _, l := range strings.Split(wide, "\n") {
+		longest = max(longest, len([]rune(l)))
+	}
+	if longest <= 120 || !strings.Contains(wide, "SchedulingPolicyFulfilled: "+full) {
+		t.Errorf("--wide: longest line %d, want the full detail on one line:\n%s", longest, wide)
+	}
+	_, js, _ := run(t, "run", quickstart, "-o", "json")
+	if !strings.Contains(js, full) {
+		t.Errorf("JSON lost the full detail")
+	}
+	t.Setenv("COLUMNS", "")
+	_, out, _ = run(t, "run", quickstart)
+	for _, l := range strings.Split(out, "\n") {
+		if len([]rune(l)) > defaultWidth {
+			t.Errorf("line of %d characters without a terminal or COLUMNS: %q", len([]rune(l)), l)
+		}
+	}
+}
+
+// TestUntilSaysWhatItSkipped: --until reports the timeline steps and expectations after
+// it, in text and JSON.
+func TestUntilSaysWhatItSkipped(t *testing.T) {
+	_, out, _ := run(t, "run", quickstart, "--until", "30m")
+	if !strings.Contains(out, "SKIPPED  --until 30m0s: 3 timeline steps and 4 expectations after it were not run") {
+		t.Errorf("text output does not say what --until skipped:\n%s", out)
+	}
+	_, out, _ = run(t, "run", quickstart, "--until", "30m", "-q")
+	if !strings.Contains(out, "SKIPPED  --until 30m0s: 3 timeline steps and 4 expectations") {
+		t.Errorf("quiet output does not say what --until skipped:\n%s", out)
+	}
+	_, js, _ := run(t, "run", quickstart, "--until", "30m", "-o", "json")
+	if !strings.Contains(js, `"skippedSteps": 3`) || !strings.Contains(js, `"skippedExpectations": 4`) {
+		t.Errorf("JSON lacks the skipped counts:\n%s", js[:min(len(js), 600)])
+	}
+	_, out, _ = run(t, "run", quickstart)
+	if strings.Contains(out, "SKIPPED") {
+		t.Errorf("a whole run reports skipped steps")
+	}
+}
+
+// TestHumanTimes: text output rounds times to the millisecond; JSON keeps them whole.
+func TestHumanTimes(t *testing.T) {
+	for in, want := range map[string]string{"24m1.100000001s": "24m1.1s", "1m0.1s": "1m0.1s", "150.000001ms": "150ms", "2h0m0s": "2h0m0s", "nonsense": "nonsense"} {
+		if got := human(in); got != want {
+			t.Errorf("human(%q) = %q, want %q", in, got, want)
+		}
+	}
+	sc := write(t, "jitter.yaml", "name: jitter\nduration: 30m\nnetwork: {distribution: uniform, min: 1ns, max: 90ms}\nmembers:\n  - name: m{1..3}\nexpect:\n  - member: {name: m1, condition: {type: Joined, status: \"True\"}}\n")
+	_, out, _ := run(t, "run", sc, "--wide")
+	_, js, _ := run(t, "run", sc, "-o", "json")
+	fine := regexp.MustCompile(`\b[0-9hm]*[0-9]\.[0-9]{4,}m?s\b`)
+	if !fine.MatchString(js) {
+		t.Fatalf("the scenario has no sub-millisecond times to round; JSON:\n%s", js)
+	}
+	if m := fine.FindString(out); m != "" {
+		t.Errorf("unrounded time %q in text output:\n%s", m, out)
+	}
+}
+
+// TestWhatTheSeedChanges pins what the README says: the seed drives network delays and
+// loss and random faults only, so the quickstart (none of them) runs the same under every
+// seed, while a scenario with a random network does not; a seed always gives one hash.
+func TestWhatTheSeedChanges(t *testing.T) {
+	hash := func(file, seed string) string {
+		t.Helper()
+		code, out, errOut := run(t, "run", file, "-o", "json", "--seed", seed)
+		if code != exitOK {
+			t.Fatalf("run %s --seed %s = exit %d: %s", file, seed, code, errOut)
+		}
+		var r struct{ TraceHash string }
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r.TraceHash
+	}
+	if a, b := hash(quickstart, "1"), hash(quickstart, "2"); a != b {
+		t.Errorf("quickstart: seeds 1 and 2 gave hashes %s and %s; the README says a scenario without a random network or faults does not depend on the seed", a, b)
+	}
+	noisy := write(t, "noisy.yaml", "name: noisy\nduration: 30m\nnetwork: {distribution: exponential, mean: 200ms, max: 2s, loss: 0.01}\nmembers:\n  - name: m{1..5}\nexpect:\n  - member: {name: m1, condition: {type: Joined, status: \"True\"}}\n")
+	if a, b := hash(noisy, "1"), hash(noisy, "2"); a == b {
+		t.Errorf("a random network: seeds 1 and 2 gave the same hash %s", a)
+	}
+	if a, b := hash(noisy, "9"), hash(noisy, "9"); a != b {
+		t.Errorf("seed 9 gave hashes %s and %s", a, b)
+	}
+	readme, err := os.ReadFile("../../scenarios/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "### What the seed changes") || !strings.Contains(string(readme), "drives exactly three random sources") {
+		t.Errorf("scenarios/README.md does not say what the seed changes")
 	}
 }

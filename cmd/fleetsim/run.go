@@ -24,6 +24,7 @@ type runFlags struct {
 	output string
 	trace  string
 	quiet  bool
+	wide   bool
 }
 
 func newRunCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -61,11 +62,12 @@ and a name used by two files gets -2, -3, ... so no trace overwrites another.`,
 			return runFiles(cmd, args, f, stdout, stderr)
 		},
 	}
-	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "random seed, overriding the scenario's (default: the scenario's seed, or 1)")
+	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "random seed, overriding the scenario's (default: the scenario's seed, or 1); it drives network delays and loss and faults only")
 	cmd.Flags().DurationVar(&f.until, "until", 0, "simulated time to run, overriding the scenario's duration")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text, json or yaml")
 	cmd.Flags().StringVar(&f.trace, "trace", "", "write every processed event as JSON lines to this file")
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "text output: print only the verdict and failures")
+	cmd.Flags().BoolVar(&f.wide, "wide", false, "text output: print every column in full instead of fitting the terminal (or $COLUMNS, or 120)")
 	f.limits.register(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"text", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp
@@ -132,7 +134,7 @@ func runFiles(cmd *cobra.Command, paths []string, f runFlags, out, stderr io.Wri
 		}
 		reports = append(reports, rep)
 		if f.output == "text" {
-			printText(stdout, rep, f.quiet)
+			printText(stdout, rep, textOptions{quiet: f.quiet, width: outputWidth(out, f.wide)})
 			if err := stdout.check(); err != nil {
 				return err
 			}

@@ -4,46 +4,53 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/scenarios/runner"
 )
 
-func printText(w io.Writer, r *runner.Report, quiet bool) {
+// textOptions: quiet prints only verdicts and failures; width is what lines must fit
+// (0: no limit, --wide).
+type textOptions struct {
+	quiet bool
+	width int
+}
+
+func printText(w io.Writer, r *runner.Report, o textOptions) {
 	verdict := "PASS"
 	if !r.Passed {
 		verdict = "FAIL"
 	}
-	if quiet {
+	if o.quiet {
 		fmt.Fprintf(w, "%s %s (%s) trace %s\n", verdict, r.Scenario, r.File, r.TraceHash)
 		for _, e := range r.Expectations {
 			if !e.Passed {
-				fmt.Fprintf(w, "  FAIL %s:%d at %s: %s: %s\n", r.File, e.Line, e.At, e.Description, e.Detail)
+				fmt.Fprintf(w, "  FAIL %s\n", wrap(fmt.Sprintf("%s:%d at %s: %s: %s", r.File, e.Line, human(e.At), e.Description, e.Detail), o.width, 7))
 			}
 		}
 		for _, i := range r.Invariants {
 			if !i.Passed {
-				fmt.Fprintf(w, "  FAIL invariant %s broke at %s: %s\n", i.Name, i.At, i.Detail)
+				fmt.Fprintf(w, "  FAIL %s\n", wrap(fmt.Sprintf("invariant %s broke at %s: %s", i.Name, human(i.At), i.Detail), o.width, 7))
 			}
+		}
+		if s := skipped(r); s != "" {
+			fmt.Fprintf(w, "  %s\n", s)
 		}
 		return
 	}
 	fmt.Fprintf(w, "Scenario %s (%s), seed %d\n\n", r.Scenario, r.File, r.Seed)
-
 	fmt.Fprintln(w, "TIMELINE")
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	rows := make([][]string, 0, len(r.Timeline))
 	for _, e := range r.Timeline {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", e.At, e.Kind, subjects(e.Subjects), e.Detail)
+		rows = append(rows, []string{human(e.At), e.Kind, subjects(e.Subjects, e.MoreSubjects), e.Detail})
 	}
-	tw.Flush()
+	// The subjects and the detail give way to the width; the time and the kind never do.
+	table(w, o.width, []column{{}, {}, {minimum: 12}, {minimum: 16}}, rows)
 	if r.TimelineDropped > 0 {
 		fmt.Fprintf(w, "  ... %d more notable events (see --trace)\n", r.TimelineDropped)
 	}
-
 	fmt.Fprintln(w, "\nPLACEMENTS")
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  NAME\tSNAPSHOT\tWANTED\tCLUSTERS\tSCHEDULED\tAVAILABLE\tFIRST NOT TRUE")
+	rows = [][]string{{"NAME", "SNAPSHOT", "WANTED", "CLUSTERS", "SCHEDULED", "AVAILABLE", "FIRST NOT TRUE"}}
 	for _, p := range r.Placements {
 		wanted := "all"
 		if p.Wanted >= 0 {
@@ -62,13 +69,11 @@ func printText(w io.Writer, r *runner.Report, quiet bool) {
 				blocked = short + "=" + c.Status + " " + c.Reason
 			}
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.PolicySnapshot, wanted, orNone(strings.Join(p.Clusters, ",")), scheduled, orNone(available), orNone(blocked))
+		rows = append(rows, []string{p.Name, p.PolicySnapshot, wanted, orNone(strings.Join(p.Clusters, ",")), scheduled, orNone(available), orNone(blocked)})
 	}
-	tw.Flush()
-
+	table(w, o.width, []column{{}, {}, {}, {minimum: 8}, {}, {}, {minimum: 14}}, rows)
 	fmt.Fprintln(w, "\nMEMBERS")
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  NAME\tKIND\tJOINED\tHEALTHY\tELIGIBLE\tTAINTS\tFAILURE")
+	rows = [][]string{{"NAME", "KIND", "JOINED", "HEALTHY", "ELIGIBLE", "TAINTS", "FAILURE"}}
 	for _, m := range r.Members {
 		joined, healthy := "Unknown", "Unknown"
 		for _, c := range m.Conditions {
@@ -83,10 +88,9 @@ func printText(w io.Writer, r *runner.Report, quiet bool) {
 		if !m.Eligible {
 			eligible = "no"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", m.Name, m.Kind, joined, healthy, eligible, orNone(taints(m.Taints)), orNone(m.Failure))
+		rows = append(rows, []string{m.Name, string(m.Kind), joined, healthy, eligible, orNone(taints(m.Taints)), orNone(m.Failure)})
 	}
-	tw.Flush()
-
+	table(w, o.width, []column{{}, {}, {}, {}, {}, {minimum: 12}, {minimum: 9}}, rows)
 	fmt.Fprintln(w, "\nEXPECTATIONS")
 	if len(r.Expectations) == 0 && len(r.Invariants) == 0 {
 		fmt.Fprintln(w, "  (none)")
@@ -96,16 +100,27 @@ func printText(w io.Writer, r *runner.Report, quiet bool) {
 		if !e.Passed {
 			mark = "FAIL"
 		}
-		fmt.Fprintf(w, "  %s  line %d, at %s: %s\n        %s\n", mark, e.Line, e.At, e.Description, e.Detail)
+		fmt.Fprintf(w, "  %s  %s\n        %s\n", mark, wrap(fmt.Sprintf("line %d, at %s: %s", e.Line, human(e.At), e.Description), o.width, 8), wrap(e.Detail, o.width, 8))
 	}
 	for _, i := range r.Invariants {
 		if i.Passed {
 			fmt.Fprintf(w, "  PASS  always %s\n", i.Name)
 		} else {
-			fmt.Fprintf(w, "  FAIL  always %s: broke at %s: %s\n", i.Name, i.At, i.Detail)
+			fmt.Fprintf(w, "  FAIL  %s\n", wrap(fmt.Sprintf("always %s: broke at %s: %s", i.Name, human(i.At), i.Detail), o.width, 8))
 		}
 	}
-	fmt.Fprintf(w, "\n%s  trace hash %s  (%d events, %s simulated)\n", verdict, r.TraceHash, r.Events, r.SimulatedTime)
+	if s := skipped(r); s != "" {
+		fmt.Fprintf(w, "  %s\n", s)
+	}
+	fmt.Fprintf(w, "\n%s  trace hash %s  (%d events, %s simulated)\n", verdict, r.TraceHash, r.Events, human(r.SimulatedTime))
+}
+
+// skipped says what a run shortened by --until left out, or "".
+func skipped(r *runner.Report) string {
+	if r.SkippedSteps == 0 && r.SkippedExpectations == 0 {
+		return ""
+	}
+	return fmt.Sprintf("SKIPPED  --until %s: %s and %s after it were not run", human(r.SimulatedTime), plural(r.SkippedSteps, "timeline step"), plural(r.SkippedExpectations, "expectation"))
 }
 
 func taints(ts []member.Taint) string {
@@ -123,11 +138,12 @@ func orNone(s string) string {
 	return s
 }
 
-// subjects shows up to three names, then a count.
-func subjects(names []string) string {
+// subjects shows up to three names, then a count (more: names left out of the report).
+func subjects(names []string, more int) string {
 	const shown = 3
-	if len(names) <= shown+1 {
+	if len(names) <= shown+1 && more == 0 {
 		return strings.Join(names, ", ")
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:shown], ", "), len(names)-shown)
+	n := min(shown, len(names))
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n+more)
 }

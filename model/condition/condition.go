@@ -78,6 +78,13 @@ func Set(cs *[]Timed, c Condition, gen int64, now time.Time) bool {
 		(*cs)[i] = Timed{Condition: c, ObservedGeneration: gen, LastTransitionTime: t}
 		return changed
 	}
+	if len(*cs) == cap(*cs) && len(*cs) < 8 {
+		// Objects hold a few conditions each, for a long time: grow one at a time, not by
+		// doubling, so a million members do not each carry unused slots.
+		grown := make([]Timed, len(*cs), len(*cs)+1)
+		copy(grown, *cs)
+		*cs = grown
+	}
 	*cs = append(*cs, Timed{Condition: c, ObservedGeneration: gen, LastTransitionTime: now})
 	return true
 }

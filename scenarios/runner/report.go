@@ -25,6 +25,10 @@ type Report struct {
 	Timeline      []TimelineEntry     `json:"timeline"`
 	// TimelineDropped counts notable events left out of Timeline (see MaxTimeline).
 	TimelineDropped int `json:"timelineDropped,omitempty"`
+	// SkippedSteps and SkippedExpectations count the timeline steps and expectations after
+	// the end of a run shortened by Options.Until, which were not run or checked.
+	SkippedSteps        int `json:"skippedSteps,omitempty"`
+	SkippedExpectations int `json:"skippedExpectations,omitempty"`
 }
 
 // ExpectationResult is one checked expectation.
@@ -95,7 +99,9 @@ type TimelineEntry struct {
 	At       string   `json:"at"`
 	Kind     string   `json:"kind"`
 	Subjects []string `json:"subjects,omitempty"`
-	Detail   string   `json:"detail,omitempty"`
+	// MoreSubjects counts the subjects beyond MaxSubjects, left out of Subjects.
+	MoreSubjects int    `json:"moreSubjects,omitempty"`
+	Detail       string `json:"detail,omitempty"`
 }
 
 func conditions(cs []sim.Condition) []Condition {
