@@ -38,7 +38,7 @@ type Driver struct {
 
 // Dial connects to the system bus (DBUS_SYSTEM_BUS_ADDRESS, or /run/dbus/system_bus_socket)
 // and returns a Driver keeping its unit files in dir. If address is not empty it is used
-// instead of the environment.
+// instead of the environment. The connection is closed when ctx ends.
 func Dial(ctx context.Context, address, dir string) (*Driver, error) {
 	var conn *sddbus.Conn
 	var err error

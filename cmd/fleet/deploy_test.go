@@ -80,7 +80,7 @@ func TestDeploymentManifestsRunTheHub(t *testing.T) {
 			args = c.Args
 		}
 	}
-	if kinds["CustomResourceDefinition"] != 16 || kinds["Deployment"] != 1 || kinds["ClusterRole"] != 1 {
+	if kinds["CustomResourceDefinition"] != 18 || kinds["Deployment"] != 1 || kinds["ClusterRole"] != 1 {
 		t.Fatalf("config/default renders %v, want 16 CRDs, 1 Deployment, 1 ClusterRole", kinds)
 	}
 

@@ -37,6 +37,7 @@ type hubOptions struct {
 	logFormat         string
 	verbosity         int
 	resync            time.Duration
+	units             unitOptions
 }
 
 func newHubCommand(stderr io.Writer) *cobra.Command {
@@ -76,6 +77,7 @@ Prometheus metrics on --metrics-bind-address; logs are structured (JSON by defau
 	f.DurationVar(&o.resync, "resync", hub.DefaultResync, "how often placements re-select hub resources of kinds no watch covers")
 	f.StringVar(&o.logFormat, "log-format", "json", "log format: json or text")
 	f.IntVarP(&o.verbosity, "v", "v", 0, "log verbosity (1 logs the triggers each change fires)")
+	o.units.addFlags(f)
 	_ = cmd.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions([]string{"json", "text"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -133,6 +135,9 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 		Log:         log, Resync: o.resync,
 	}); err != nil {
 		return &exitError{code: exitFailed, err: err}
+	}
+	if err := setupUnits(mgr, o.units, log); err != nil {
+		return err
 	}
 	log.Info("starting the hub", "leaderElection", o.leaderElect, "lease", o.leaderNamespace+"/"+o.leaderID)
 	if err := mgr.Start(cmd.Context()); err != nil {

@@ -28,6 +28,10 @@ const (
 	EvictionCreated      Change = "eviction created"
 	UpdateRunChanged     Change = "staged update run created or changed"
 	ApprovalChanged      Change = "approval request approved"
+	// Units and machines (the CoreOS-fleet half).
+	UnitChanged      Change = "unit submitted, changed or destroyed"
+	MachineChanged   Change = "machine registered, its metadata changed, or removed"
+	MachineHeartbeat Change = "machine heartbeat or unit states reported"
 )
 
 // Controller names a hub reconciler.
@@ -41,6 +45,7 @@ const (
 	WorkGenerator  Controller = "work-generator"
 	Eviction       Controller = "eviction"
 	StagedUpdate   Controller = "staged-update"
+	UnitEngine     Controller = "unit-engine"
 )
 
 // Scope says which keys of the controller a change queues.
@@ -63,6 +68,8 @@ const (
 	AllRuns Scope = "every staged update run"
 	// AllEvictions: every eviction.
 	AllEvictions Scope = "every eviction"
+	// AllUnits: every unit (the engine schedules them in one decision).
+	AllUnits Scope = "every unit"
 )
 
 // Target is one controller and the keys it must reconcile.
@@ -99,6 +106,11 @@ var table = map[Change][]Target{
 	EvictionCreated:      {{Eviction, ThisObject}},
 	UpdateRunChanged:     {{StagedUpdate, ThisObject}},
 	ApprovalChanged:      {{StagedUpdate, AllRuns}},
+	UnitChanged:          {{UnitEngine, AllUnits}},
+	MachineChanged:       {{UnitEngine, AllUnits}},
+	// A heartbeat moves nothing: a machine is lost when its TTL runs out, and the engine
+	// looks again at that time by itself (a timed wake, like RequeueAfter).
+	MachineHeartbeat: nil,
 }
 
 // For returns the controllers a change wakes, in a fixed order.
@@ -109,5 +121,6 @@ func Changes() []Change {
 	return []Change{MemberCreated, MemberLeaving, MemberLabelsChanged, MemberTaintAdded, MemberTaintRemoved,
 		MemberBecameEligible, MemberStatusChanged, MemberHealthLost, MemberPropsChanged, PlacementChanged, PlacementDeleted,
 		PolicySnapshotNew, BindingChanged, BindingStatusChanged, BindingDeleted, RequeueAfter, HubStarted, HubResourceChanged,
-		ResourceSnapshotNew, OverrideChanged, WorkStatusChanged, EvictionCreated, UpdateRunChanged, ApprovalChanged}
+		ResourceSnapshotNew, OverrideChanged, WorkStatusChanged, EvictionCreated, UpdateRunChanged, ApprovalChanged,
+		UnitChanged, MachineChanged, MachineHeartbeat}
 }

@@ -1,6 +1,7 @@
 package apis_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -140,7 +141,10 @@ var wantCRDs = map[string]crdWant{
 // scope, short names, printer columns, status subresource and CEL rules.
 func TestCRDs(t *testing.T) {
 	crds := loadCRDs(t)
-	for kind := range crds {
+	for kind, crd := range crds {
+		if crd.Spec.Group == "fleet.fleetsim.io" {
+			continue // fleetsim's own kinds (machines, units): see TestFleetCRDs
+		}
 		if _, ok := wantCRDs[kind]; !ok {
 			t.Errorf("unexpected CRD for kind %s", kind)
 		}
@@ -278,5 +282,29 @@ func TestSchemeRegistersEveryKind(t *testing.T) {
 				t.Errorf("the scheme does not know %s", gv.WithKind(k))
 			}
 		}
+	}
+}
+
+// TestFleetCRDs: fleetsim's own group holds Machine and Unit, cluster-scoped, with a status
+// subresource and the desired-state enum.
+func TestFleetCRDs(t *testing.T) {
+	crds := loadCRDs(t)
+	for _, kind := range []string{"Machine", "Unit"} {
+		crd := crds[kind]
+		if crd == nil || crd.Spec.Group != "fleet.fleetsim.io" || crd.Spec.Scope != apiextensionsv1.ClusterScoped {
+			t.Fatalf("no cluster-scoped CRD for %s in fleet.fleetsim.io", kind)
+		}
+		v := crd.Spec.Versions[0]
+		if v.Name != "v1alpha1" || v.Subresources == nil || v.Subresources.Status == nil {
+			t.Errorf("%s: version %s, want v1alpha1 with a status subresource", kind, v.Name)
+		}
+	}
+	ds := crds["Unit"].Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["desiredState"]
+	var enum []string
+	for _, e := range ds.Enum {
+		enum = append(enum, strings.Trim(string(e.Raw), `"`))
+	}
+	if diff := cmp.Diff([]string{"inactive", "loaded", "launched"}, enum); diff != "" {
+		t.Errorf("desiredState enum (-want +got):\n%s", diff)
 	}
 }

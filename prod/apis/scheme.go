@@ -5,11 +5,12 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
+	fleetv1alpha1 "github.com/fleetsim/fleetsim/prod/apis/fleet/v1alpha1"
 	placementv1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
 )
 
-var schemeBuilder = runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, clusterv1beta1.AddToScheme, placementv1beta1.AddToScheme)
+var schemeBuilder = runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, clusterv1beta1.AddToScheme, placementv1beta1.AddToScheme, fleetv1alpha1.AddToScheme)
 
-// AddToScheme registers what the hub reads and writes: Kubernetes' built-in kinds and both
-// fleet API groups.
+// AddToScheme registers what the hub reads and writes: Kubernetes' built-in kinds, both
+// KubeFleet API groups and fleetsim's own fleet.fleetsim.io (machines and units).
 var AddToScheme = schemeBuilder.AddToScheme

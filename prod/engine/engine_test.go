@@ -1,0 +1,175 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/fleetsim/fleetsim/model/unit"
+	fleetv1 "github.com/fleetsim/fleetsim/prod/apis/fleet/v1alpha1"
+	"github.com/fleetsim/fleetsim/prod/engine"
+	"github.com/fleetsim/fleetsim/prod/testenv"
+)
+
+func eventually(t *testing.T, what string, f func() error) {
+	t.Helper()
+	var err error
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if err = f(); err == nil {
+			return
+		}
+	}
+	t.Fatalf("%s: still %v after 2m", what, err)
+}
+
+func heartbeat(t *testing.T, c client.Client, id string, md map[string]string) {
+	t.Helper()
+	if err := beat(c, id, md); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func beat(c client.Client, id string, md map[string]string) error {
+	ctx := context.Background()
+	m := &fleetv1.Machine{}
+	if err := c.Get(ctx, client.ObjectKey{Name: id}, m); err != nil {
+		m = &fleetv1.Machine{ObjectMeta: metav1.ObjectMeta{Name: id}, Spec: fleetv1.MachineSpec{Metadata: md}}
+		if err := c.Create(ctx, m); err != nil {
+			return fmt.Errorf("create machine %s: %w", id, err)
+		}
+	}
+	m.Status.LastHeartbeat = metav1.NewMicroTime(time.Now())
+	if err := c.Status().Update(ctx, m); err != nil {
+		return fmt.Errorf("heartbeat %s: %w", id, err)
+	}
+	return nil
+}
+
+func submit(t *testing.T, c client.Client, name, text, state string) {
+	t.Helper()
+	f, err := unit.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &fleetv1.Unit{ObjectMeta: metav1.ObjectMeta{Name: engine.ObjectName(name)},
+		Spec: fleetv1.UnitSpec{Name: name, File: unit.Serialize(f), DesiredState: state}}
+	if err := c.Create(context.Background(), u); err != nil {
+		t.Fatalf("submit %s: %v", name, err)
+	}
+}
+
+func schedule(c client.Client) (map[string]string, error) {
+	var l fleetv1.UnitList
+	if err := c.List(context.Background(), &l); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, u := range l.Items {
+		out[u.Spec.Name] = u.Status.MachineID
+	}
+	return out, nil
+}
+
+func wantSchedule(t *testing.T, c client.Client, want map[string]string) {
+	t.Helper()
+	eventually(t, "schedule", func() error {
+		got, err := schedule(c)
+		if err != nil {
+			return err
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			return fmt.Errorf("(-want +got):\n%s", diff)
+		}
+		return nil
+	})
+}
+
+// TestEngineOnRealAPIServer: the shared schedule with Conflicts, MachineOf, MachineMetadata
+// and a global unit over Unit and Machine objects, woken by watches; a machine that stops
+// heartbeating loses its units after the TTL; a restarted engine (new holder, new token)
+// carries on from what is stored.
+func TestEngineOnRealAPIServer(t *testing.T) {
+	cfg := testenv.Start(t)
+	c := testenv.Client(t, cfg)
+	log := logr.Discard()
+	var eng *engine.Engine
+	setup := func(mgr ctrl.Manager) error {
+		var err error
+		eng, err = engine.Setup(mgr, engine.Options{LeaseNamespace: "fleet-system", LeaseTTL: 3 * time.Second, MachineTTL: 4 * time.Second, Log: log})
+		return err
+	}
+	stop := testenv.RunManager(t, cfg, log, setup)
+
+	heartbeat(t, c, "m1", map[string]string{"disk": "ssd"})
+	heartbeat(t, c, "m2", map[string]string{"disk": "hdd"})
+	submit(t, c, "a.service", "[Service]\nExecStart=/bin/sleep 1000\n\n[X-Fleet]\nMachineMetadata=disk=ssd\n", "launched")
+	submit(t, c, "b.service", "[Service]\nExecStart=/bin/sleep 1000\n\n[X-Fleet]\nConflicts=a.service\n", "launched")
+	submit(t, c, "c.service", "[Service]\nExecStart=/bin/sleep 1000\n\n[X-Fleet]\nMachineOf=a.service\n", "loaded")
+	submit(t, c, "g.service", "[Service]\nExecStart=/bin/sleep 1000\n\n[X-Fleet]\nGlobal=true\n", "launched")
+	submit(t, c, "idle.service", "[Service]\nExecStart=/bin/sleep 1000\n", "inactive")
+	wantSchedule(t, c, map[string]string{"a.service": "m1", "b.service": "m2", "c.service": "m1", "g.service": "", "idle.service": ""})
+
+	// Lease: held, with a token, by this engine.
+	var u fleetv1.Unit
+	if err := c.Get(context.Background(), client.ObjectKey{Name: engine.ObjectName("a.service")}, &u); err != nil {
+		t.Fatal(err)
+	}
+	if u.Status.FenceToken < 1 || u.Status.Reason == "" {
+		t.Fatalf("a.service status %+v: want a fence token and a reason", u.Status)
+	}
+	firstToken := u.Status.FenceToken
+
+	// m2 keeps beating; m1 stops: after the TTL, a and c move to m2 and b (conflicting with a)
+	// cannot stay there.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			_ = beat(c, "m2", nil) // a conflict with the engine's read is retried next second
+			time.Sleep(time.Second)
+		}
+	}()
+	wantSchedule(t, c, map[string]string{"a.service": "", "b.service": "m2", "c.service": "", "g.service": "", "idle.service": ""})
+	eventually(t, "reason for a.service", func() error {
+		if err := c.Get(context.Background(), client.ObjectKey{Name: engine.ObjectName("a.service")}, &u); err != nil {
+			return err
+		}
+		if u.Status.Reason == "" {
+			return fmt.Errorf("no reason")
+		}
+		return nil
+	})
+	t.Logf("a.service after m1 was lost: %s", u.Status.Reason)
+
+	// A restarted engine: a new tenure, a greater token, nothing lost.
+	stop()
+	testenv.RunManager(t, cfg, log, setup)
+	heartbeat(t, c, "m1", map[string]string{"disk": "ssd"})
+	submit(t, c, "d.service", "[Service]\nExecStart=/bin/sleep 1000\n", "launched")
+	eventually(t, "d.service scheduled by the new engine", func() error {
+		got, err := schedule(c)
+		if err != nil {
+			return err
+		}
+		if got["d.service"] == "" || got["a.service"] != "m1" {
+			return fmt.Errorf("schedule %v", got)
+		}
+		return nil
+	})
+	if err := c.Get(context.Background(), client.ObjectKey{Name: engine.ObjectName("d.service")}, &u); err != nil {
+		t.Fatal(err)
+	}
+	if u.Status.FenceToken <= firstToken {
+		t.Fatalf("new engine wrote with token %d, not above the first engine's %d", u.Status.FenceToken, firstToken)
+	}
+	if eng.Passes() == 0 {
+		t.Fatal("the engine made no decision")
+	}
+}
