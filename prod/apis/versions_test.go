@@ -36,24 +36,6 @@ spec:
       - clusterSelector: {clusterSelectorTerms: [{labelSelector: {matchLabels: {env: prod}}}]}
         jsonPatchOverrides: [{op: add, path: /metadata/labels/a, value: b}]
 `,
-	"ClusterResourceEnvelope": `
-apiVersion: placement.kubernetes-fleet.io/v1beta1
-kind: ClusterResourceEnvelope
-metadata: {name: rbac}
-data:
-  "clusterrole.yaml":
-    apiVersion: rbac.authorization.k8s.io/v1
-    kind: ClusterRole
-    metadata: {name: pod-reader}
-    rules: [{apiGroups: [""], resources: [pods], verbs: [get]}]
-`,
-	"ResourceEnvelope": `
-apiVersion: placement.kubernetes-fleet.io/v1beta1
-kind: ResourceEnvelope
-metadata: {name: quota, namespace: application-1}
-data:
-  "quota.yaml": {apiVersion: v1, kind: ResourceQuota, metadata: {name: q}, spec: {hard: {pods: "2"}}}
-`,
 	"ResourceOverrideSnapshot": `
 apiVersion: placement.kubernetes-fleet.io/v1beta1
 kind: ResourceOverrideSnapshot
@@ -121,7 +103,7 @@ func TestServedVersionsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
-	for _, ns := range []string{"fleet-member-aks-member-3", "fleet-member-kind-cluster-1", "application-1"} {
+	for _, ns := range []string{"fleet-member-aks-member-3", "fleet-member-kind-cluster-1", "application-1", "app"} {
 		nsObj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}
 		if _, err := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Create(ctx, nsObj, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
