@@ -21,6 +21,7 @@ var (
 	v1Beta1        = []string{"v1", "v1beta1"}
 	v1Alpha1Beta1  = []string{"v1", "v1beta1", "v1alpha1"}
 	alpha1Beta1    = []string{"v1beta1", "v1alpha1"}
+	beta1Only      = []string{"v1beta1"}
 	placementKinds = []Kind{
 		{PlacementGroup, "ClusterResourcePlacement", v1Beta1},
 		{PlacementGroup, "ClusterSchedulingPolicySnapshot", v1Beta1},
@@ -36,6 +37,8 @@ var (
 		{PlacementGroup, "ClusterApprovalRequest", v1Alpha1Beta1},
 		{PlacementGroup, "ClusterResourcePlacementEviction", alpha1Beta1},
 		{PlacementGroup, "ClusterResourcePlacementDisruptionBudget", alpha1Beta1},
+		{PlacementGroup, "ClusterResourceEnvelope", beta1Only},
+		{PlacementGroup, "ResourceEnvelope", beta1Only},
 	}
 	clusterKinds = []Kind{
 		{ClusterGroup, "MemberCluster", v1Beta1},

@@ -35,7 +35,19 @@ type ResourceSelector struct {
 	Kind          string                `json:"kind"`
 	Name          string                `json:"name,omitempty"`
 	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
+	// SelectionScope says what a selected Namespace brings: the namespace and every object
+	// in it (NamespaceWithResources, the default when empty) or the namespace alone
+	// (NamespaceOnly). It does not change what selectors of other kinds pick.
+	SelectionScope SelectionScope `json:"selectionScope,omitempty"`
 }
+
+// SelectionScope is a resource selector's selectionScope.
+type SelectionScope string
+
+const (
+	NamespaceWithResources SelectionScope = "NamespaceWithResources"
+	NamespaceOnly          SelectionScope = "NamespaceOnly"
+)
 
 type RolloutStrategyType string
 

@@ -211,6 +211,11 @@ func ValidatePlacement(crp *ClusterResourcePlacement) field.ErrorList {
 		if s.Name != "" && s.LabelSelector != nil {
 			errs = append(errs, field.Forbidden(sel.Index(i).Child("labelSelector"), "name and labelSelector are mutually exclusive"))
 		}
+		switch s.SelectionScope {
+		case "", NamespaceWithResources, NamespaceOnly:
+		default:
+			errs = append(errs, field.NotSupported(sel.Index(i).Child("selectionScope"), s.SelectionScope, []SelectionScope{NamespaceOnly, NamespaceWithResources}))
+		}
 		if s.LabelSelector != nil {
 			if _, err := metav1.LabelSelectorAsSelector(s.LabelSelector); err != nil {
 				errs = append(errs, field.Invalid(sel.Index(i).Child("labelSelector"), s.LabelSelector, err.Error()))

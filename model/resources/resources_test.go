@@ -59,6 +59,12 @@ func TestSelect(t *testing.T) {
 	}{
 		{"a namespace brings its objects, not pods or events (CRP-SEL-NAMESPACE, ARCH-PROPAGATION-FILTER)", []placement.ResourceSelector{ns("work")},
 			[]string{"/work", "/work//ConfigMap/cfg", "/work/apps/Deployment/web"}, ""},
+		{"selectionScope NamespaceOnly brings the namespace alone", []placement.ResourceSelector{{Version: "v1", Kind: "Namespace", Name: "work", SelectionScope: placement.NamespaceOnly}},
+			[]string{"/work"}, ""},
+		{"NamespaceOnly and NamespaceWithResources selectors are ORed", []placement.ResourceSelector{
+			{Version: "v1", Kind: "Namespace", Name: "work", SelectionScope: placement.NamespaceOnly},
+			{Version: "v1", Kind: "Namespace", Name: "other", SelectionScope: placement.NamespaceWithResources}},
+			[]string{"/other", "/other//ConfigMap/cfg2", "/work"}, ""},
 		{"a namespace that does not exist yet selects nothing", []placement.ResourceSelector{ns("later")}, []string{}, ""},
 		{"a label selector picks cluster-scoped objects only, never reserved namespaces", []placement.ResourceSelector{{Version: "v1", Kind: "Namespace", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}},
 			[]string{"/other", "/other//ConfigMap/cfg2", "/work", "/work//ConfigMap/cfg", "/work/apps/Deployment/web"}, ""},

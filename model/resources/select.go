@@ -77,7 +77,8 @@ func CheckSelectors(selectors []placement.ResourceSelector) error {
 // Select returns the hub objects a placement's selectors pick, sorted by group, kind,
 // namespace and name. Selectors are ORed; the fields of one selector are ANDed. Selectors
 // pick cluster-scoped objects (a label selector never picks a namespaced object, CRP-SEL-GVK);
-// a selected Namespace brings every propagatable object in it. A namespace that does not
+// a selected Namespace brings every propagatable object in it, unless its selector's
+// selectionScope is NamespaceOnly. A namespace that does not
 // exist yet selects nothing and is not an error (CRP-SEL-CHANGES).
 func Select(selectors []placement.ResourceSelector, objects []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	picked := map[string]*unstructured.Unstructured{}
@@ -108,6 +109,10 @@ func Select(selectors []placement.ResourceSelector, objects []*unstructured.Unst
 			}
 			if ogvk.Group == "" && ogvk.Kind == "Namespace" {
 				if ReservedNamespace(o.GetName()) {
+					continue
+				}
+				if sel.SelectionScope == placement.NamespaceOnly {
+					picked[Key(o)] = o
 					continue
 				}
 				for _, inner := range byNamespace[o.GetName()] {

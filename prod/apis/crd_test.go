@@ -76,6 +76,8 @@ var wantCRDs = map[string]crdWant{
 			"maxUnavailable must not be negative",
 			"maxSurge must not be negative",
 		}},
+	"ClusterResourceEnvelope": {group: placementGroup, plural: "clusterresourceenvelopes"},
+	"ResourceEnvelope":        {group: placementGroup, plural: "resourceenvelopes", namespaced: true},
 	"ClusterSchedulingPolicySnapshot": {group: placementGroup, plural: "clusterschedulingpolicysnapshots", shortNames: []string{"pss", "csps"}, status: true,
 		columns: [][2]string{{"Gen", ".metadata.generation"}, age},
 		rules:   []string{"the spec of a policy snapshot is immutable"}},

@@ -34,7 +34,7 @@ func TestKubeAPIServer(t *testing.T) {
 	create := func(obj map[string]any) error {
 		return c.Create(ctx, &unstructured.Unstructured{Object: obj})
 	}
-	for _, ns := range []string{"fleet-member-aks-member-3", "fleet-member-kind-cluster-1", "application-1"} {
+	for _, ns := range []string{"fleet-member-aks-member-3", "fleet-member-kind-cluster-1", "application-1", "app"} {
 		if err := create(map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}); err != nil {
 			t.Fatal(err)
 		}

@@ -69,11 +69,11 @@ func PlacementSpecFromModel(s placement.PlacementSpec) v1beta1.ClusterResourcePl
 }
 
 func resourceSelectorToModel(s v1beta1.ClusterResourceSelector) placement.ResourceSelector {
-	return placement.ResourceSelector{Group: s.Group, Version: s.Version, Kind: s.Kind, Name: s.Name, LabelSelector: s.LabelSelector.DeepCopy()}
+	return placement.ResourceSelector{Group: s.Group, Version: s.Version, Kind: s.Kind, Name: s.Name, LabelSelector: s.LabelSelector.DeepCopy(), SelectionScope: s.SelectionScope}
 }
 
 func resourceSelectorFromModel(s placement.ResourceSelector) v1beta1.ClusterResourceSelector {
-	return v1beta1.ClusterResourceSelector{Group: s.Group, Version: s.Version, Kind: s.Kind, Name: s.Name, LabelSelector: s.LabelSelector.DeepCopy()}
+	return v1beta1.ClusterResourceSelector{Group: s.Group, Version: s.Version, Kind: s.Kind, Name: s.Name, LabelSelector: s.LabelSelector.DeepCopy(), SelectionScope: s.SelectionScope}
 }
 
 // PolicyToModel converts a placement policy; nothing is lost.

@@ -103,6 +103,13 @@ type ClusterResourceSelector struct {
 	// A label query over the cluster-scoped resources of the kind.
 	// +optional
 	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
+
+	// SelectionScope says what a selected Namespace brings: NamespaceWithResources (the
+	// default: the namespace and every object in it) or NamespaceOnly (the namespace alone).
+	// +kubebuilder:validation:Enum=NamespaceOnly;NamespaceWithResources
+	// +kubebuilder:default=NamespaceWithResources
+	// +optional
+	SelectionScope placement.SelectionScope `json:"selectionScope,omitempty"`
 }
 
 // PlacementPolicy picks the member clusters to place the selected resources on. Only joined

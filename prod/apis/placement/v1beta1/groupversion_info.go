@@ -32,5 +32,7 @@ func init() {
 		&ClusterApprovalRequest{}, &ClusterApprovalRequestList{},
 		&ClusterResourcePlacementEviction{}, &ClusterResourcePlacementEvictionList{},
 		&ClusterResourcePlacementDisruptionBudget{}, &ClusterResourcePlacementDisruptionBudgetList{},
+		&ClusterResourceEnvelope{}, &ClusterResourceEnvelopeList{},
+		&ResourceEnvelope{}, &ResourceEnvelopeList{},
 	)
 }
