@@ -3,7 +3,6 @@ package hub
 import (
 	"context"
 	"fmt"
-	"maps"
 	"reflect"
 	"slices"
 	"sync"
@@ -23,6 +22,8 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -60,12 +61,16 @@ var placementControllers = []triggers.Controller{
 // queues after its writes succeed, and watches turn changes made by users and member agents
 // into the same Changes.
 //
-// Decisions are taken one at a time (as the simulator takes them), each on a fresh read of
-// the hub's objects: a hub that restarts or fails over resumes from what is stored.
+// Decisions read the manager's informer cache, scoped to what they decide on, and run in
+// parallel under the rules of consistency.go: serial per placement for decisions about a
+// whole placement, serial per binding for decisions about one, at most Workers at a time.
 type Hub struct {
+	// Client writes; set up by Setup to remember every write as an expectation.
 	Client client.Client
-	// Reader reads the state each decision starts from. The manager's API reader (not its
-	// cache) gives every decision the writes of the one before.
+	// Cache is what decisions read: the manager's cache, with the field indexes of cache.go.
+	Cache client.Reader
+	// Reader is the API server itself, for the few reads that must see the latest stored
+	// version (a binding flush just marked deleting).
 	Reader      client.Reader
 	Resources   *ResourceLister
 	Clock       clock.Clock // nil: the wall clock
@@ -73,15 +78,28 @@ type Hub struct {
 	Scheduler   *scheduler.Scheduler
 	Log         logr.Logger
 	Events      events.EventRecorder
-	// Resync is how often every placement re-selects its resources, for hub resources of
-	// kinds no watch covers. 0 means DefaultResync.
+	// Resync is how often discovery is read again, for kinds added to the hub since.
+	// 0 means DefaultResync.
 	Resync time.Duration
+	// Workers is how many decisions may run at once; 0 means DefaultWorkers.
+	Workers int
 
-	decide  sync.Mutex
+	exp     *expectations
+	locks   keyLocks
+	members memberMemo
+	sem     chan struct{}
+
 	mu      sync.Mutex
 	queues  map[triggers.Controller]workqueue.TypedRateLimitingInterface[reconcile.Request]
 	pending map[triggers.Controller][]string // fired before the controller's queue existed
 }
+
+// DefaultWorkers is how many decisions run at once unless Workers says otherwise.
+const DefaultWorkers = 8
+
+// rolloutBatchDelay: a report on one binding wakes its placement's placement-wide
+// controllers this much later, so a burst of reports from many members is decided once.
+const rolloutBatchDelay = 50 * time.Millisecond
 
 // flushTimeout bounds a decision's writes, which run to the end even when the hub is
 // told to stop: a flush cut half-way is what the next hub would have to repair.
@@ -90,12 +108,22 @@ const flushTimeout = 20 * time.Second
 // DefaultResync is how often placements re-select hub resources when nothing woke them.
 const DefaultResync = time.Minute
 
-// Fire queues what the trigger table says a change wakes, resolving the scopes on st (nil:
-// read them from the API server).
+// fire queues what the trigger table says a change wakes. st, when set, is the decision
+// that made the change: the bindings it wrote count for PlacementBindings even before the
+// cache holds them. A change a binding-only decision made reaches placement-wide
+// controllers after rolloutBatchDelay, so a burst of reports is decided once.
 func (h *Hub) fire(ctx context.Context, st *state, c triggers.Change, key, placementName, memberName string) {
+	delay := time.Duration(0)
+	if st != nil && st.scope.bindingOnly() {
+		delay = rolloutBatchDelay
+	}
 	for _, t := range slices.Concat(triggers.For(c), extraTargets[c]) {
+		d := time.Duration(0)
+		if t.Controller != triggers.WorkGenerator && t.Controller != WorkStatus && t.Controller != triggers.Membership {
+			d = delay
+		}
 		for _, k := range h.keys(ctx, st, t.Scope, key, placementName, memberName) {
-			h.enqueue(t.Controller, k)
+			h.enqueueAfter(t.Controller, k, d)
 		}
 	}
 }
@@ -109,41 +137,26 @@ func (h *Hub) keys(ctx context.Context, st *state, scope triggers.Scope, key, pl
 	case triggers.TargetMember:
 		return []string{memberName}
 	}
-	if st == nil {
-		names, err := h.listKeys(ctx, scope, placementName)
-		if err != nil {
-			h.Log.Error(err, "cannot resolve a trigger's keys", "scope", string(scope))
-		}
-		return names
+	names, err := h.listKeys(ctx, scope, placementName)
+	if err != nil {
+		h.Log.Error(err, "cannot resolve a trigger's keys", "scope", string(scope))
 	}
-	switch scope {
-	case triggers.AllPlacements:
-		return st.PlacementNames()
-	case triggers.AllMembers:
-		return st.MemberClusterNames()
-	case triggers.PlacementBindings:
-		var out []string
-		for _, p := range st.PlacementNames() {
-			if placementName == "" || p == placementName {
-				for _, b := range st.Bindings(p) {
-					out = append(out, b.Name)
-				}
+	if scope == triggers.PlacementBindings && st != nil {
+		for n, b := range st.bindings {
+			if placementName == "" || b.Placement == placementName {
+				names = append(names, n)
 			}
 		}
-		return out
-	case triggers.AllRuns:
-		return st.UpdateRunNames()
-	case triggers.AllEvictions:
-		return slices.Sorted(maps.Keys(st.evictions))
+		slices.Sort(names)
+		names = slices.Compact(names)
 	}
-	return nil
+	return names
 }
 
-// listKeys reads the keys of a scope from the API server, for changes fired outside a
-// decision (by watches and the start-up trigger).
+// listKeys reads the keys of a scope from the cache.
 func (h *Hub) listKeys(ctx context.Context, scope triggers.Scope, placementName string) ([]string, error) {
 	var l client.ObjectList
-	var opts []client.ListOption
+	opts := []client.ListOption{client.UnsafeDisableDeepCopy}
 	switch scope {
 	case triggers.AllPlacements:
 		l = &v1beta1.ClusterResourcePlacementList{}
@@ -152,7 +165,7 @@ func (h *Hub) listKeys(ctx context.Context, scope triggers.Scope, placementName 
 	case triggers.PlacementBindings:
 		l = &v1beta1.ClusterResourceBindingList{}
 		if placementName != "" {
-			opts = append(opts, client.MatchingLabels{v1beta1.CRPTrackingLabel: placementName})
+			opts = append(opts, client.MatchingFields{indexPlacement: placementName})
 		}
 	case triggers.AllRuns:
 		l = &v1beta1.ClusterStagedUpdateRunList{}
@@ -161,7 +174,7 @@ func (h *Hub) listKeys(ctx context.Context, scope triggers.Scope, placementName 
 	default:
 		return nil, nil
 	}
-	if err := h.Reader.List(ctx, l, opts...); err != nil {
+	if err := h.Cache.List(ctx, l, opts...); err != nil {
 		return nil, err
 	}
 	items, err := apimeta.ExtractList(l)
@@ -178,7 +191,9 @@ func (h *Hub) listKeys(ctx context.Context, scope triggers.Scope, placementName 
 	return names, nil
 }
 
-func (h *Hub) enqueue(c triggers.Controller, key string) {
+func (h *Hub) enqueue(c triggers.Controller, key string) { h.enqueueAfter(c, key, 0) }
+
+func (h *Hub) enqueueAfter(c triggers.Controller, key string, d time.Duration) {
 	if key == "" {
 		return
 	}
@@ -193,7 +208,12 @@ func (h *Hub) enqueue(c triggers.Controller, key string) {
 		h.pending[c] = append(h.pending[c], key)
 		return
 	}
-	q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Name: key}})
+	req := reconcile.Request{NamespacedName: types.NamespacedName{Name: key}}
+	if d > 0 {
+		q.AddAfter(req, d)
+		return
+	}
+	q.Add(req)
 }
 
 // queueSource hands the hub controller c's queue when the controller starts, so fired
@@ -222,8 +242,12 @@ func (h *Hub) SetupWithManager(mgr ctrl.Manager) error {
 	if h.Scheduler == nil {
 		h.Scheduler = scheduler.New(scheduler.Options{Eligibility: h.Eligibility})
 	}
+	if err := h.prepare(mgr); err != nil {
+		return err
+	}
 	for _, c := range placementControllers {
-		b := ctrl.NewControllerManagedBy(mgr).Named(string(c)).WatchesRawSource(h.queueSource(c))
+		b := ctrl.NewControllerManagedBy(mgr).Named(string(c)).WatchesRawSource(h.queueSource(c)).
+			WithOptions(controller.Options{MaxConcurrentReconciles: h.workers()})
 		// The watches of outside changes hang off the first controller; they route
 		// through fire, not through its queue.
 		if c == triggers.PolicySnapshot {
@@ -241,6 +265,60 @@ func (h *Hub) SetupWithManager(mgr ctrl.Manager) error {
 		return err
 	}
 	return mgr.Add(manager.RunnableFunc(h.tick))
+}
+
+func (h *Hub) workers() int {
+	if h.Workers <= 0 {
+		return DefaultWorkers
+	}
+	return h.Workers
+}
+
+// trackedKinds are the kinds the hub writes and reads back: their informers feed the
+// expectations of consistency.go.
+var trackedKinds = []client.Object{
+	&v1beta1.ClusterResourcePlacement{}, &v1beta1.ClusterSchedulingPolicySnapshot{}, &v1beta1.ClusterResourceSnapshot{},
+	&v1beta1.ClusterResourceBinding{}, &v1beta1.Work{}, &v1beta1.ClusterApprovalRequest{},
+	&v1beta1.ClusterResourcePlacementEviction{}, &v1beta1.ClusterStagedUpdateRun{},
+	&clusterv1beta1.MemberCluster{}, &clusterv1beta1.InternalMemberCluster{}, &corev1.Namespace{},
+}
+
+// prepare readies what decisions share, once: the cache's field indexes, the expectations
+// fed by the informers of trackedKinds, the recording client and the worker slots.
+func (h *Hub) prepare(mgr ctrl.Manager) error {
+	if h.exp != nil {
+		return nil
+	}
+	ctx := context.Background()
+	if err := registerIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
+	h.exp = newExpectations()
+	for _, o := range trackedKinds {
+		gvk, err := apiutil.GVKForObject(o, mgr.GetScheme())
+		if err != nil {
+			return err
+		}
+		inf, err := mgr.GetCache().GetInformer(ctx, o)
+		if err != nil {
+			return fmt.Errorf("informer for %s: %w", gvk.Kind, err)
+		}
+		if _, err := inf.AddEventHandler(h.exp.handler(gvk)); err != nil {
+			return fmt.Errorf("watch %s: %w", gvk.Kind, err)
+		}
+	}
+	if h.Client == nil {
+		h.Client = mgr.GetClient()
+	}
+	h.Client = &recordingClient{Client: h.Client, exp: h.exp}
+	if h.Cache == nil {
+		h.Cache = mgr.GetCache()
+	}
+	if h.Reader == nil {
+		h.Reader = mgr.GetAPIReader()
+	}
+	h.sem = make(chan struct{}, h.workers())
+	return nil
 }
 
 // tick fires HubStarted once the controllers run (after winning the election), then
@@ -458,14 +536,29 @@ func conditionStates(mc *clusterv1beta1.MemberCluster) map[string]string {
 	return out
 }
 
-// reconcile runs one controller for one key on a fresh read of the hub's objects, writes
-// what it changed, then fires the changes it made.
+// reconcile runs one controller for one key: it takes the locks of consistency.go's rule 3
+// and a worker slot, waits until the cache holds the hub's own writes, reads the decision's
+// scope from the cache, decides, writes what changed, then fires the changes it made.
 func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) (reconcile.Result, error) {
-	h.decide.Lock()
-	defer h.decide.Unlock()
+	h.exp.wait(ctx)
+	sc, unlock, err := h.lock(ctx, c, key)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	defer unlock()
+	select {
+	case h.sem <- struct{}{}:
+	case <-ctx.Done():
+		return reconcile.Result{}, nil
+	}
+	defer func() { <-h.sem }()
+	start := time.Now()
+	defer func() { decisionSeconds.WithLabelValues(string(c)).Observe(time.Since(start).Seconds()) }()
+	// The previous holder of the locks may have written since the first wait.
+	h.exp.wait(ctx)
 	now := h.clock().Now()
 	var st *state
-	st, err := loadState(ctx, h.Reader, func() ([]*unstructured.Unstructured, error) {
+	st, err = loadState(ctx, h.Cache, h.Reader, sc, &h.members, func() ([]*unstructured.Unstructured, error) {
 		// Only the placement controller selects, for the placement it decides on.
 		var sels []placement.ResourceSelector
 		if p := st.placements[key]; p != nil {
@@ -477,7 +570,7 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 		return reconcile.Result{}, err
 	}
 	for _, w := range st.warnings {
-		h.Log.Info("object left out of the hub's decisions", "reason", w.Error())
+		h.Log.V(1).Info("object left out of the hub's decisions", "reason", w.Error())
 	}
 	log := h.Log.WithValues("controller", string(c), "key", key)
 	env := &decisionEnv{now: now, log: log}
@@ -490,14 +583,16 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 	defer cancel()
 	flushErr := st.flush(fctx, h.Client, now)
 	// Changes are fired even when the writes stopped part-way: some of them happened, and
-	// every controller decides on a fresh read, so a change fired for nothing costs one
+	// every controller decides on current objects, so a change fired for nothing costs one
 	// decision while a change lost could stall a rollout.
 	for _, f := range env.fired {
 		h.fire(ctx, st, f.change, f.key, f.placement, f.memberOf)
 	}
 	if flushErr != nil {
-		if apierrors.IsConflict(flushErr) {
-			// Someone wrote first: decide again on what they wrote.
+		if retryable(flushErr) {
+			// Someone wrote first, or the decision was made on a cache that missed a
+			// write: decide again on fresh objects.
+			decisionRetries.WithLabelValues(string(c)).Inc()
 			log.V(1).Info("retrying on fresh objects", "reason", flushErr.Error())
 			return reconcile.Result{Requeue: true}, nil
 		}
@@ -510,6 +605,54 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 		h.enqueue(WorkStatus, b)
 	}
 	return reconcile.Result{RequeueAfter: env.requeue}, nil
+}
+
+// retryable errors mean the decision was made on objects that changed since: it is taken
+// again on fresh ones.
+func retryable(err error) bool {
+	return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) || apierrors.IsNotFound(err)
+}
+
+// lock resolves what a decision is about and takes its locks (consistency.go, rule 3).
+func (h *Hub) lock(ctx context.Context, c triggers.Controller, key string) (scope, func(), error) {
+	switch c {
+	case triggers.PolicySnapshot, triggers.Scheduler, triggers.Rollout:
+		return scope{placement: key, allBindings: true}, h.locks.placementWide(key), nil
+	case triggers.Eviction:
+		e := &v1beta1.ClusterResourcePlacementEviction{}
+		ok, err := get(ctx, h.Cache, key, "", e)
+		if err != nil || !ok {
+			return scope{eviction: key}, func() {}, err
+		}
+		p := e.Spec.PlacementName
+		return scope{eviction: key, placement: p, allBindings: true}, h.locks.placementWide(p), nil
+	case triggers.StagedUpdate:
+		r := &v1beta1.ClusterStagedUpdateRun{}
+		ok, err := get(ctx, h.Cache, key, "", r)
+		if err != nil || !ok {
+			return scope{run: key}, func() {}, err
+		}
+		p := r.Spec.PlacementName
+		return scope{run: key, placement: p, allBindings: true}, h.locks.placementWide(p), nil
+	}
+	// A decision about one binding: its placement is on its label, or on its Work's when
+	// the binding is gone.
+	p := ""
+	b := &v1beta1.ClusterResourceBinding{}
+	if err := h.Cache.Get(ctx, client.ObjectKey{Name: key}, b, client.UnsafeDisableDeepCopy); err == nil {
+		p = b.Labels[v1beta1.CRPTrackingLabel]
+	} else if !apierrors.IsNotFound(err) {
+		return scope{}, nil, fmt.Errorf("get ClusterResourceBinding %s: %w", key, err)
+	} else {
+		var ws v1beta1.WorkList
+		if err := h.Cache.List(ctx, &ws, client.MatchingFields{indexBinding: key}, client.UnsafeDisableDeepCopy); err != nil {
+			return scope{}, nil, fmt.Errorf("list Works of %s: %w", key, err)
+		}
+		if len(ws.Items) > 0 {
+			p = ws.Items[0].Labels[v1beta1.CRPTrackingLabel]
+		}
+	}
+	return scope{placement: p, binding: key}, h.locks.binding(p, key), nil
 }
 
 // receiveWorkStatus runs the fan-in for the binding named key.

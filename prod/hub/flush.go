@@ -3,10 +3,12 @@ package hub
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
 	"slices"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -30,7 +32,12 @@ func (s *state) flush(ctx context.Context, c client.Client, now time.Time) error
 	if s.err != nil {
 		return s.err
 	}
+	// A decision about one binding writes nothing placement-wide (rule 3 of consistency.go).
+	wide := !s.scope.bindingOnly()
 	for _, name := range slices.Sorted(maps.Keys(s.crps)) {
+		if !wide {
+			break
+		}
 		if err := s.flushSnapshots(ctx, c, name, now); err != nil {
 			return fmt.Errorf("placement %s: %w", name, err)
 		}
@@ -62,6 +69,9 @@ func (s *state) flush(ctx context.Context, c client.Client, now time.Time) error
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(s.crps)) {
+		if !wide {
+			break
+		}
 		if err := s.flushPlacement(ctx, c, name); err != nil {
 			return fmt.Errorf("placement %s: %w", name, err)
 		}
@@ -122,7 +132,7 @@ func (s *state) flushSnapshots(ctx context.Context, c client.Client, name string
 	}
 	for _, n := range slices.Sorted(maps.Keys(s.policySnaps)) {
 		if ps := s.policySnaps[n]; ps.Labels[v1beta1.CRPTrackingLabel] == name && !keepPolicy[n] {
-			if err := client.IgnoreNotFound(c.Delete(ctx, ps)); err != nil {
+			if err := client.IgnoreNotFound(c.Delete(ctx, ps, readVersion(ps))); err != nil {
 				return fmt.Errorf("delete ClusterSchedulingPolicySnapshot %s: %w", n, err)
 			}
 		}
@@ -133,7 +143,7 @@ func (s *state) flushSnapshots(ctx context.Context, c client.Client, name string
 	})
 	for _, n := range stale {
 		if rs := s.resourceSnaps[n]; rs.Labels[v1beta1.CRPTrackingLabel] == name && !keepResources[n] {
-			if err := client.IgnoreNotFound(c.Delete(ctx, rs)); err != nil {
+			if err := client.IgnoreNotFound(c.Delete(ctx, rs, readVersion(rs))); err != nil {
 				return fmt.Errorf("delete ClusterResourceSnapshot %s: %w", n, err)
 			}
 		}
@@ -178,7 +188,9 @@ func (s *state) flushPlacement(ctx context.Context, c client.Client, name string
 // flushBindings creates and updates bindings, then deletes those the controllers deleted
 // (with their Works, and the finalizer that holds them for that).
 func (s *state) flushBindings(ctx context.Context, c client.Client) error {
-	for _, n := range slices.Sorted(maps.Keys(s.bindings)) {
+	names := slices.Sorted(maps.Keys(s.bindings))
+	if err := parallel(len(names), func(i int) error {
+		n := names[i]
 		b, base := s.bindings[n], s.bindingObjs[n]
 		want := convert.BindingFromModel(b, base)
 		if base == nil {
@@ -190,19 +202,25 @@ func (s *state) flushBindings(ctx context.Context, c client.Client) error {
 			return fmt.Errorf("ClusterResourceBinding %s: %w", n, err)
 		}
 		if base != nil && base.DeletionTimestamp != nil && b.Deleting {
-			if err := s.finishBindingDelete(ctx, c, want); err != nil {
-				return err
-			}
+			return s.finishBindingDelete(ctx, c, want)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	var gone []string
+	for _, n := range slices.Sorted(maps.Keys(s.bindingObjs)) {
+		if _, kept := s.bindings[n]; !kept {
+			gone = append(gone, n)
 		}
 	}
-	for _, n := range slices.Sorted(maps.Keys(s.bindingObjs)) {
-		if _, kept := s.bindings[n]; kept {
-			continue
-		}
+	return parallel(len(gone), func(i int) error {
+		n := gone[i]
 		base := s.bindingObjs[n]
 		b := base.DeepCopy()
 		if base.DeletionTimestamp == nil {
-			if err := client.IgnoreNotFound(c.Delete(ctx, base, client.Preconditions{UID: &base.UID})); err != nil {
+			// Only the hub writes bindings: the version read is the one deleted.
+			if err := client.IgnoreNotFound(c.Delete(ctx, base, client.Preconditions{UID: &base.UID, ResourceVersion: &base.ResourceVersion})); err != nil {
 				return fmt.Errorf("delete ClusterResourceBinding %s: %w", n, err)
 			}
 			// Its finalizer keeps the binding, now marked deleting under a new
@@ -219,20 +237,23 @@ func (s *state) flushBindings(ctx context.Context, c client.Client) error {
 				b = fresh
 			}
 		}
-		if err := s.finishBindingDelete(ctx, c, b); err != nil {
-			return err
-		}
-	}
-	return nil
+		return s.finishBindingDelete(ctx, c, b)
+	})
 }
 
 // finishBindingDelete deletes a deleted binding's Work and releases the binding.
 func (s *state) finishBindingDelete(ctx context.Context, c client.Client, b *v1beta1.ClusterResourceBinding) error {
-	if w := s.workObjs[b.Name]; w != nil {
-		if err := client.IgnoreNotFound(c.Delete(ctx, w)); err != nil {
+	s.mu.Lock()
+	w := s.workObjs[b.Name]
+	s.mu.Unlock()
+	if w != nil {
+		// Agents write Works' status: the Work is deleted whatever its version.
+		if err := client.IgnoreNotFound(c.Delete(ctx, w, client.Preconditions{UID: &w.UID})); err != nil {
 			return fmt.Errorf("delete Work %s/%s: %w", w.Namespace, w.Name, err)
 		}
+		s.mu.Lock()
 		delete(s.workObjs, b.Name)
+		s.mu.Unlock()
 	}
 	if controllerutil.RemoveFinalizer(b, v1beta1.WorkCleanupFinalizer) {
 		if err := client.IgnoreNotFound(c.Update(ctx, b)); err != nil {
@@ -244,11 +265,13 @@ func (s *state) finishBindingDelete(ctx context.Context, c client.Client, b *v1b
 
 // flushWorks writes the Works of live bindings and deletes those the controllers dropped.
 func (s *state) flushWorks(ctx context.Context, c client.Client) error {
-	for _, n := range slices.Sorted(maps.Keys(s.works)) {
+	names := slices.Sorted(maps.Keys(s.works))
+	if err := parallel(len(names), func(i int) error {
+		n := names[i]
 		w, base := s.works[n], s.workObjs[n]
 		b := s.bindings[n]
 		if b == nil {
-			continue
+			return nil
 		}
 		want, err := convert.WorkFromModel(w, b.ApplyStrategy, base)
 		if err != nil {
@@ -257,15 +280,57 @@ func (s *state) flushWorks(ctx context.Context, c client.Client) error {
 		if err := upsert(ctx, c, want, optional(base)); err != nil {
 			return fmt.Errorf("Work %s/%s: %w", want.Namespace, want.Name, err)
 		}
+		return nil
+	}); err != nil {
+		return err
 	}
+	var gone []*v1beta1.Work
 	for _, n := range slices.Sorted(maps.Keys(s.workObjs)) {
 		if _, kept := s.works[n]; !kept {
-			if err := client.IgnoreNotFound(c.Delete(ctx, s.workObjs[n])); err != nil {
-				return fmt.Errorf("delete Work %s: %w", s.workObjs[n].Name, err)
-			}
+			gone = append(gone, s.workObjs[n])
 		}
 	}
-	return nil
+	return parallel(len(gone), func(i int) error {
+		w := gone[i]
+		if err := client.IgnoreNotFound(c.Delete(ctx, w, client.Preconditions{UID: &w.UID})); err != nil {
+			return fmt.Errorf("delete Work %s: %w", w.Name, err)
+		}
+		return nil
+	})
+}
+
+// flushParallelism is how many writes of one phase of a flush (the bindings, the Works)
+// go out at once. Any subset of a phase's writes is a consistent prefix for the next hub:
+// each is within the budget the decision kept, as the whole phase is.
+const flushParallelism = 16
+
+// parallel runs f for 0..n-1, flushParallelism at a time, and joins their errors.
+func parallel(n int, f func(int) error) error {
+	if n <= 1 {
+		if n == 1 {
+			return f(0)
+		}
+		return nil
+	}
+	errs := make([]error, n)
+	slots := make(chan struct{}, flushParallelism)
+	var wg sync.WaitGroup
+	for i := range n {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			errs[i] = f(i)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// readVersion makes a deletion conditional on the version read, for objects only the hub
+// writes.
+func readVersion(o client.Object) client.Preconditions {
+	uid, rv := o.GetUID(), o.GetResourceVersion()
+	return client.Preconditions{UID: &uid, ResourceVersion: &rv}
 }
 
 // ownBy makes the placement the controlling owner of a new object, so deleting the

@@ -34,8 +34,9 @@ const MemberFinalizer = "fleetsim.io/member-leave"
 // MembershipReconciler runs model/hub's membership controller for one MemberCluster.
 type MembershipReconciler struct {
 	Client client.Client
-	// Reader, when set, counts the bindings on a leaving member: the manager's API reader,
-	// so a binding a concurrent decision just wrote is not missed by a stale cache.
+	// Reader, when set, counts the bindings on a leaving member. With Hub set it is the
+	// hub's cache, read through the target-member index once the cache holds the hub's own
+	// writes (consistency.go), so a binding a decision just wrote is not missed.
 	Reader      client.Reader
 	Clock       clock.Clock // nil: the wall clock
 	Eligibility member.EligibilityConfig
@@ -86,6 +87,10 @@ func (r *MembershipReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	if st.bindings == nil {
 		st.bindings = r.Client
 	}
+	if r.Hub != nil && r.Hub.exp != nil {
+		r.Hub.exp.wait(ctx)
+		st.indexed = true
+	}
 	env := &decisionEnv{now: clk.Now(), log: r.Log.WithValues("member", req.Name)}
 	mhub.ReconcileMember(st, env, elig, req.Name)
 	if st.warning != nil {
@@ -114,6 +119,7 @@ type memberStore struct {
 	ctx      context.Context
 	c        client.Client
 	bindings client.Reader // where BindingsOnMember counts
+	indexed  bool          // bindings has the target-member index
 	err      error         // the first read error; flush reports it and writes nothing
 	warning  error         // a conversion problem that did not stop the reconcile
 
@@ -173,7 +179,11 @@ func (s *memberStore) RemoveMemberCluster(string)             { s.removed = true
 
 func (s *memberStore) BindingsOnMember(name string) int {
 	list := &placementv1beta1.ClusterResourceBindingList{}
-	if err := s.bindings.List(s.ctx, list); err != nil {
+	opts := []client.ListOption{client.UnsafeDisableDeepCopy}
+	if s.indexed {
+		opts = append(opts, client.MatchingFields{indexTarget: name})
+	}
+	if err := s.bindings.List(s.ctx, list, opts...); err != nil {
 		s.fail(fmt.Errorf("list ClusterResourceBindings: %w", err))
 		// Unknown counts as some, so leaving never finishes on a failed read.
 		return 1

@@ -20,6 +20,8 @@ type Options struct {
 	Clock       clock.Clock // nil: the wall clock
 	// Resync: how often placements re-select hub resources; 0 means DefaultResync.
 	Resync time.Duration
+	// Workers: how many decisions run at once; 0 means DefaultWorkers.
+	Workers int
 }
 
 // Setup registers every hub controller with the manager: membership, the placement
@@ -37,9 +39,12 @@ func Setup(mgr ctrl.Manager, o Options) (*Hub, error) {
 		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
 		Resources:   &ResourceLister{Reader: mgr.GetAPIReader(), Mapper: mgr.GetRESTMapper(), Discovery: memory.NewMemCacheClient(dc)},
 		Clock:       o.Clock,
-		Eligibility: o.Eligibility, Log: o.Log.WithName("placement"), Events: recorder, Resync: o.Resync,
+		Eligibility: o.Eligibility, Log: o.Log.WithName("placement"), Events: recorder, Resync: o.Resync, Workers: o.Workers,
 	}
-	m := &MembershipReconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Clock: o.Clock, Eligibility: o.Eligibility,
+	if err := h.prepare(mgr); err != nil {
+		return nil, fmt.Errorf("set up the hub's cache: %w", err)
+	}
+	m := &MembershipReconciler{Client: h.Client, Reader: h.Cache, Clock: o.Clock, Eligibility: o.Eligibility,
 		Log: o.Log.WithName("membership"), Events: recorder, Hub: h}
 	if err := m.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("set up the membership controller: %w", err)

@@ -3,16 +3,13 @@ package hub
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
-	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -20,29 +17,29 @@ import (
 	"github.com/fleetsim/fleetsim/model/eviction"
 	mhub "github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/member"
-	"github.com/fleetsim/fleetsim/model/membership"
 	"github.com/fleetsim/fleetsim/model/override"
 	"github.com/fleetsim/fleetsim/model/placement"
 	"github.com/fleetsim/fleetsim/model/resources"
 	"github.com/fleetsim/fleetsim/model/staged"
-	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
 	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
 	"github.com/fleetsim/fleetsim/prod/convert"
 )
 
-// state is the hub's objects as one reconcile sees them: loaded from the API server at its
-// start, converted to the model, changed in memory by the shared controllers (it implements
-// mhub.Store), and written back by flush as the difference to what was loaded. Holding the
-// whole picture lets the controllers run unchanged; each reconcile starts from a fresh read,
-// so nothing a crashed hub held in memory is needed by the next one.
+// state is the hub's objects as one decision sees them: read from the manager's cache at
+// its start, scoped to what the decision is about (scope), converted to the model, changed
+// in memory by the shared controllers (it implements mhub.Store), and written back by flush
+// as the difference to what was read. Objects outside the scope are neither read nor
+// written; each decision starts from what is stored, so nothing a crashed hub held in
+// memory is needed by the next one.
 type state struct {
 	// hubObjects lists what placements may select; it is only called by the placement
 	// controller, so other reconciles do not pay for it.
 	hubObjects func() ([]*unstructured.Unstructured, error)
 	err        error // the first failure of a lazy read; flush reports it and writes nothing
-	// reader is what the state was loaded from; flush re-reads with it what its own writes
-	// changed and it must write again.
+	// reader is the API server itself: flush re-reads with it what its own writes changed
+	// and it must write again.
 	reader client.Reader
+	scope  scope
 
 	members map[string]*mhub.MemberCluster
 
@@ -72,16 +69,34 @@ type state struct {
 	approvals    map[string]*staged.ClusterApprovalRequest
 
 	warnings []error // objects that could not be read into the model and were left out
+
+	mu sync.Mutex // guards workObjs while flush writes in parallel
 }
 
 var _ mhub.Store = (*state)(nil)
 
-// loadState reads every object the hub's controllers decide on.
-func loadState(ctx context.Context, r client.Reader, hubObjects func() ([]*unstructured.Unstructured, error)) (*state, error) {
+// scope is what one decision reads: the placement it is about with its snapshots, and
+// either all the placement's bindings and Works or one binding and its Work; an eviction
+// or an update run with what it names. Members and overrides are always read (members
+// through memberMemo).
+type scope struct {
+	placement   string
+	allBindings bool   // every binding and Work of the placement
+	binding     string // only this binding and its Work
+	eviction    string
+	run         string
+}
+
+// bindingOnly tells a decision about one binding, which writes nothing placement-wide.
+func (sc scope) bindingOnly() bool { return sc.binding != "" }
+
+// loadState reads from r (the manager's cache) what the decision's scope names; api is the
+// API server, for flush.
+func loadState(ctx context.Context, r, api client.Reader, sc scope, mm *memberMemo, hubObjects func() ([]*unstructured.Unstructured, error)) (*state, error) {
 	s := &state{
 		hubObjects: hubObjects,
-		reader:     r,
-		members:    map[string]*mhub.MemberCluster{},
+		reader:     api,
+		scope:      sc,
 		crps:       map[string]*v1beta1.ClusterResourcePlacement{}, placements: map[string]*mhub.Placement{}, removed: map[string]bool{},
 		policySnaps: map[string]*v1beta1.ClusterSchedulingPolicySnapshot{}, resourceSnaps: map[string]*v1beta1.ClusterResourceSnapshot{},
 		loadedScheduled: map[string]*condition.Condition{},
@@ -93,113 +108,57 @@ func loadState(ctx context.Context, r client.Reader, hubObjects func() ([]*unstr
 		strategies:   map[string]*staged.ClusterStagedUpdateStrategy{},
 		approvalObjs: map[string]*v1beta1.ClusterApprovalRequest{}, approvals: map[string]*staged.ClusterApprovalRequest{},
 	}
-	pre, err := prefetch(ctx, r, &clusterv1beta1.MemberClusterList{}, &clusterv1beta1.InternalMemberClusterList{}, &corev1.NamespaceList{},
-		&v1beta1.ClusterResourcePlacementList{}, &v1beta1.ClusterSchedulingPolicySnapshotList{}, &v1beta1.ClusterResourceSnapshotList{},
-		&v1beta1.ClusterResourceBindingList{}, &v1beta1.WorkList{},
-		&v1beta1.ClusterResourceOverrideSnapshotList{}, &v1beta1.ResourceOverrideSnapshotList{},
-		&v1beta1.ClusterResourcePlacementEvictionList{}, &v1beta1.ClusterResourcePlacementDisruptionBudgetList{},
-		&v1beta1.ClusterStagedUpdateRunList{}, &v1beta1.ClusterStagedUpdateStrategyList{}, &v1beta1.ClusterApprovalRequestList{})
+	members, warnings, err := mm.load(ctx, r)
 	if err != nil {
 		return nil, err
 	}
+	s.members, s.warnings = members, warnings
 	for _, step := range []func(context.Context, client.Reader) error{
-		s.loadMembers, s.loadPlacements, s.loadBindings, s.loadOverrides, s.loadEvictions, s.loadStaged,
+		s.loadPlacements, s.loadBindings, s.loadOverrides, s.loadEvictions, s.loadStaged,
 	} {
-		if err := step(ctx, pre); err != nil {
+		if err := step(ctx, r); err != nil {
 			return nil, err
 		}
 	}
 	return s, nil
 }
 
-// prefetched answers List with what prefetch read, so that a decision's reads go out
-// together rather than one after the other: they are most of a decision's time.
-type prefetched struct {
-	client.Reader
-	lists map[reflect.Type]client.ObjectList
-}
-
-func (p *prefetched) List(ctx context.Context, l client.ObjectList, opts ...client.ListOption) error {
-	if pre, ok := p.lists[reflect.TypeOf(l)]; ok && len(opts) == 0 {
-		reflect.ValueOf(l).Elem().Set(reflect.ValueOf(pre).Elem())
-		return nil
-	}
-	return p.Reader.List(ctx, l, opts...)
-}
-
-// prefetch lists all of lists at once.
-func prefetch(ctx context.Context, r client.Reader, lists ...client.ObjectList) (client.Reader, error) {
-	errs := make([]error, len(lists))
-	var wg sync.WaitGroup
-	for i, l := range lists {
-		wg.Go(func() { errs[i] = list(ctx, r, l, strings.TrimSuffix(reflect.TypeOf(l).Elem().Name(), "List")+"s") })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	p := &prefetched{Reader: r, lists: map[reflect.Type]client.ObjectList{}}
-	for _, l := range lists {
-		p.lists[reflect.TypeOf(l)] = l
-	}
-	return p, nil
-}
-
-func list(ctx context.Context, r client.Reader, l client.ObjectList, what string) error {
-	if err := r.List(ctx, l); err != nil {
+func list(ctx context.Context, r client.Reader, l client.ObjectList, what string, opts ...client.ListOption) error {
+	if err := r.List(ctx, l, opts...); err != nil {
 		return fmt.Errorf("list %s: %w", what, err)
 	}
 	return nil
 }
 
-func (s *state) loadMembers(ctx context.Context, r client.Reader) error {
-	var mcs clusterv1beta1.MemberClusterList
-	var imcs clusterv1beta1.InternalMemberClusterList
-	var nss corev1.NamespaceList
-	if err := list(ctx, r, &mcs, "MemberClusters"); err != nil {
-		return err
+// get reads one object into o, reporting whether it exists.
+func get(ctx context.Context, r client.Reader, name, namespace string, o client.Object) (bool, error) {
+	switch err := r.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, o); {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("get %T %s: %w", o, name, err)
 	}
-	if err := list(ctx, r, &imcs, "InternalMemberClusters"); err != nil {
-		return err
-	}
-	if err := list(ctx, r, &nss, "namespaces"); err != nil {
-		return err
-	}
-	live := map[string]bool{}
-	for _, ns := range nss.Items {
-		live[ns.Name] = ns.DeletionTimestamp == nil
-	}
-	imcByMember := map[string]*clusterv1beta1.InternalMemberCluster{}
-	for i := range imcs.Items {
-		imc := &imcs.Items[i]
-		if imc.Namespace == membership.Namespace(imc.Name) {
-			imcByMember[imc.Name] = imc
-		}
-	}
-	for i := range mcs.Items {
-		mc := &mcs.Items[i]
-		m, err := convert.MemberClusterToModel(mc, imcByMember[mc.Name], live[membership.Namespace(mc.Name)])
-		if err != nil {
-			s.warnings = append(s.warnings, err)
-		}
-		if m != nil {
-			s.members[mc.Name] = m
-		}
-	}
-	return nil
+	return true, nil
 }
 
 func (s *state) loadPlacements(ctx context.Context, r client.Reader) error {
+	if s.scope.placement == "" {
+		return nil
+	}
 	var crps v1beta1.ClusterResourcePlacementList
 	var pss v1beta1.ClusterSchedulingPolicySnapshotList
 	var rss v1beta1.ClusterResourceSnapshotList
-	for _, l := range []struct {
-		list client.ObjectList
-		what string
-	}{{&crps, "ClusterResourcePlacements"}, {&pss, "ClusterSchedulingPolicySnapshots"}, {&rss, "ClusterResourceSnapshots"}} {
-		if err := list(ctx, r, l.list, l.what); err != nil {
-			return err
-		}
+	crp := &v1beta1.ClusterResourcePlacement{}
+	if ok, err := get(ctx, r, s.scope.placement, "", crp); err != nil || !ok {
+		return err
+	}
+	crps.Items = append(crps.Items, *crp)
+	byPlacement := client.MatchingFields{indexPlacement: s.scope.placement}
+	if err := list(ctx, r, &pss, "ClusterSchedulingPolicySnapshots", byPlacement); err != nil {
+		return err
+	}
+	if err := list(ctx, r, &rss, "ClusterResourceSnapshots", byPlacement); err != nil {
+		return err
 	}
 	for i := range crps.Items {
 		crp := &crps.Items[i]
@@ -267,11 +226,29 @@ func (s *state) loadPlacements(ctx context.Context, r client.Reader) error {
 func (s *state) loadBindings(ctx context.Context, r client.Reader) error {
 	var bs v1beta1.ClusterResourceBindingList
 	var ws v1beta1.WorkList
-	if err := list(ctx, r, &bs, "ClusterResourceBindings"); err != nil {
-		return err
-	}
-	if err := list(ctx, r, &ws, "Works"); err != nil {
-		return err
+	switch {
+	case s.scope.binding != "":
+		b := &v1beta1.ClusterResourceBinding{}
+		ok, err := get(ctx, r, s.scope.binding, "", b)
+		if err != nil {
+			return err
+		}
+		if ok {
+			bs.Items = append(bs.Items, *b)
+		}
+		if err := list(ctx, r, &ws, "Works", client.MatchingFields{indexBinding: s.scope.binding}); err != nil {
+			return err
+		}
+	case s.scope.allBindings && s.scope.placement != "":
+		byPlacement := client.MatchingFields{indexPlacement: s.scope.placement}
+		if err := list(ctx, r, &bs, "ClusterResourceBindings", byPlacement); err != nil {
+			return err
+		}
+		if err := list(ctx, r, &ws, "Works", byPlacement); err != nil {
+			return err
+		}
+	default:
+		return nil
 	}
 	for i := range bs.Items {
 		b := &bs.Items[i]
@@ -327,11 +304,20 @@ func (s *state) loadOverrides(ctx context.Context, r client.Reader) error {
 func (s *state) loadEvictions(ctx context.Context, r client.Reader) error {
 	var es v1beta1.ClusterResourcePlacementEvictionList
 	var ds v1beta1.ClusterResourcePlacementDisruptionBudgetList
-	if err := list(ctx, r, &es, "ClusterResourcePlacementEvictions"); err != nil {
-		return err
-	}
-	if err := list(ctx, r, &ds, "ClusterResourcePlacementDisruptionBudgets"); err != nil {
-		return err
+	if s.scope.eviction != "" {
+		e := &v1beta1.ClusterResourcePlacementEviction{}
+		if ok, err := get(ctx, r, s.scope.eviction, "", e); err != nil || !ok {
+			return err
+		}
+		es.Items = append(es.Items, *e)
+		d := &v1beta1.ClusterResourcePlacementDisruptionBudget{}
+		ok, err := get(ctx, r, e.Spec.PlacementName, "", d)
+		if err != nil {
+			return err
+		}
+		if ok {
+			ds.Items = append(ds.Items, *d)
+		}
 	}
 	for i := range es.Items {
 		e := &es.Items[i]
@@ -344,14 +330,19 @@ func (s *state) loadEvictions(ctx context.Context, r client.Reader) error {
 }
 
 func (s *state) loadStaged(ctx context.Context, r client.Reader) error {
+	if s.scope.run == "" {
+		return nil
+	}
 	var runs v1beta1.ClusterStagedUpdateRunList
 	var strategies v1beta1.ClusterStagedUpdateStrategyList
 	var approvals v1beta1.ClusterApprovalRequestList
 	for _, l := range []struct {
 		list client.ObjectList
 		what string
-	}{{&runs, "ClusterStagedUpdateRuns"}, {&strategies, "ClusterStagedUpdateStrategies"}, {&approvals, "ClusterApprovalRequests"}} {
-		if err := list(ctx, r, l.list, l.what); err != nil {
+		opts []client.ListOption
+	}{{&runs, "ClusterStagedUpdateRuns", nil}, {&strategies, "ClusterStagedUpdateStrategies", nil},
+		{&approvals, "ClusterApprovalRequests", []client.ListOption{client.MatchingFields{indexRun: s.scope.run}}}} {
+		if err := list(ctx, r, l.list, l.what, l.opts...); err != nil {
 			return err
 		}
 	}

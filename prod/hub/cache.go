@@ -1,0 +1,144 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	mhub "github.com/fleetsim/fleetsim/model/hub"
+	"github.com/fleetsim/fleetsim/model/membership"
+	"github.com/fleetsim/fleetsim/model/staged"
+	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
+	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+	"github.com/fleetsim/fleetsim/prod/convert"
+)
+
+// Field indexes on the manager's cache that scope a decision's reads.
+const (
+	// indexPlacement: the placement a snapshot, binding or Work belongs to (its parent-CRP label).
+	indexPlacement = "fleetsim.placement"
+	// indexBinding: the binding a Work was generated for.
+	indexBinding = "fleetsim.binding"
+	// indexTarget: the member a binding targets.
+	indexTarget = "fleetsim.target"
+	// indexRun: the update run an approval request belongs to.
+	indexRun = "fleetsim.run"
+)
+
+// registerIndexes adds the field indexes to the manager's cache; it must run before the
+// cache starts.
+func registerIndexes(ctx context.Context, fi client.FieldIndexer) error {
+	label := func(l string) client.IndexerFunc {
+		return func(o client.Object) []string {
+			if v := o.GetLabels()[l]; v != "" {
+				return []string{v}
+			}
+			return nil
+		}
+	}
+	for _, ix := range []struct {
+		obj   client.Object
+		field string
+		f     client.IndexerFunc
+	}{
+		{&v1beta1.ClusterSchedulingPolicySnapshot{}, indexPlacement, label(v1beta1.CRPTrackingLabel)},
+		{&v1beta1.ClusterResourceSnapshot{}, indexPlacement, label(v1beta1.CRPTrackingLabel)},
+		{&v1beta1.ClusterResourceBinding{}, indexPlacement, label(v1beta1.CRPTrackingLabel)},
+		{&v1beta1.Work{}, indexPlacement, label(v1beta1.CRPTrackingLabel)},
+		{&v1beta1.Work{}, indexBinding, label(v1beta1.ParentBindingLabel)},
+		{&v1beta1.ClusterResourceBinding{}, indexTarget, func(o client.Object) []string {
+			if t := o.(*v1beta1.ClusterResourceBinding).Spec.TargetCluster; t != "" {
+				return []string{t}
+			}
+			return nil
+		}},
+		{&v1beta1.ClusterApprovalRequest{}, indexRun, label(staged.LabelTargetUpdateRun)},
+	} {
+		if err := fi.IndexField(ctx, ix.obj, ix.field, ix.f); err != nil {
+			return fmt.Errorf("index %T by %s: %w", ix.obj, ix.field, err)
+		}
+	}
+	return nil
+}
+
+// memberMemo converts each member once per version of its MemberCluster,
+// InternalMemberCluster and reserved namespace, so a decision that needs the whole fleet
+// (the scheduler) does not convert a thousand members every time.
+type memberMemo struct {
+	mu      sync.Mutex
+	entries map[string]memberEntry
+}
+
+type memberEntry struct {
+	mcRV, imcRV string
+	nsLive      bool
+	model       *mhub.MemberCluster
+	warning     error
+}
+
+// load returns every member as the cache holds it, keyed by name, with the conversion
+// problems of those left out or partly read. The models are shared: decisions must not
+// change them (only the membership controller changes members, on its own copies).
+func (m *memberMemo) load(ctx context.Context, r client.Reader) (map[string]*mhub.MemberCluster, []error, error) {
+	var mcs clusterv1beta1.MemberClusterList
+	if err := r.List(ctx, &mcs, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, nil, fmt.Errorf("list MemberClusters: %w", err)
+	}
+	out := make(map[string]*mhub.MemberCluster, len(mcs.Items))
+	var warnings []error
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.entries == nil {
+		m.entries = map[string]memberEntry{}
+	}
+	seen := make(map[string]bool, len(mcs.Items))
+	for i := range mcs.Items {
+		mc := &mcs.Items[i]
+		seen[mc.Name] = true
+		ns := membership.Namespace(mc.Name)
+		imc := &clusterv1beta1.InternalMemberCluster{}
+		if err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: mc.Name}, imc, client.UnsafeDisableDeepCopy); err != nil {
+			if client.IgnoreNotFound(err) != nil {
+				return nil, nil, fmt.Errorf("get InternalMemberCluster %s: %w", mc.Name, err)
+			}
+			imc = nil
+		}
+		nsObj := &corev1.Namespace{}
+		live := false
+		switch err := r.Get(ctx, client.ObjectKey{Name: ns}, nsObj, client.UnsafeDisableDeepCopy); {
+		case err == nil:
+			live = nsObj.DeletionTimestamp == nil
+		case client.IgnoreNotFound(err) != nil:
+			return nil, nil, fmt.Errorf("get namespace %s: %w", ns, err)
+		}
+		imcRV := ""
+		if imc != nil {
+			imcRV = imc.ResourceVersion
+		}
+		e, ok := m.entries[mc.Name]
+		if !ok || e.mcRV != mc.ResourceVersion || e.imcRV != imcRV || e.nsLive != live {
+			var cimc *clusterv1beta1.InternalMemberCluster
+			if imc != nil {
+				cimc = imc.DeepCopy()
+			}
+			model, err := convert.MemberClusterToModel(mc.DeepCopy(), cimc, live)
+			e = memberEntry{mcRV: mc.ResourceVersion, imcRV: imcRV, nsLive: live, model: model, warning: err}
+			m.entries[mc.Name] = e
+		}
+		if e.warning != nil {
+			warnings = append(warnings, e.warning)
+		}
+		if e.model != nil {
+			out[mc.Name] = e.model
+		}
+	}
+	for n := range m.entries {
+		if !seen[n] {
+			delete(m.entries, n)
+		}
+	}
+	return out, warnings, nil
+}

@@ -1,0 +1,24 @@
+package hub
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// The hub's own metrics, served with controller-runtime's on --metrics-bind-address; with
+// client-go's rest_client_requests_total they give the API calls per decision.
+var (
+	decisionSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "fleetsim_hub_decision_duration_seconds",
+		Help:    "How long one hub decision took, from reading its scope to the end of its writes, by controller.",
+		Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
+	}, []string{"controller"})
+	decisionRetries = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "fleetsim_hub_decision_retries_total",
+		Help: "Decisions taken again on fresh objects because a write met a Conflict, AlreadyExists or NotFound.",
+	}, []string{"controller"})
+)
+
+func init() {
+	crmetrics.Registry.MustRegister(decisionSeconds, decisionRetries)
+}
