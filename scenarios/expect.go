@@ -143,7 +143,7 @@ func (p *parser) objectExpectation(n *yaml.Node, fieldPath string, keyLine int) 
 }
 
 func (p *parser) placementExpectation(n *yaml.Node, fieldPath string, keyLine int) (*PlacementExpectation, error) {
-	f, err := p.fields(n, fieldPath, keyLine, "name", "clusters", "clusterCount", "condition")
+	f, err := p.fields(n, fieldPath, keyLine, "name", "clusters", "clusterCount", "condition", "details")
 	if err != nil {
 		return nil, err
 	}
@@ -151,8 +151,13 @@ func (p *parser) placementExpectation(n *yaml.Node, fieldPath string, keyLine in
 	if pe.Name, err = p.requiredString(f, "name"); err != nil {
 		return nil, err
 	}
-	if f.get("clusters") == nil && f.get("clusterCount") == nil && f.get("condition") == nil {
-		return nil, p.errorf(f.line, fieldPath, "needs at least one of clusters, clusterCount and condition")
+	if f.get("clusters") == nil && f.get("clusterCount") == nil && f.get("condition") == nil && f.get("details") == nil {
+		return nil, p.errorf(f.line, fieldPath, "needs at least one of clusters, clusterCount, condition and details")
+	}
+	if d := f.get("details"); d != nil {
+		if pe.Details, err = p.details(d, f.child("details"), f.keyLine("details")); err != nil {
+			return nil, err
+		}
 	}
 	if c := f.get("clusters"); c != nil {
 		items, err := p.list(c, f.child("clusters"))
@@ -332,4 +337,53 @@ func (p *parser) parseFaults(n *yaml.Node, keyLine int) (*RandomFaults, error) {
 		rf.Until = p.duration - p.duration/4 // 3/4 of it, without overflow
 	}
 	return rf, nil
+}
+
+// details parses a placement expectation's details: a cluster and what its failed, drifted
+// and diffed placements hold.
+func (p *parser) details(n *yaml.Node, fieldPath string, keyLine int) (*DetailsExpectation, error) {
+	f, err := p.fields(n, fieldPath, keyLine, "cluster", "failedReason", "driftedPaths", "diffedPaths")
+	if err != nil {
+		return nil, err
+	}
+	d := &DetailsExpectation{}
+	if d.Cluster, err = p.requiredString(f, "cluster"); err != nil {
+		return nil, err
+	}
+	if !p.knownMember(d.Cluster) {
+		return nil, p.errorf(f.get("cluster").Line, f.child("cluster"), "unknown member %q: not defined in members, nor created by a MemberCluster manifest", d.Cluster)
+	}
+	if d.FailedReason, _, err = p.optionalString(f, "failedReason"); err != nil {
+		return nil, err
+	}
+	paths := func(key string) ([]string, error) {
+		c := f.get(key)
+		if c == nil {
+			return nil, nil
+		}
+		items, err := p.list(c, f.child(key))
+		if err != nil {
+			return nil, err
+		}
+		out := make([]string, 0, len(items))
+		for i, it := range items {
+			v, err := p.scalar(it, index(f.child(key), i))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		slices.Sort(out)
+		return out, nil
+	}
+	if d.DriftedPaths, err = paths("driftedPaths"); err != nil {
+		return nil, err
+	}
+	if d.DiffedPaths, err = paths("diffedPaths"); err != nil {
+		return nil, err
+	}
+	if d.FailedReason == "" && d.DriftedPaths == nil && d.DiffedPaths == nil {
+		return nil, p.errorf(f.line, fieldPath, "needs at least one of failedReason, driftedPaths and diffedPaths")
+	}
+	return d, nil
 }

@@ -6,13 +6,16 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
+	sigsyaml "sigs.k8s.io/yaml"
 )
 
 // actionKinds lists every action, in the order error messages name them.
 var actionKinds = []ActionKind{
 	ActionApply, ActionDelete, ActionFail, ActionHeal, ActionTaint, ActionUntaint,
 	ActionLabel, ActionApprove, ActionRestartHub, ActionWorkload, ActionFleetctl, ActionSkew,
+	ActionMemberEdit,
 }
 
 // ApprovalRequestKind is the kind an `approve` step approves.
@@ -320,6 +323,29 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 		}
 		w.Behavior = WorkloadBehavior(b)
 		s.Workload = w
+
+	case ActionMemberEdit:
+		g, err := p.fields(v, af, aline, "member", "object")
+		if err != nil {
+			return ps, err
+		}
+		e := &MemberEditStep{}
+		if e.Member, err = use(g, "member", false); err != nil {
+			return ps, err
+		}
+		doc, err := p.requiredString(g, "object")
+		if err != nil {
+			return ps, err
+		}
+		o := &unstructured.Unstructured{}
+		if err := sigsyaml.Unmarshal([]byte(doc), &o.Object); err != nil {
+			return ps, p.errorf(g.get("object").Line, g.child("object"), "must be one YAML object: %v", err)
+		}
+		if o.GetAPIVersion() == "" || o.GetKind() == "" || o.GetName() == "" {
+			return ps, p.errorf(g.get("object").Line, g.child("object"), "needs apiVersion, kind and metadata.name")
+		}
+		e.Object = o
+		s.MemberEdit = e
 
 	case ActionFleetctl:
 		g, err := p.fields(v, af, aline, "command", "unit", "file")

@@ -65,6 +65,7 @@ const (
 	ActionWorkload   ActionKind = "workload"
 	ActionFleetctl   ActionKind = "fleetctl"
 	ActionSkew       ActionKind = "skew"
+	ActionMemberEdit ActionKind = "memberEdit"
 )
 
 // Step is one timeline entry: a time and exactly one action (the field named by Action is set).
@@ -86,6 +87,17 @@ type Step struct {
 	Workload *WorkloadStep
 	Fleetctl *FleetctlStep
 	Skew     *SkewStep
+	// MemberEdit changes or creates an object directly on a member cluster.
+	MemberEdit *MemberEditStep
+}
+
+// MemberEditStep edits an object directly on a member cluster, as someone with access to the
+// member would (to script drift and takeover): Object's fields are merged into the object on
+// the member (a null removes a field), or, when the member has no such object, Object is
+// created there, owned by nobody.
+type MemberEditStep struct {
+	Member string
+	Object *unstructured.Unstructured
 }
 
 // SkewStep sets a member agent's clock offset: its heartbeats carry its own time, so a clock
@@ -211,6 +223,19 @@ type PlacementExpectation struct {
 	Clusters     []string // exact sorted set, when non-nil
 	ClusterCount *int
 	Condition    *ConditionExpectation
+	// Details checks one cluster's failed, drifted and diffed placements.
+	Details *DetailsExpectation
+}
+
+// DetailsExpectation checks a cluster's entry in placementStatuses: FailedReason, when set,
+// is the reason of a failedPlacements condition; DriftedPaths and DiffedPaths, when not nil,
+// are the exact sorted sets of paths in its driftedPlacements and diffedPlacements (empty:
+// none).
+type DetailsExpectation struct {
+	Cluster      string
+	FailedReason string
+	DriftedPaths []string
+	DiffedPaths  []string
 }
 
 type MemberExpectation struct {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/fleetsim/fleetsim/agentsystemd"
 	"github.com/fleetsim/fleetsim/model/member"
@@ -32,6 +33,12 @@ type agent struct {
 	// properties and resources are reported with the first heartbeat after joining.
 	properties map[string]resource.Quantity
 	resources  member.ResourceUsage
+	// objects are the objects on the member cluster, by objectKey: what the agent applied
+	// and what scenarios created or edited there directly (clusters only).
+	objects map[string]*unstructured.Unstructured
+	// since remembers when the agent first saw the drifts or diffs it reports, by work,
+	// object and kind of finding.
+	since map[string]time.Time
 }
 
 // notifyAgent lets the member's agent see a hub change after the sync delay.

@@ -36,6 +36,9 @@ type Config struct {
 	// WorkloadReadyDelay is how long a trackable workload (a deployment, a job) takes to
 	// become available after it is applied (default 30s).
 	WorkloadReadyDelay time.Duration
+	// DriftCheckDelay is how long after an object is edited on a member the member agent's
+	// periodic drift check sees it (default 15s).
+	DriftCheckDelay time.Duration
 	// Trace receives the JSONL event log when non-nil.
 	Trace io.Writer
 }
@@ -133,6 +136,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.WorkloadReadyDelay == 0 {
 		c.WorkloadReadyDelay = 30 * time.Second
+	}
+	if c.DriftCheckDelay == 0 {
+		c.DriftCheckDelay = 15 * time.Second
 	}
 	if err := c.Network.Delay.Validate(); err != nil {
 		return c, fmt.Errorf("network: %w", err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/agentk8s"
 	mhub "github.com/fleetsim/fleetsim/model/hub"
+	"github.com/fleetsim/fleetsim/model/placement"
 	"github.com/fleetsim/fleetsim/model/resources"
 )
 
@@ -104,28 +105,62 @@ func (s *Sim) applyWork(memberName, bindingName string, gen int64) {
 		at = appliedWork{generation: gen, at: s.now}
 		s.appliedAt[bindingName] = at
 	}
+	// The agent decides each manifest against the object on the member (agentk8s.Decide),
+	// writes what the decision asks for, and reports; scripted workload behaviour stands in
+	// for the member's controllers (an apply the member rejects, a workload that never
+	// becomes available).
+	var strategy *placement.ApplyStrategy
+	if b := s.store.bindings[bindingName]; b != nil {
+		strategy = b.ApplyStrategy
+	}
+	reportDiff := strategy != nil && strategy.Type == agentk8s.TypeReportDiff
+	owner := appliedWorkOwner(memberName, w.Name)
+	now := s.Now()
 	var results []agentk8s.ManifestResult
 	nextCheck := time.Duration(-1)
 	for i, m := range w.Manifests {
-		res := agentk8s.ManifestResult{Identifier: resources.Identifier(m), Tracking: agentk8s.Classify(m)}
+		behavior := s.workloadBehavior(memberName, m)
+		var res agentk8s.ManifestResult
+		if behavior == WorkloadApplyFails && !reportDiff {
+			res = agentk8s.ManifestResult{Identifier: resources.Identifier(m), Tracking: agentk8s.Classify(m),
+				ApplyError: fmt.Sprintf("Failed to apply manifest: %s %s was rejected by the member cluster (simulated)", m.GetKind(), m.GetName())}
+		} else {
+			d := agentk8s.Decide(agentk8s.Input{Manifest: m, Live: a.objects[objectKey(m)], Owner: owner, Strategy: strategy})
+			if d.Op != agentk8s.OpNone {
+				a.write(d)
+			}
+			res = d.Result
+			if live := a.objects[objectKey(m)]; live != nil {
+				g := live.GetGeneration()
+				res.MemberGeneration = &g
+			}
+		}
 		res.Identifier.Envelope = w.Envelopes[i]
-		switch s.workloadBehavior(memberName, m) {
-		case WorkloadApplyFails:
-			res.ApplyError = fmt.Sprintf("Failed to apply manifest: %s %s was rejected by the member cluster (simulated)", m.GetKind(), m.GetName())
-		case WorkloadUnavailable:
-			res.Tracking, res.Available = agentk8s.Trackable, false
-		default:
-			if res.Tracking == agentk8s.Trackable {
-				readyAt := at.at + s.cfg.WorkloadReadyDelay
-				res.Available = s.now >= readyAt
-				if !res.Available && (nextCheck < 0 || readyAt < nextCheck) {
-					nextCheck = readyAt
+		key := w.Name + "|" + objectKey(m)
+		res.ObservedAt = now
+		res.DriftSince = a.firstSeen(key+"|drift", len(res.Drifts) > 0, now)
+		res.DiffSince = a.firstSeen(key+"|diff", len(res.Diffs) > 0, now)
+		if res.ApplyError == "" && !res.ReportDiff {
+			switch behavior {
+			case WorkloadUnavailable:
+				res.Tracking, res.Available = agentk8s.Trackable, false
+			default:
+				if res.Tracking == agentk8s.Trackable {
+					readyAt := at.at + s.cfg.WorkloadReadyDelay
+					res.Available = s.now >= readyAt
+					if !res.Available && (nextCheck < 0 || readyAt < nextCheck) {
+						nextCheck = readyAt
+					}
 				}
 			}
 		}
 		results = append(results, res)
 	}
-	summary := agentk8s.Summarise(w.Name, results)
+	applyType := ""
+	if strategy != nil {
+		applyType = strategy.Type
+	}
+	summary := agentk8s.SummariseStrategy(w.Name, applyType, results)
 	if nextCheck >= 0 {
 		s.scheduleApply(memberName, bindingName, gen, nextCheck-s.now)
 	}
@@ -140,6 +175,7 @@ func (s *Sim) deliverWorkStatus(bindingName string, gen int64, res mhub.WorkRepo
 
 // reapplyWorks makes a member's agent apply all its works again (after it heals).
 func (s *Sim) reapplyWorks(member string) {
+	s.collectGarbage(member)
 	for _, w := range s.store.sortedWorks() {
 		if w.Member == member {
 			s.scheduleApply(member, w.Binding, w.Generation, s.cfg.AgentSyncDelay)

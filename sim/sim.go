@@ -124,6 +124,7 @@ func New(cfg Config) (*Sim, error) {
 	s.store = newStore()
 	s.store.onNewBinding = func(b placement.Binding) { s.newBindings = append(s.newBindings, b) }
 	s.store.onBindingDeleted = func(name string) { delete(s.appliedAt, name) }
+	s.store.onWorkDeleted = func(w *mhub.Work) { s.workDeleted(w) }
 	s.hub = newHub(s)
 	s.appliedAt = map[string]appliedWork{}
 	s.fleet = newFleetRegistry()

@@ -42,6 +42,8 @@ type store struct {
 	// of every binding deleted.
 	onNewBinding     func(placement.Binding)
 	onBindingDeleted func(name string)
+	// onWorkDeleted is told of every Work deleted: its member's agent removes what it applied.
+	onWorkDeleted func(w *mhub.Work)
 }
 
 // memberRecord is a MemberCluster as the hub stores it, plus its simulated agent.
@@ -147,7 +149,7 @@ func (st *store) DeleteBinding(name string) *placement.Binding {
 	}
 	// A binding owns its Work: deleting it deletes the Work, as garbage collection does,
 	// and the member removes what it applied.
-	delete(st.works, name)
+	st.DeleteWork(name)
 	if st.onBindingDeleted != nil {
 		st.onBindingDeleted(name)
 	}
@@ -156,7 +158,15 @@ func (st *store) DeleteBinding(name string) *placement.Binding {
 
 func (st *store) Work(binding string) *mhub.Work { return st.works[binding] }
 func (st *store) PutWork(w *mhub.Work)           { st.works[w.Binding] = w }
-func (st *store) DeleteWork(binding string)      { delete(st.works, binding) }
+
+// DeleteWork deletes a binding's Work and tells onWorkDeleted.
+func (st *store) DeleteWork(binding string) {
+	w, ok := st.works[binding]
+	delete(st.works, binding)
+	if ok && st.onWorkDeleted != nil {
+		st.onWorkDeleted(w)
+	}
+}
 
 // sortedWorks lists works by binding name.
 func (st *store) sortedWorks() []*mhub.Work {

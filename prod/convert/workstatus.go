@@ -70,11 +70,12 @@ func WorkStatusToModel(w *v1beta1.Work, envelopes []*placement.NamespacedName) (
 }
 
 // WorkStatusFromResults is the status a member agent writes for a Work after applying its
-// manifests: one manifest condition per manifest (Applied, and Available where it applied)
-// and the Work's Applied and Available conditions as agentk8s.Summarise decides them, all
-// observing the Work's generation. Conditions whose status did not change keep base's
-// lastTransitionTime.
-func WorkStatusFromResults(w *v1beta1.Work, results []agentk8s.ManifestResult, now time.Time) v1beta1.WorkStatus {
+// manifests under the apply strategy type applyType: one manifest condition per manifest
+// (Applied, and Available where it applied; DiffReported under ReportDiff) with its drift or
+// diff details, and the Work's Applied and Available (or DiffReported) conditions as
+// agentk8s.SummariseStrategy decides them, all observing the Work's generation. Conditions
+// whose status did not change keep base's lastTransitionTime.
+func WorkStatusFromResults(w *v1beta1.Work, applyType string, results []agentk8s.ManifestResult, now time.Time) v1beta1.WorkStatus {
 	var out v1beta1.WorkStatus
 	timed := func(old []metav1.Condition, c condition.Condition) metav1.Condition {
 		mc := metav1.Condition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message,
@@ -84,6 +85,12 @@ func WorkStatusFromResults(w *v1beta1.Work, results []agentk8s.ManifestResult, n
 		}
 		return mc
 	}
+	at := func(t time.Time) metav1.Time {
+		if t.IsZero() {
+			t = now
+		}
+		return metav1.Time{Time: t}
+	}
 	for i, m := range results {
 		var old []metav1.Condition
 		if i < len(w.Status.ManifestConditions) {
@@ -91,13 +98,18 @@ func WorkStatusFromResults(w *v1beta1.Work, results []agentk8s.ManifestResult, n
 		}
 		mc := v1beta1.ManifestCondition{Identifier: v1beta1.WorkResourceIdentifier{Ordinal: i, Group: m.Identifier.Group,
 			Version: m.Identifier.Version, Kind: m.Identifier.Kind, Namespace: m.Identifier.Namespace, Name: m.Identifier.Name}}
-		if m.ApplyError != "" {
+		switch {
+		case m.ReportDiff && m.DiffError != "":
+			mc.Conditions = append(mc.Conditions, timed(old, condition.False(condition.TypeDiffReported, agentk8s.ReasonManifestDiffFailed, m.DiffError)))
+		case m.ReportDiff:
+			mc.Conditions = append(mc.Conditions, timed(old, condition.True(condition.TypeDiffReported, agentk8s.ReasonManifestDiffReported, "Diff reporting has been completed for the manifest")))
+		case m.ApplyError != "":
 			reason := m.Reason
 			if reason == "" {
 				reason = agentk8s.ReasonManifestApplyFailed
 			}
 			mc.Conditions = append(mc.Conditions, timed(old, condition.False(condition.TypeApplied, reason, m.ApplyError)))
-		} else {
+		default:
 			mc.Conditions = append(mc.Conditions, timed(old, condition.True(condition.TypeApplied, "ManifestApplied", "Manifest is applied")))
 			var a condition.Condition
 			switch {
@@ -110,12 +122,27 @@ func WorkStatusFromResults(w *v1beta1.Work, results []agentk8s.ManifestResult, n
 			}
 			mc.Conditions = append(mc.Conditions, timed(old, a))
 		}
+		if len(m.Drifts) > 0 {
+			var g int64
+			if m.MemberGeneration != nil {
+				g = *m.MemberGeneration
+			}
+			mc.DriftDetails = &v1beta1.DriftDetails{ObservationTime: at(m.ObservedAt), FirstDriftedObservedTime: at(m.DriftSince),
+				ObservedInMemberClusterGeneration: g, ObservedDrifts: patchDetailsFromModel(m.Drifts)}
+		} else if len(m.Diffs) > 0 {
+			mc.DiffDetails = &v1beta1.DiffDetails{ObservationTime: at(m.ObservedAt), FirstDiffedObservedTime: at(m.DiffSince),
+				ObservedInMemberClusterGeneration: copyPtr(m.MemberGeneration), ObservedDiffs: patchDetailsFromModel(m.Diffs)}
+		}
 		out.ManifestConditions = append(out.ManifestConditions, mc)
 	}
-	sum := agentk8s.Summarise(w.Name, results)
-	out.Conditions = append(out.Conditions, timed(w.Status.Conditions, sum.Applied))
-	if sum.Available != nil {
-		out.Conditions = append(out.Conditions, timed(w.Status.Conditions, *sum.Available))
+	sum := agentk8s.SummariseStrategy(w.Name, applyType, results)
+	if sum.Applied.Type != "" {
+		out.Conditions = append(out.Conditions, timed(w.Status.Conditions, sum.Applied))
+	}
+	for _, c := range []*condition.Condition{sum.Available, sum.DiffReported} {
+		if c != nil {
+			out.Conditions = append(out.Conditions, timed(w.Status.Conditions, *c))
+		}
 	}
 	return out
 }

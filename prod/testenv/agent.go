@@ -117,7 +117,7 @@ func (a *StandInAgent) Round(ctx context.Context) {
 			}
 			results = append(results, res)
 		}
-		st := convert.WorkStatusFromResults(w, results, time.Now())
+		st := convert.WorkStatusFromResults(w, "", results, time.Now())
 		if equality.Semantic.DeepEqual(st, w.Status) {
 			continue
 		}

@@ -31,6 +31,11 @@ type Env struct {
 // StartEnv is Start, keeping the environment so tests can add identities.
 func StartEnv(t testing.TB) *Env {
 	t.Helper()
+	return startEnv(t, []string{CRDDir()})
+}
+
+func startEnv(t testing.TB, crdDirs []string) *Env {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: skips the tests that start kube-apiserver and etcd")
 	}
@@ -43,7 +48,7 @@ func StartEnv(t testing.TB) *Env {
 		t.Skip("skipped when run by hand without a real API server: " + msg)
 	}
 	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{CRDDir()},
+		CRDDirectoryPaths:     crdDirs,
 		ErrorIfCRDPathMissing: true,
 		BinaryAssetsDirectory: assets,
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/fleetsim/fleetsim/model/placement"
 	"github.com/fleetsim/fleetsim/model/resources"
 	"github.com/fleetsim/fleetsim/model/staged"
+	"github.com/fleetsim/fleetsim/model/status"
 	"github.com/fleetsim/fleetsim/scenarios"
 	"github.com/fleetsim/fleetsim/sim"
 )
@@ -56,7 +57,7 @@ var notable = map[string]bool{
 	"placement-created": true, "placement-updated": true, "placement-deleted": true, "placement-condition": true,
 	"policy-snapshot-created": true, "policy-snapshot-scaled": true,
 	"binding-scheduled": true, "binding-repicked": true, "binding-unscheduled": true, "binding-rolled": true,
-	"binding-deleted": true, "binding-waiting": true, "binding-condition": true, "placement-status": true, "workload-behavior": true,
+	"binding-deleted": true, "binding-waiting": true, "binding-condition": true, "placement-status": true, "workload-behavior": true, "member-edit": true,
 	"override-snapshot-created": true, "eviction-created": true, "eviction-condition": true,
 	"unit-submit": true, "unit-load": true, "unit-start": true, "unit-stop": true, "unit-unload": true, "unit-destroyed": true,
 	"unit-scheduled": true, "unit-unscheduled": true, "unit-unschedulable": true, "unit-duplicate": true, "unit-duplicate-ended": true,
@@ -274,6 +275,8 @@ func (r *run) step(st *scenarios.Step) {
 		err = s.SetClockSkew(st.Skew.Member, st.Skew.Offset)
 	case scenarios.ActionFleetctl:
 		err = s.Fleetctl(string(st.Fleetctl.Command), st.Fleetctl.Unit, st.Fleetctl.File)
+	case scenarios.ActionMemberEdit:
+		err = s.EditMemberObject(st.MemberEdit.Member, st.MemberEdit.Object)
 	default:
 		err = fmt.Errorf("unknown action %q", st.Action)
 	}
@@ -454,6 +457,9 @@ func (r *run) checkPlacement(p *scenarios.PlacementExpectation) (string, bool, s
 	if p.Condition != nil {
 		want = append(want, describeCondition(p.Condition))
 	}
+	if p.Details != nil {
+		want = append(want, describeDetails(p.Details))
+	}
 	desc := fmt.Sprintf("placement %s has %s", p.Name, strings.Join(want, ", "))
 	if !ok {
 		return desc, false, fmt.Sprintf("placement %s does not exist", p.Name)
@@ -481,7 +487,56 @@ func (r *run) checkPlacement(p *scenarios.PlacementExpectation) (string, bool, s
 		passed = passed && ok
 		got = append(got, text)
 	}
+	if d := p.Details; d != nil {
+		var cs status.ClusterStatus
+		for _, ps := range st.Status.PlacementStatuses {
+			if ps.ClusterName == d.Cluster {
+				cs = ps
+			}
+		}
+		var reasons, drifted, diffed []string
+		for _, f := range cs.FailedPlacements {
+			reasons = append(reasons, f.Condition.Reason)
+		}
+		for _, x := range cs.DriftedPlacements {
+			for _, pd := range x.ObservedDrifts {
+				drifted = append(drifted, pd.Path)
+			}
+		}
+		for _, x := range cs.DiffedPlacements {
+			for _, pd := range x.ObservedDiffs {
+				diffed = append(diffed, pd.Path)
+			}
+		}
+		slices.Sort(drifted)
+		slices.Sort(diffed)
+		if d.FailedReason != "" {
+			passed = passed && slices.Contains(reasons, d.FailedReason)
+		}
+		if d.DriftedPaths != nil {
+			passed = passed && slices.Equal(d.DriftedPaths, drifted)
+		}
+		if d.DiffedPaths != nil {
+			passed = passed && slices.Equal(d.DiffedPaths, diffed)
+		}
+		got = append(got, fmt.Sprintf("on %s failed reasons [%s], drifted paths [%s], diffed paths [%s]", d.Cluster,
+			strings.Join(reasons, " "), strings.Join(drifted, " "), strings.Join(diffed, " ")))
+	}
 	return desc, passed, "got " + strings.Join(got, ", ")
+}
+
+func describeDetails(d *scenarios.DetailsExpectation) string {
+	var parts []string
+	if d.FailedReason != "" {
+		parts = append(parts, "a failed placement "+d.FailedReason)
+	}
+	if d.DriftedPaths != nil {
+		parts = append(parts, fmt.Sprintf("drifted paths [%s]", strings.Join(d.DriftedPaths, " ")))
+	}
+	if d.DiffedPaths != nil {
+		parts = append(parts, fmt.Sprintf("diffed paths [%s]", strings.Join(d.DiffedPaths, " ")))
+	}
+	return "on " + d.Cluster + " " + strings.Join(parts, ", ")
 }
 
 func (r *run) checkMember(m *scenarios.MemberExpectation) (string, bool, string) {

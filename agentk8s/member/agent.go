@@ -1,0 +1,472 @@
+package member
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/fleetsim/fleetsim/agentk8s"
+	"github.com/fleetsim/fleetsim/model/condition"
+	"github.com/fleetsim/fleetsim/model/membership"
+	"github.com/fleetsim/fleetsim/model/placement"
+	"github.com/fleetsim/fleetsim/model/resources"
+	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
+	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+	"github.com/fleetsim/fleetsim/prod/convert"
+)
+
+// Defaults of Agent's periods.
+const (
+	DefaultPoll        = time.Second
+	DefaultDriftPeriod = 15 * time.Second
+)
+
+// Agent is one member's agent. Hub is a client of the hub API server with the member's
+// identity (it needs only the member's reserved namespace); Member a client of the member's
+// API server (cluster administrator). Member's client must read objects fresh (no cache):
+// decisions compare the live object.
+type Agent struct {
+	Hub    client.Client
+	Member client.Client
+	Name   string
+	Log    logr.Logger
+	// Poll is how often the agent reads its InternalMemberCluster and Works on the hub;
+	// DriftPeriod how often it checks applied objects for drift (and re-applies them).
+	Poll        time.Duration
+	DriftPeriod time.Duration
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+
+	lastBeat  time.Time
+	lastCheck map[string]checked
+	since     map[string]time.Time
+}
+
+// checked is when a Work generation was last applied.
+type checked struct {
+	generation int64
+	at         time.Time
+	settled    bool
+}
+
+// ErrLeft is what Run returns after the member left the fleet.
+var ErrLeft = errors.New("the member left the fleet")
+
+func (a *Agent) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}
+
+func (a *Agent) namespace() string { return membership.Namespace(a.Name) }
+
+// Run runs rounds until ctx ends (nil) or the member has left (ErrLeft). A round that
+// cannot reach the hub changes nothing on the member: applied objects stay as they are.
+func (a *Agent) Run(ctx context.Context) error {
+	if a.Poll <= 0 {
+		a.Poll = DefaultPoll
+	}
+	if a.DriftPeriod <= 0 {
+		a.DriftPeriod = DefaultDriftPeriod
+	}
+	for {
+		left, err := a.Round(ctx)
+		if left {
+			return ErrLeft
+		}
+		if err != nil && ctx.Err() == nil {
+			a.Log.Info("round failed; retrying", "error", err.Error())
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(a.Poll):
+		}
+	}
+}
+
+// Round reads the InternalMemberCluster: asked to leave, it leaves; else it heartbeats when
+// due and syncs every Work. left is true once the member has left.
+func (a *Agent) Round(ctx context.Context) (left bool, err error) {
+	imc := &clusterv1beta1.InternalMemberCluster{}
+	if err := a.Hub.Get(ctx, client.ObjectKey{Namespace: a.namespace(), Name: a.Name}, imc); err != nil {
+		return false, fmt.Errorf("read InternalMemberCluster: %w", err)
+	}
+	if imc.Spec.State == membership.StateLeave {
+		return true, a.leave(ctx, imc)
+	}
+	period := time.Duration(imc.Spec.HeartbeatPeriodSeconds) * time.Second
+	if period <= 0 {
+		period = clusterv1beta1.DefaultHeartbeatPeriodSeconds * time.Second
+	}
+	var errs []error
+	if a.lastBeat.IsZero() || a.now().Sub(a.lastBeat) >= period {
+		if err := a.heartbeat(ctx, imc, true); err != nil {
+			errs = append(errs, err)
+		} else {
+			a.lastBeat = a.now()
+		}
+	}
+	if err := a.syncWorks(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	return false, errors.Join(errs...)
+}
+
+// heartbeat writes the agent's status on the InternalMemberCluster: a heartbeat now, Joined
+// (True, or False once left) and Healthy conditions observing its generation, and the
+// member's properties and resource usage (MC-HEARTBEAT-HEALTH, MC-PROPERTIES).
+func (a *Agent) heartbeat(ctx context.Context, imc *clusterv1beta1.InternalMemberCluster, joined bool) error {
+	props, usage, propErr := a.collect(ctx)
+	now := metav1.NewTime(a.now())
+	st := imc.Status.DeepCopy()
+	var entry clusterv1beta1.AgentStatus
+	if i := slices.IndexFunc(st.AgentStatus, func(s clusterv1beta1.AgentStatus) bool { return s.Type == clusterv1beta1.MemberAgent }); i >= 0 {
+		entry = st.AgentStatus[i]
+		st.AgentStatus = slices.Delete(st.AgentStatus, i, i+1)
+	}
+	entry.Type, entry.LastReceivedHeartbeat = clusterv1beta1.MemberAgent, now
+	j := metav1.Condition{Type: clusterv1beta1.ConditionTypeJoined, Status: metav1.ConditionTrue, Reason: "MemberJoined",
+		Message: "the member agent joined the fleet", ObservedGeneration: imc.Generation}
+	if !joined {
+		j.Status, j.Reason, j.Message = metav1.ConditionFalse, "MemberLeft", "the member agent left the fleet"
+	}
+	meta.SetStatusCondition(&entry.Conditions, j)
+	h := metav1.Condition{Type: clusterv1beta1.ConditionTypeHealthy, Status: metav1.ConditionTrue, Reason: "MemberHealthy",
+		Message: "the member's API server answers", ObservedGeneration: imc.Generation}
+	if propErr != nil {
+		h.Status, h.Reason, h.Message = metav1.ConditionFalse, "MemberUnhealthy", propErr.Error()
+	}
+	if joined {
+		meta.SetStatusCondition(&entry.Conditions, h)
+	} else {
+		meta.RemoveStatusCondition(&entry.Conditions, clusterv1beta1.ConditionTypeHealthy)
+	}
+	st.AgentStatus = append(st.AgentStatus, entry)
+	if propErr == nil {
+		st.Properties = map[clusterv1beta1.PropertyName]clusterv1beta1.PropertyValue{}
+		for k, v := range props {
+			st.Properties[clusterv1beta1.PropertyName(k)] = clusterv1beta1.PropertyValue{Value: v, ObservationTime: now}
+		}
+		usage.ObservationTime = now
+		st.ResourceUsage = usage
+	}
+	imc.Status = *st
+	if err := a.Hub.Status().Update(ctx, imc); err != nil {
+		return fmt.Errorf("heartbeat on InternalMemberCluster: %w", err)
+	}
+	return nil
+}
+
+// syncWorks applies every Work that changed, is due a drift check or is not available yet,
+// and removes what Works that are gone applied.
+func (a *Agent) syncWorks(ctx context.Context) error {
+	var works v1beta1.WorkList
+	if err := a.Hub.List(ctx, &works, client.InNamespace(a.namespace())); err != nil {
+		return fmt.Errorf("list Works: %w", err)
+	}
+	var errs []error
+	names := map[string]bool{}
+	for i := range works.Items {
+		w := &works.Items[i]
+		names[w.Name] = true
+		if w.DeletionTimestamp != nil {
+			continue
+		}
+		c, ok := a.lastCheck[w.Name]
+		applied := meta.FindStatusCondition(w.Status.Conditions, condition.TypeApplied)
+		diffed := meta.FindStatusCondition(w.Status.Conditions, condition.TypeDiffReported)
+		reported := (applied != nil && applied.ObservedGeneration == w.Generation) || (diffed != nil && diffed.ObservedGeneration == w.Generation)
+		if ok && c.generation == w.Generation && c.settled && reported && a.now().Sub(c.at) < a.DriftPeriod {
+			continue
+		}
+		if err := a.syncWork(ctx, w); err != nil {
+			errs = append(errs, fmt.Errorf("Work %s: %w", w.Name, err))
+		}
+	}
+	if err := a.collectGarbage(ctx, names); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// syncWork applies one Work's manifests, records them in its AppliedWork, removes what the
+// Work no longer holds, and writes the Work's status.
+func (a *Agent) syncWork(ctx context.Context, w *v1beta1.Work) error {
+	mw, strategy, err := convert.WorkToModel(w)
+	if err != nil {
+		return err
+	}
+	aw, err := a.ensureAppliedWork(ctx, w.Name)
+	if err != nil {
+		return err
+	}
+	owner := ownerOf(aw)
+	applyType := ""
+	if strategy != nil {
+		applyType = strategy.Type
+	}
+	now := a.now()
+	results := make([]agentk8s.ManifestResult, len(mw.Manifests))
+	var applied []appliedResource
+	settled := true
+	// Namespaces and CRDs first, so what lives in them can be applied in the same round.
+	order := make([]int, len(mw.Manifests))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return rank(mw.Manifests[x]) - rank(mw.Manifests[y]) })
+	for _, i := range order {
+		m := mw.Manifests[i]
+		res, live := a.applyManifest(ctx, m, owner, strategy)
+		res.Identifier.Envelope = mw.Envelopes[i]
+		key := w.Name + "|" + m.GetKind() + "/" + m.GetNamespace() + "/" + m.GetName()
+		res.ObservedAt = now
+		res.DriftSince = a.firstSeen(key+"|drift", len(res.Drifts) > 0, now)
+		res.DiffSince = a.firstSeen(key+"|diff", len(res.Diffs) > 0, now)
+		if res.ApplyError == "" && !res.ReportDiff && live != nil {
+			res.Available = agentk8s.Available(live)
+			if res.Tracking == agentk8s.Trackable && !res.Available {
+				settled = false
+			}
+		}
+		// What the agent owns stays recorded whatever this round's verdict (a drifted
+		// object under IfNotDrifted is still Fleet's).
+		if live != nil && managedBy(live, owner) {
+			gvk := live.GroupVersionKind()
+			applied = append(applied, appliedResource{Ordinal: i, Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind,
+				Namespace: live.GetNamespace(), Name: live.GetName(), UID: string(live.GetUID())})
+		}
+		if res.ApplyError != "" || res.DiffError != "" {
+			settled = false
+		}
+		results[i] = res
+	}
+	// What the Work no longer holds is removed from the member (WORK-APPLIEDWORK).
+	keep := map[string]bool{}
+	for _, r := range applied {
+		keep[r.key()] = true
+	}
+	for _, r := range appliedResources(aw) {
+		if !keep[r.key()] {
+			if err := a.release(ctx, r, aw.GetName()); err != nil {
+				return err
+			}
+		}
+	}
+	slices.SortFunc(applied, func(x, y appliedResource) int { return x.Ordinal - y.Ordinal })
+	if !equality.Semantic.DeepEqual(applied, appliedResources(aw)) {
+		setAppliedResources(aw, applied)
+		if err := a.Member.Status().Update(ctx, aw); err != nil {
+			return fmt.Errorf("record applied resources in AppliedWork: %w", err)
+		}
+	}
+	st := convert.WorkStatusFromResults(w, applyType, results, now)
+	if !equality.Semantic.DeepEqual(st, w.Status) {
+		w.Status = st
+		if err := a.Hub.Status().Update(ctx, w); err != nil {
+			return fmt.Errorf("write status: %w", err)
+		}
+	}
+	if a.lastCheck == nil {
+		a.lastCheck = map[string]checked{}
+	}
+	a.lastCheck[w.Name] = checked{generation: w.Generation, at: now, settled: settled}
+	return nil
+}
+
+func rank(m *unstructured.Unstructured) int {
+	switch m.GetKind() {
+	case "Namespace", "CustomResourceDefinition":
+		return 0
+	}
+	return 1
+}
+
+func managedBy(o *unstructured.Unstructured, owner metav1.OwnerReference) bool {
+	return slices.ContainsFunc(o.GetOwnerReferences(), func(r metav1.OwnerReference) bool {
+		return r.Kind == owner.Kind && r.Name == owner.Name
+	})
+}
+
+// applyManifest decides and writes one manifest, retrying on conflicts with backoff (the
+// object changed between the read and the write: decide again on a fresh read). It returns
+// the result and the object on the member afterwards.
+func (a *Agent) applyManifest(ctx context.Context, m *unstructured.Unstructured, owner metav1.OwnerReference, strategy *placement.ApplyStrategy) (agentk8s.ManifestResult, *unstructured.Unstructured) {
+	var res agentk8s.ManifestResult
+	var live *unstructured.Unstructured
+	backoff := wait.Backoff{Duration: 50 * time.Millisecond, Factor: 2, Jitter: 0.2, Steps: 6}
+	err := wait.ExponentialBackoffWithContext(ctx, backoff, func(ctx context.Context) (bool, error) {
+		cur, err := a.get(ctx, m)
+		if err != nil {
+			res = agentk8s.ManifestResult{Identifier: resources.Identifier(m), Tracking: agentk8s.Classify(m), ApplyError: "Failed to apply manifest: " + err.Error()}
+			if strategy != nil && strategy.Type == agentk8s.TypeReportDiff {
+				res.ReportDiff, res.ApplyError, res.DiffError = true, "", "Failed to read the object: "+err.Error()
+			}
+			return true, nil
+		}
+		d := agentk8s.Decide(agentk8s.Input{Manifest: m, Live: cur, Owner: owner, Strategy: strategy})
+		res, live = d.Result, cur
+		if d.Op == agentk8s.OpNone {
+			return true, nil
+		}
+		obj := d.Object
+		switch d.Op {
+		case agentk8s.OpCreate:
+			err = a.Member.Create(ctx, obj, client.FieldOwner(agentk8s.FieldManager))
+		case agentk8s.OpUpdate:
+			err = a.Member.Update(ctx, obj, client.FieldOwner(agentk8s.FieldManager))
+		case agentk8s.OpServerSideApply:
+			obj.SetResourceVersion("")
+			obj.SetManagedFields(nil)
+			opts := []client.PatchOption{client.FieldOwner(agentk8s.FieldManager)}
+			if d.Force {
+				opts = append(opts, client.ForceOwnership)
+			}
+			err = a.Member.Patch(ctx, obj, client.Apply, opts...) //nolint:staticcheck // unstructured apply
+		}
+		switch {
+		case err == nil:
+			a.Log.V(1).Info("applied", "op", string(d.Op), "kind", obj.GetKind(), "namespace", obj.GetNamespace(), "name", obj.GetName())
+			live = obj
+			g := obj.GetGeneration()
+			res.MemberGeneration = &g
+			return true, nil
+		case apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err):
+			if d.Op == agentk8s.OpServerSideApply {
+				res.ApplyError, res.Reason = "Failed to apply manifest: "+err.Error(), agentk8s.ReasonConflictWithOtherApplier
+				return true, nil
+			}
+			return false, nil // decide again on a fresh read
+		default:
+			res.ApplyError, res.Reason = "Failed to apply manifest: "+err.Error(), agentk8s.ReasonManifestApplyFailed
+			return true, nil
+		}
+	})
+	if err != nil && res.ApplyError == "" && !res.ReportDiff {
+		res.ApplyError, res.Reason = "Failed to apply manifest: the object kept changing: "+err.Error(), agentk8s.ReasonManifestApplyFailed
+	}
+	return res, live
+}
+
+// get reads the object a manifest names on the member; nil when there is none.
+func (a *Agent) get(ctx context.Context, m *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(m.GroupVersionKind())
+	err := a.Member.Get(ctx, client.ObjectKey{Namespace: m.GetNamespace(), Name: m.GetName()}, u)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return u, nil
+}
+
+// release removes the AppliedWork's owner reference from an object it recorded, and
+// deletes the object when no owner is left (WORK-APPLIEDWORK). An object the agent does not
+// own (a failed takeover) is left alone.
+func (a *Agent) release(ctx context.Context, r appliedResource, appliedWork string) error {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(r.gvk())
+	if err := a.Member.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: r.Name}, u); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	refs := u.GetOwnerReferences()
+	kept := slices.DeleteFunc(slices.Clone(refs), func(o metav1.OwnerReference) bool {
+		return o.Kind == agentk8s.AppliedWorkKind && o.Name == appliedWork
+	})
+	if len(kept) == len(refs) {
+		return nil
+	}
+	if len(kept) == 0 {
+		if err := a.Member.Delete(ctx, u); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("delete %s %s/%s: %w", r.Kind, r.Namespace, r.Name, err)
+		}
+		a.Log.Info("deleted", "kind", r.Kind, "namespace", r.Namespace, "name", r.Name, "appliedWork", appliedWork)
+		return nil
+	}
+	u.SetOwnerReferences(kept)
+	if err := a.Member.Update(ctx, u); err != nil {
+		return fmt.Errorf("release %s %s/%s: %w", r.Kind, r.Namespace, r.Name, err)
+	}
+	return nil
+}
+
+// collectGarbage removes the AppliedWorks of this agent's namespace whose Work is gone,
+// with what they own.
+func (a *Agent) collectGarbage(ctx context.Context, works map[string]bool) error {
+	var list unstructured.UnstructuredList
+	list.SetGroupVersionKind(AppliedWorkGVK.GroupVersion().WithKind(AppliedWorkGVK.Kind + "List"))
+	if err := a.Member.List(ctx, &list); err != nil {
+		return fmt.Errorf("list AppliedWorks: %w", err)
+	}
+	var errs []error
+	for i := range list.Items {
+		aw := &list.Items[i]
+		if ns, _, _ := unstructured.NestedString(aw.Object, "spec", "workNamespace"); ns != a.namespace() || works[aw.GetName()] {
+			continue
+		}
+		if err := a.removeAppliedWork(ctx, aw); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (a *Agent) removeAppliedWork(ctx context.Context, aw *unstructured.Unstructured) error {
+	for _, r := range appliedResources(aw) {
+		if err := a.release(ctx, r, aw.GetName()); err != nil {
+			return err
+		}
+	}
+	if err := a.Member.Delete(ctx, aw); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("delete AppliedWork %s: %w", aw.GetName(), err)
+	}
+	delete(a.lastCheck, aw.GetName())
+	a.Log.Info("removed the AppliedWork of a deleted Work", "work", aw.GetName())
+	return nil
+}
+
+// leave does what MC-LEAVE asks of the agent: everything placed on the member is removed
+// (every AppliedWork of this member and what it owns), and the agent reports Joined False.
+func (a *Agent) leave(ctx context.Context, imc *clusterv1beta1.InternalMemberCluster) error {
+	if err := a.collectGarbage(ctx, map[string]bool{}); err != nil {
+		return err
+	}
+	if err := a.heartbeat(ctx, imc, false); err != nil {
+		return err
+	}
+	a.Log.Info("left the fleet", "member", a.Name)
+	return nil
+}
+
+// firstSeen returns when a finding was first seen, remembering now if it is new; it forgets
+// findings no longer there.
+func (a *Agent) firstSeen(key string, found bool, now time.Time) time.Time {
+	if !found {
+		delete(a.since, key)
+		return time.Time{}
+	}
+	if a.since == nil {
+		a.since = map[string]time.Time{}
+	}
+	t, ok := a.since[key]
+	if !ok {
+		t = now
+		a.since[key] = t
+	}
+	return t
+}

@@ -1,0 +1,301 @@
+package member_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/fleetsim/fleetsim/agentk8s"
+	"github.com/fleetsim/fleetsim/agentk8s/member"
+	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
+	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+	"github.com/fleetsim/fleetsim/prod/testenv"
+)
+
+// wait polls f until it succeeds, failing the test after two minutes: the machine running
+// the test may be loaded, so the deadline is generous and nothing waits on a fixed sleep.
+func wait(t *testing.T, what string, f func() error) {
+	t.Helper()
+	var err error
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if err = f(); err == nil {
+			return
+		}
+	}
+	t.Fatalf("%s: still %v after 2m", what, err)
+}
+
+func decode(t *testing.T, doc string) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+type fleet struct {
+	t       *testing.T
+	hub     *testenv.Env
+	admin   client.Client
+	members map[string]client.Client
+	done    map[string]<-chan error
+}
+
+// startFleet starts a hub API server with `fleet hub`'s controllers and, for each name, a
+// member API server with a real member agent joined to the hub.
+func startFleet(t *testing.T, names ...string) *fleet {
+	hub := testenv.StartEnv(t)
+	f := &fleet{t: t, hub: hub, admin: testenv.Client(t, hub.Config), members: map[string]client.Client{}, done: map[string]<-chan error{}}
+	testenv.RunHub(t, hub.Config, testr.New(t))
+	for _, name := range names {
+		env := testenv.StartMemberCluster(t)
+		f.members[name] = testenv.Client(t, env.Config)
+		mc := &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: clusterv1beta1.MemberClusterSpec{HeartbeatPeriodSeconds: 1,
+				Identity: rbacv1.Subject{Kind: "User", Name: name + "-agent", APIGroup: "rbac.authorization.k8s.io"}}}
+		if err := f.admin.Create(context.Background(), mc); err != nil {
+			t.Fatal(err)
+		}
+		_, f.done[name] = testenv.RunMemberAgent(t, name, hub.User(t, name+"-agent"), env.Config, testr.New(t), 2*time.Second)
+	}
+	for _, name := range names {
+		wait(t, name+" joined and healthy", func() error {
+			mc := &clusterv1beta1.MemberCluster{}
+			if err := f.admin.Get(context.Background(), client.ObjectKey{Name: name}, mc); err != nil {
+				return err
+			}
+			for _, typ := range []string{"Joined", "Healthy"} {
+				if c := meta.FindStatusCondition(mc.Status.Conditions, typ); c == nil || c.Status != metav1.ConditionTrue {
+					return fmt.Errorf("%s is %v", typ, c)
+				}
+			}
+			return nil
+		})
+	}
+	return f
+}
+
+// clusterEntry returns a placement's entry for a cluster.
+func (f *fleet) clusterEntry(crp, cluster string) (*v1beta1.ResourcePlacementStatus, error) {
+	p := &v1beta1.ClusterResourcePlacement{}
+	if err := f.admin.Get(context.Background(), client.ObjectKey{Name: crp}, p); err != nil {
+		return nil, err
+	}
+	for i := range p.Status.PlacementStatuses {
+		if p.Status.PlacementStatuses[i].ClusterName == cluster {
+			return &p.Status.PlacementStatuses[i], nil
+		}
+	}
+	return nil, fmt.Errorf("no entry for %s in %+v", cluster, p.Status)
+}
+
+func (f *fleet) placementCondition(crp, typ string, want metav1.ConditionStatus) error {
+	p := &v1beta1.ClusterResourcePlacement{}
+	if err := f.admin.Get(context.Background(), client.ObjectKey{Name: crp}, p); err != nil {
+		return err
+	}
+	c := meta.FindStatusCondition(p.Status.Conditions, typ)
+	if c == nil || c.Status != want || c.ObservedGeneration != p.Generation {
+		return fmt.Errorf("%s is %+v, want %s at generation %d", typ, c, want, p.Generation)
+	}
+	return nil
+}
+
+func (f *fleet) memberObject(cluster, apiVersion, kind, ns, name string) (*unstructured.Unstructured, error) {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
+	err := f.members[cluster].Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, u)
+	return u, err
+}
+
+// TestMemberAgentEndToEnd: the hub and real member agents on three API servers. Members
+// join and report properties from their nodes; a PickN placement of a namespace with a
+// Deployment, a ConfigMap and a Service lands on the member the property sorter prefers,
+// owned by the Work's AppliedWork; the Deployment becomes available once its status says
+// so; an edit on the member under IfNotDrifted is reported as drift; deleting the placement
+// removes the objects; a member leaves and its agent stops.
+func TestMemberAgentEndToEnd(t *testing.T) {
+	f := startFleet(t, "member-1", "member-2")
+	ctx := context.Background()
+
+	// member-1 has a node: the agent reports it, and the scheduler prefers it.
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}}
+	if err := f.members["member-1"].Create(ctx, node); err != nil {
+		t.Fatal(err)
+	}
+	node.Status.Capacity = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi")}
+	node.Status.Allocatable = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3800m"), corev1.ResourceMemory: resource.MustParse("7Gi")}
+	if err := f.members["member-1"].Status().Update(ctx, node); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, "member-1 reports one node and its cpu", func() error {
+		mc := &clusterv1beta1.MemberCluster{}
+		if err := f.admin.Get(ctx, client.ObjectKey{Name: "member-1"}, mc); err != nil {
+			return err
+		}
+		if v := mc.Status.Properties["kubernetes-fleet.io/node-count"].Value; v != "1" {
+			return fmt.Errorf("node count %q", v)
+		}
+		if q := mc.Status.ResourceUsage.Available[corev1.ResourceCPU]; q.Cmp(resource.MustParse("3800m")) != 0 {
+			return fmt.Errorf("available cpu %s", q.String())
+		}
+		return nil
+	})
+
+	for _, doc := range []string{
+		"apiVersion: v1\nkind: Namespace\nmetadata: {name: web}",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: web}\ndata: {color: blue}",
+		"apiVersion: v1\nkind: Service\nmetadata: {name: frontend, namespace: web}\nspec: {ports: [{port: 80}], selector: {app: frontend}}",
+		`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: frontend, namespace: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: frontend}}
+  template:
+    metadata: {labels: {app: frontend}}
+    spec: {containers: [{name: web, image: nginx:1.27}]}`,
+		`apiVersion: placement.kubernetes-fleet.io/v1beta1
+kind: ClusterResourcePlacement
+metadata: {name: web}
+spec:
+  resourceSelectors: [{group: "", version: v1, kind: Namespace, name: web}]
+  policy:
+    placementType: PickN
+    numberOfClusters: 1
+    affinity:
+      clusterAffinity:
+        preferredDuringSchedulingIgnoredDuringExecution:
+        - weight: 100
+          preference:
+            propertySorter: {name: kubernetes-fleet.io/node-count, sortOrder: Descending}`,
+	} {
+		if err := f.admin.Create(ctx, decode(t, doc)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wait(t, "the workload lands on member-1, owned by its AppliedWork", func() error {
+		for _, o := range [][3]string{{"v1", "ConfigMap", "settings"}, {"v1", "Service", "frontend"}, {"apps/v1", "Deployment", "frontend"}} {
+			u, err := f.memberObject("member-1", o[0], o[1], "web", o[2])
+			if err != nil {
+				return err
+			}
+			if refs := u.GetOwnerReferences(); len(refs) != 1 || refs[0].Kind != agentk8s.AppliedWorkKind || refs[0].Name != "web-work" {
+				return fmt.Errorf("%s owners %+v", o[1], refs)
+			}
+		}
+		return f.placementCondition("web", "ClusterResourcePlacementApplied", metav1.ConditionTrue)
+	})
+	if _, err := f.memberObject("member-2", "v1", "ConfigMap", "web", "settings"); !apierrors.IsNotFound(err) {
+		t.Errorf("the ConfigMap on member-2, not picked: %v", err)
+	}
+	// The deployment is not available until its status says so; no kubelet or
+	// controller-manager runs, so the test writes the status they would.
+	if err := f.placementCondition("web", "ClusterResourcePlacementAvailable", metav1.ConditionTrue); err == nil {
+		t.Error("the placement is available before its deployment is")
+	}
+	dep, err := f.memberObject("member-1", "apps/v1", "Deployment", "web", "frontend")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = unstructured.SetNestedMap(dep.Object, map[string]any{"observedGeneration": dep.GetGeneration(), "replicas": int64(1),
+		"updatedReplicas": int64(1), "readyReplicas": int64(1), "availableReplicas": int64(1)}, "status")
+	if err := f.members["member-1"].Status().Update(ctx, dep); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, "the placement is available", func() error {
+		return f.placementCondition("web", "ClusterResourcePlacementAvailable", metav1.ConditionTrue)
+	})
+
+	// IfNotDrifted: an edit of a managed field on the member is a drift; Fleet stops applying.
+	crp := &v1beta1.ClusterResourcePlacement{}
+	if err := f.admin.Get(ctx, client.ObjectKey{Name: "web"}, crp); err != nil {
+		t.Fatal(err)
+	}
+	crp.Spec.Strategy.ApplyStrategy = &v1beta1.ApplyStrategy{WhenToApply: v1beta1.WhenToApplyTypeIfNotDrifted}
+	if err := f.admin.Update(ctx, crp); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, "the new apply strategy is applied", func() error {
+		return f.placementCondition("web", "ClusterResourcePlacementAvailable", metav1.ConditionTrue)
+	})
+	wait(t, "edit the ConfigMap on member-1", func() error {
+		cm, err := f.memberObject("member-1", "v1", "ConfigMap", "web", "settings")
+		if err != nil {
+			return err
+		}
+		_ = unstructured.SetNestedField(cm.Object, "red", "data", "color")
+		return f.members["member-1"].Update(ctx, cm)
+	})
+	wait(t, "the drift is reported", func() error {
+		e, err := f.clusterEntry("web", "member-1")
+		if err != nil {
+			return err
+		}
+		if len(e.DriftedPlacements) != 1 || len(e.DriftedPlacements[0].ObservedDrifts) != 1 || e.DriftedPlacements[0].ObservedDrifts[0] !=
+			(v1beta1.PatchDetail{Path: "/data/color", ValueInHub: "blue", ValueInMember: "red"}) {
+			return fmt.Errorf("drifted placements %+v", e.DriftedPlacements)
+		}
+		if !slices.ContainsFunc(e.FailedPlacements, func(p v1beta1.FailedResourcePlacement) bool { return p.Condition.Reason == agentk8s.ReasonFoundDrifts }) {
+			return fmt.Errorf("failed placements %+v", e.FailedPlacements)
+		}
+		return nil
+	})
+	if cm, err := f.memberObject("member-1", "v1", "ConfigMap", "web", "settings"); err != nil || cm.Object["data"].(map[string]any)["color"] != "red" {
+		t.Errorf("the drifted ConfigMap was overwritten under IfNotDrifted: %v %v", cm, err)
+	}
+
+	// Deleting the placement removes what it placed from the member.
+	if err := f.admin.Delete(ctx, crp); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, "the objects are removed from member-1", func() error {
+		for _, o := range [][3]string{{"v1", "ConfigMap", "settings"}, {"v1", "Service", "frontend"}, {"apps/v1", "Deployment", "frontend"}} {
+			if _, err := f.memberObject("member-1", o[0], o[1], "web", o[2]); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("%s still there (%v)", o[1], err)
+			}
+		}
+		aw := &unstructured.Unstructured{}
+		aw.SetGroupVersionKind(member.AppliedWorkGVK)
+		if err := f.members["member-1"].Get(ctx, client.ObjectKey{Name: "web-work"}, aw); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("AppliedWork still there (%v)", err)
+		}
+		return nil
+	})
+
+	// member-2 leaves: its agent acknowledges and stops.
+	if err := f.admin.Delete(ctx, &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "member-2"}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-f.done["member-2"]:
+		if !errors.Is(err, member.ErrLeft) {
+			t.Errorf("member-2's agent returned %v, want ErrLeft", err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("member-2's agent did not stop after leaving")
+	}
+	wait(t, "member-2's MemberCluster is gone", func() error {
+		err := f.admin.Get(ctx, client.ObjectKey{Name: "member-2"}, &clusterv1beta1.MemberCluster{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("still there (%v)", err)
+	})
+}

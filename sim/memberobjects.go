@@ -1,0 +1,187 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/fleetsim/fleetsim/agentk8s"
+	mhub "github.com/fleetsim/fleetsim/model/hub"
+)
+
+// objectKey names an object on a member: group, kind, namespace and name.
+func objectKey(o *unstructured.Unstructured) string {
+	gvk := o.GroupVersionKind()
+	return gvk.Group + "/" + gvk.Kind + "/" + o.GetNamespace() + "/" + o.GetName()
+}
+
+// appliedWorkOwner is the owner reference of a Work's AppliedWork on a member; its UID is
+// derived from the names, so runs stay deterministic.
+func appliedWorkOwner(member, work string) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: agentk8s.AppliedWorkAPIVersion, Kind: agentk8s.AppliedWorkKind, Name: work,
+		UID: types.UID(member + "/" + work)}
+}
+
+// MemberObject returns a copy of an object on a member cluster, nil when there is none.
+func (s *Sim) MemberObject(member, group, kind, namespace, name string) *unstructured.Unstructured {
+	r := s.store.members[member]
+	if r == nil || r.agent == nil {
+		return nil
+	}
+	if o := r.agent.objects[group+"/"+kind+"/"+namespace+"/"+name]; o != nil {
+		return o.DeepCopy()
+	}
+	return nil
+}
+
+// EditMemberObject changes an object directly on a member cluster, as a person or another
+// controller on the member would: an existing object gets the fields of edit merged in (maps
+// merged, other values replaced; a null value removes the field) and a new generation; a
+// missing one is created from edit, owned by nobody. The member agent's periodic drift check
+// sees the change DriftCheckDelay later.
+func (s *Sim) EditMemberObject(member string, edit *unstructured.Unstructured) error {
+	r := s.store.members[member]
+	if r == nil || r.agent == nil {
+		return fmt.Errorf("member %q does not exist", member)
+	}
+	if r.agent.systemd != nil {
+		return fmt.Errorf("member %q is a machine: it has no Kubernetes objects", member)
+	}
+	a := r.agent
+	key := objectKey(edit)
+	detail := "created " + key
+	if live := a.objects[key]; live != nil {
+		o := live.DeepCopy()
+		o.Object = mergeEdit(o.Object, edit.DeepCopy().Object)
+		o.SetGeneration(live.GetGeneration() + 1)
+		a.objects[key] = o
+		detail = "edited " + key
+	} else {
+		o := edit.DeepCopy()
+		o.SetGeneration(1)
+		a.objectsInit()[key] = o
+	}
+	s.Record("member-edit", member, detail)
+	for _, w := range s.store.sortedWorks() {
+		if w.Member == member {
+			s.scheduleApply(member, w.Binding, w.Generation, s.cfg.DriftCheckDelay)
+		}
+	}
+	return nil
+}
+
+func (a *agent) objectsInit() map[string]*unstructured.Unstructured {
+	if a.objects == nil {
+		a.objects = map[string]*unstructured.Unstructured{}
+	}
+	return a.objects
+}
+
+func mergeEdit(dst, edit map[string]any) map[string]any {
+	for k, v := range edit {
+		if v == nil {
+			delete(dst, k)
+			continue
+		}
+		em, eIsMap := v.(map[string]any)
+		dm, dIsMap := dst[k].(map[string]any)
+		if eIsMap && dIsMap {
+			dst[k] = mergeEdit(dm, em)
+			continue
+		}
+		dst[k] = v
+	}
+	return dst
+}
+
+// write performs a decision's write on the member's objects: the object gets a new
+// generation (1 when created).
+func (a *agent) write(d agentk8s.Decision) {
+	o := d.Object.DeepCopy()
+	key := objectKey(o)
+	gen := int64(1)
+	if live := a.objects[key]; live != nil {
+		gen = live.GetGeneration() + 1
+		if d.Op == agentk8s.OpServerSideApply {
+			// Server-side apply keeps the fields other managers own.
+			o.Object = mergeEdit(live.DeepCopy().Object, o.Object)
+		}
+	}
+	o.SetGeneration(gen)
+	a.objectsInit()[key] = o
+}
+
+// workDeleted: the member's agent removes what the deleted Work applied (WORK-APPLIEDWORK),
+// when it can see the hub; otherwise it does so once it is back.
+func (s *Sim) workDeleted(w *mhub.Work) {
+	r := s.store.members[w.Member]
+	if r == nil || r.agent == nil {
+		return
+	}
+	if a := r.agent; !a.crashed && !a.partitioned {
+		s.collectGarbage(w.Member)
+	}
+}
+
+// collectGarbage drops the member objects' owner references to AppliedWorks whose Work is
+// gone and deletes the objects left without any owner that the agent had owned: what a
+// failed takeover left alone, or another owner holds, stays.
+func (s *Sim) collectGarbage(member string) {
+	r := s.store.members[member]
+	if r == nil || r.agent == nil || len(r.agent.objects) == 0 {
+		return
+	}
+	live := map[string]bool{}
+	for _, w := range s.store.works {
+		if w.Member == member {
+			live[w.Name] = true
+		}
+	}
+	a := r.agent
+	for _, key := range sortedKeys(a.objects) {
+		o := a.objects[key]
+		refs := o.GetOwnerReferences()
+		kept := slices.DeleteFunc(slices.Clone(refs), func(ref metav1.OwnerReference) bool {
+			return ref.Kind == agentk8s.AppliedWorkKind && !live[ref.Name]
+		})
+		if len(kept) == len(refs) {
+			continue
+		}
+		if len(kept) == 0 {
+			delete(a.objects, key)
+			s.Record("member-object-deleted", member, key)
+			continue
+		}
+		c := o.DeepCopy()
+		c.SetOwnerReferences(kept)
+		a.objects[key] = c
+	}
+	for k := range a.since {
+		if work, _, _ := strings.Cut(k, "|"); !live[work] {
+			delete(a.since, k)
+		}
+	}
+}
+
+// firstSeen returns when the agent first saw a finding, remembering now if it is new, or
+// forgets it when found is false.
+func (a *agent) firstSeen(key string, found bool, now time.Time) time.Time {
+	if !found {
+		delete(a.since, key)
+		return time.Time{}
+	}
+	if a.since == nil {
+		a.since = map[string]time.Time{}
+	}
+	t, ok := a.since[key]
+	if !ok {
+		t = now
+		a.since[key] = t
+	}
+	return t
+}
