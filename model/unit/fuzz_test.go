@@ -12,9 +12,9 @@ import (
 // minimization, or the fuzzer spends its time minimizing every new input and makes no
 // progress:
 //
-//	go test -run '^$' -fuzz '^FuzzValidateName$' -fuzztime 2m -fuzzminimizetime 10s -parallel 2 ./model/unit/
-//	go test -run '^$' -fuzz '^FuzzParseXFleet$' -fuzztime 2m -fuzzminimizetime 10s -parallel 2 ./model/unit/
-//	go test -run '^$' -fuzz '^FuzzParse$' -fuzztime 2m -fuzzminimizetime 10s -parallel 2 ./model/unit/
+//	go test -run '^$' -fuzz '^FuzzValidateName$' -fuzztime 2m -fuzzminimizetime 1s -parallel 2 ./model/unit/
+//	go test -run '^$' -fuzz '^FuzzParseXFleet$' -fuzztime 2m -fuzzminimizetime 1s -parallel 2 ./model/unit/
+//	go test -run '^$' -fuzz '^FuzzParse$' -fuzztime 2m -fuzzminimizetime 1s -parallel 2 ./model/unit/
 //
 // Without -fuzz, `go test` runs each target on its seed corpus.
 
