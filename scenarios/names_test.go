@@ -51,3 +51,34 @@ func TestObjectNames(t *testing.T) {
 		}
 	}
 }
+
+// TestPlacementsUpstreamRefuses: scenario validation refuses the placements KubeFleet's
+// webhook refuses, naming the manifest and the field.
+func TestPlacementsUpstreamRefuses(t *testing.T) {
+	const head = "name: t\nduration: 1h\ntimeline:\n  - at: 0s\n    apply: |\n" // lines 1-5
+	crp := func(policy string) string {
+		return head + "      apiVersion: placement.kubernetes-fleet.io/v1beta1\n      kind: ClusterResourcePlacement\n      metadata: {name: crp}\n" +
+			"      spec:\n        resourceSelectors: [{group: \"\", version: v1, kind: Namespace, name: app}]\n        policy:\n" + policy // policy from line 12
+	}
+	for _, tc := range []struct {
+		name, src string
+		line      int
+		reason    string
+	}{
+		{"PickAll with a preferred term", crp("          placementType: PickAll\n          affinity:\n            clusterAffinity:\n              preferredDuringSchedulingIgnoredDuringExecution:\n                - weight: 5\n                  preference: {labelSelector: {matchLabels: {a: b}}}\n"),
+			15, "spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution: Forbidden: preferred affinity terms are not supported with placementType PickAll"},
+		{"Gt 10 with Lt 5", crp("          placementType: PickAll\n          affinity:\n            clusterAffinity:\n              requiredDuringSchedulingIgnoredDuringExecution:\n                clusterSelectorTerms:\n                  - propertySelector:\n                      matchExpressions:\n                        - {name: kubernetes-fleet.io/node-count, operator: Gt, values: [\"10\"]}\n                        - {name: kubernetes-fleet.io/node-count, operator: Lt, values: [\"5\"]}\n"),
+			20, "matchExpressions[1]: Invalid value: \"kubernetes-fleet.io/node-count Lt 5\": contradicts the earlier requirements on property kubernetes-fleet.io/node-count in this term (Gt 10)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("t.yaml", []byte(tc.src))
+			var perr *Error
+			if !errors.As(err, &perr) {
+				t.Fatalf("Parse = %v, want an *Error", err)
+			}
+			if perr.Line != tc.line || perr.Field != "timeline[0].apply[0] (ClusterResourcePlacement crp)" || !strings.Contains(perr.Reason, tc.reason) {
+				t.Errorf("Parse = %v\nwant line %d, reason containing %q", err, tc.line, tc.reason)
+			}
+		})
+	}
+}

@@ -15,6 +15,8 @@ func TestParsePropertyName(t *testing.T) {
 		"resources.kubernetes-fleet.io/available-cpu":      {Name: "resources.kubernetes-fleet.io/available-cpu", Capacity: Available, Resource: "cpu"},
 		"resources.kubernetes-fleet.io/spare-cpu":          {Name: "resources.kubernetes-fleet.io/spare-cpu"},
 		"resources.kubernetes-fleet.io/available-":         {Name: "resources.kubernetes-fleet.io/available-"},
+		// A dash in the resource part (upstream admits these, then fails every cycle on them).
+		"resources.kubernetes-fleet.io/allocatable-ephemeral-storage": {Name: "resources.kubernetes-fleet.io/allocatable-ephemeral-storage", Capacity: Allocatable, Resource: "ephemeral-storage"},
 	}
 	for name, want := range cases {
 		if diff := cmp.Diff(want, ParsePropertyName(name)); diff != "" {
@@ -26,7 +28,8 @@ func TestParsePropertyName(t *testing.T) {
 func TestProperty(t *testing.T) {
 	m := &Member{
 		Properties: map[string]resource.Quantity{NodeCountProperty: resource.MustParse("3")},
-		Resources:  ResourceUsage{Capacity: ResourceList{"cpu": resource.MustParse("8")}, Available: ResourceList{"cpu": resource.MustParse("2")}},
+		Resources: ResourceUsage{Capacity: ResourceList{"cpu": resource.MustParse("8")}, Available: ResourceList{"cpu": resource.MustParse("2")},
+			Allocatable: ResourceList{"ephemeral-storage": resource.MustParse("100Gi")}},
 	}
 	for _, c := range []struct {
 		name string
@@ -37,6 +40,7 @@ func TestProperty(t *testing.T) {
 		{"resources.kubernetes-fleet.io/total-cpu", "8", true},
 		{"resources.kubernetes-fleet.io/available-cpu", "2", true},
 		{"resources.kubernetes-fleet.io/allocatable-cpu", "", false},
+		{"resources.kubernetes-fleet.io/allocatable-ephemeral-storage", "100Gi", true},
 		{"unknown", "", false},
 	} {
 		q, ok := m.Property(ParsePropertyName(c.name))

@@ -3,6 +3,7 @@ package placement
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -73,7 +74,14 @@ func ValidatePolicy(p *PlacementPolicy, path *field.Path) field.ErrorList {
 	}
 
 	if p.Affinity != nil && p.Affinity.ClusterAffinity != nil {
-		errs = append(errs, validateClusterAffinity(p.Affinity.ClusterAffinity, path.Child("affinity", "clusterAffinity"))...)
+		ap := path.Child("affinity", "clusterAffinity")
+		if typ == PickAll && len(p.Affinity.ClusterAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 {
+			// KubeFleet's webhook refuses these too: PickAll takes every matching cluster
+			// and never ranks them, so the terms could only be ignored.
+			errs = append(errs, field.Forbidden(ap.Child("preferredDuringSchedulingIgnoredDuringExecution"),
+				"preferred affinity terms are not supported with placementType PickAll, which selects every matching cluster without ranking them"))
+		}
+		errs = append(errs, validateClusterAffinity(p.Affinity.ClusterAffinity, ap)...)
 	}
 	for i, c := range p.TopologySpreadConstraints {
 		cp := path.Child("topologySpreadConstraints").Index(i)
@@ -130,8 +138,22 @@ func validateTerm(t ClusterSelectorTerm, path *field.Path, preferred bool) field
 		if preferred {
 			errs = append(errs, field.Forbidden(path.Child("propertySelector"), "preferred terms rank with propertySorter; propertySelector is only for required terms"))
 		}
+		ranges := map[string]*propertyRange{}
 		for i, r := range t.PropertySelector.MatchExpressions {
 			rp := path.Child("propertySelector", "matchExpressions").Index(i)
+			if r.Name != "" && len(r.Values) == 1 {
+				if q, err := resource.ParseQuantity(r.Values[0]); err == nil {
+					pr := ranges[r.Name]
+					if pr == nil {
+						pr = &propertyRange{}
+						ranges[r.Name] = pr
+					}
+					if !pr.add(r.Operator, q) {
+						errs = append(errs, field.Invalid(rp, fmt.Sprintf("%s %s %s", r.Name, r.Operator, r.Values[0]),
+							fmt.Sprintf("contradicts the earlier requirements on property %s in this term (%s): no value satisfies them all", r.Name, strings.Join(pr.seen[:len(pr.seen)-1], ", "))))
+					}
+				}
+			}
 			if r.Name == "" {
 				errs = append(errs, field.Required(rp.Child("name"), "a property name is required"))
 			}
@@ -162,6 +184,88 @@ func validateTerm(t ClusterSelectorTerm, path *field.Path, preferred bool) field
 		}
 	}
 	return errs
+}
+
+// propertyRange is what the requirements on one property in one term (all of which must
+// hold) leave possible: an interval, a required value and excluded values.
+type propertyRange struct {
+	lo, hi         *resource.Quantity
+	loOpen, hiOpen bool
+	eq             *resource.Quantity
+	ne             []resource.Quantity
+	empty          bool
+	seen           []string // the requirements, as "Op value"
+}
+
+// add narrows the range by one requirement and reports whether some value still satisfies
+// every requirement so far (once empty, it stays empty and add keeps reporting false only
+// for the requirement that emptied it).
+func (r *propertyRange) add(op PropertySelectorOperator, q resource.Quantity) bool {
+	r.seen = append(r.seen, fmt.Sprintf("%s %s", op, q.String()))
+	if r.empty {
+		return true // reported already
+	}
+	setLo := func(open bool) {
+		if r.lo == nil || q.Cmp(*r.lo) > 0 || (q.Cmp(*r.lo) == 0 && open) {
+			r.lo, r.loOpen = &q, open
+		}
+	}
+	setHi := func(open bool) {
+		if r.hi == nil || q.Cmp(*r.hi) < 0 || (q.Cmp(*r.hi) == 0 && open) {
+			r.hi, r.hiOpen = &q, open
+		}
+	}
+	switch op {
+	case PropertyGt:
+		setLo(true)
+	case PropertyGe:
+		setLo(false)
+	case PropertyLt:
+		setHi(true)
+	case PropertyLe:
+		setHi(false)
+	case PropertyEq:
+		if r.eq != nil && r.eq.Cmp(q) != 0 {
+			r.empty = true
+			return false
+		}
+		r.eq = &q
+	case PropertyNe:
+		r.ne = append(r.ne, q)
+	default:
+		return true
+	}
+	r.empty = !r.satisfiable()
+	return !r.empty
+}
+
+func (r *propertyRange) satisfiable() bool {
+	if r.lo != nil && r.hi != nil {
+		c := r.lo.Cmp(*r.hi)
+		if c > 0 || (c == 0 && (r.loOpen || r.hiOpen)) {
+			return false
+		}
+	}
+	// The single value left when the bounds meet, or the required value.
+	only := r.eq
+	if only == nil && r.lo != nil && r.hi != nil && r.lo.Cmp(*r.hi) == 0 {
+		only = r.lo
+	}
+	if only == nil {
+		return true // an interval with room holds values other than any finite set of exclusions
+	}
+	if r.lo != nil && (only.Cmp(*r.lo) < 0 || (only.Cmp(*r.lo) == 0 && r.loOpen)) {
+		return false
+	}
+	if r.hi != nil && (only.Cmp(*r.hi) > 0 || (only.Cmp(*r.hi) == 0 && r.hiOpen)) {
+		return false
+	}
+	for _, n := range r.ne {
+		if n.Cmp(*only) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func validateToleration(t Toleration, path *field.Path) field.ErrorList {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/fleetsim/fleetsim/model/condition"
 	"github.com/fleetsim/fleetsim/model/member"
@@ -39,10 +40,13 @@ func TestWorkedExamples(t *testing.T) {
 		cluster("flyingpenguin", labels("region=west")),
 	}
 	cases := []struct {
-		name      string
-		lines     string
-		members   []*member.Member
-		policy    string
+		name    string
+		lines   string
+		members []*member.Member
+		policy  string
+		// stored: a policy that validation now refuses but a hub may hold from before; it
+		// is scheduled without being validated.
+		stored    bool
 		want      outcome
 		decisions map[string]wantDecision
 	}{
@@ -497,8 +501,9 @@ affinity:
 			},
 		},
 		{
-			name:  "PickAll ignores preferred terms",
-			lines: "L2680, L10830",
+			name:   "PickAll ignores preferred terms of a stored policy",
+			lines:  "L2680, L10830",
+			stored: true,
 			members: []*member.Member{
 				cluster("a", labels("region=west")), cluster("b"),
 			},
@@ -578,7 +583,13 @@ affinity:
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var p *placement.PlacementPolicy
-			if tc.policy != "" {
+			switch {
+			case tc.stored:
+				p = &placement.PlacementPolicy{}
+				if err := yaml.UnmarshalStrict([]byte(tc.policy), p); err != nil {
+					t.Fatal(err)
+				}
+			case tc.policy != "":
 				p = policy(t, tc.policy)
 			}
 			in := scheduler.Input{Snapshot: snapshot(p, 0), Members: tc.members, Now: now}
