@@ -14,29 +14,40 @@ import (
 	"github.com/fleetsim/fleetsim/model/units"
 )
 
-// ObjectName returns the name of the Unit object that holds the unit named name: the name
-// lower-cased with every character an object name may not hold replaced by "-", cut to 200
-// characters, then "-" and 10 hex digits of the SHA-256 of the exact unit name (so names that
-// differ only in case or in replaced characters never collide).
+// ObjectName returns the name of the Unit object that holds the unit named name, a valid
+// RFC 1123 subdomain: the name lower-cased, split at dots into labels, each label's other
+// characters replaced by "-" and trimmed of "-" at both ends and cut to 63 characters, empty
+// labels dropped, and "-" plus 10 hex digits of the SHA-256 of the exact unit name appended
+// (so names that differ only in case or in replaced characters never collide). For example
+// "web@1.service" is "web-1.service-<hash>".
 func ObjectName(name string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(name) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '.':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('-')
-		}
-	}
-	s := strings.Trim(b.String(), "-.")
-	if len(s) > 200 {
-		s = strings.Trim(s[:200], "-.")
-	}
 	sum := sha256.Sum256([]byte(name))
-	if s == "" {
-		s = "unit"
+	suffix := "-" + hex.EncodeToString(sum[:5])
+	var labels []string
+	size := 0
+	for _, part := range strings.Split(strings.ToLower(name), ".") {
+		var b strings.Builder
+		for _, r := range part {
+			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+				b.WriteRune(r)
+			} else {
+				b.WriteByte('-')
+			}
+		}
+		l := strings.Trim(b.String(), "-")
+		if len(l) > 52 {
+			l = strings.Trim(l[:52], "-")
+		}
+		if l == "" || size+len(l)+1 > 200 {
+			continue
+		}
+		labels = append(labels, l)
+		size += len(l) + 1
 	}
-	return s + "-" + hex.EncodeToString(sum[:5])
+	if len(labels) == 0 {
+		labels = []string{"unit"}
+	}
+	return strings.Join(labels, ".") + suffix
 }
 
 // ToModel returns the model unit an API Unit holds.
