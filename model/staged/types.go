@@ -4,6 +4,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/fleetsim/fleetsim/model/condition"
 	"github.com/fleetsim/fleetsim/model/placement"
@@ -55,6 +56,9 @@ type StageConfig struct {
 	// AfterStageTasks run in parallel once every cluster of the stage succeeded; all must
 	// complete before the next stage starts. At most one of each type.
 	AfterStageTasks []AfterStageTask `json:"afterStageTasks,omitempty"`
+	// MaxConcurrency is how many of the stage's clusters may update at once: a number, or
+	// a percentage of the stage's clusters rounded down; at least 1. nil is 1.
+	MaxConcurrency *intstr.IntOrString `json:"maxConcurrency,omitempty"`
 }
 
 // AfterStageTaskType is the type of an after-stage task.
@@ -87,7 +91,24 @@ type StagedUpdateRunSpec struct {
 	PlacementName             string `json:"placementName"`
 	ResourceSnapshotIndex     string `json:"resourceSnapshotIndex"`
 	StagedRolloutStrategyName string `json:"stagedRolloutStrategyName"`
+	// State is what the user wants of the run: Initialize (initialize it and wait), Run
+	// (initialize if needed and execute; also what an empty state means, as in the
+	// documentation's runs, which predate the field) or Stop (start no further cluster or
+	// stage until it is Run again). The only field that may change.
+	State RunState `json:"state,omitempty"`
 }
+
+// RunState is a run's spec.state.
+type RunState string
+
+const (
+	StateInitialize RunState = "Initialize"
+	StateRun        RunState = "Run"
+	StateStop       RunState = "Stop"
+)
+
+// Executes reports whether the run may move clusters on: Run, or no state.
+func (s StagedUpdateRunSpec) Executes() bool { return s.State == "" || s.State == StateRun }
 
 // StagedUpdateRunStatus mirrors v1beta1 StagedUpdateRunStatus.
 type StagedUpdateRunStatus struct {
@@ -179,6 +200,10 @@ func (s *StagedUpdateStrategySpec) DeepCopy() *StagedUpdateStrategySpec {
 		out.Stages = make([]StageConfig, len(s.Stages))
 		for i, st := range s.Stages {
 			c := StageConfig{Name: st.Name, LabelSelector: st.LabelSelector.DeepCopy()}
+			if st.MaxConcurrency != nil {
+				m := *st.MaxConcurrency
+				c.MaxConcurrency = &m
+			}
 			if st.SortingLabelKey != nil {
 				k := *st.SortingLabelKey
 				c.SortingLabelKey = &k

@@ -31,6 +31,7 @@ func UpdateRunToModel(r *v1beta1.ClusterStagedUpdateRun) *staged.ClusterStagedUp
 			PlacementName:             r.Spec.PlacementName,
 			ResourceSnapshotIndex:     r.Spec.ResourceSnapshotIndex,
 			StagedRolloutStrategyName: r.Spec.StagedRolloutStrategyName,
+			State:                     r.Spec.State,
 		},
 		Status: staged.StagedUpdateRunStatus{
 			PolicySnapshotIndexUsed:      s.PolicySnapshotIndexUsed,
@@ -53,6 +54,7 @@ func UpdateRunFromModel(r *staged.ClusterStagedUpdateRun) *v1beta1.ClusterStaged
 			PlacementName:             r.Spec.PlacementName,
 			ResourceSnapshotIndex:     r.Spec.ResourceSnapshotIndex,
 			StagedRolloutStrategyName: r.Spec.StagedRolloutStrategyName,
+			State:                     r.Spec.State,
 		},
 		Status: v1beta1.StagedUpdateRunStatus{
 			PolicySnapshotIndexUsed:      s.PolicySnapshotIndexUsed,
@@ -92,6 +94,7 @@ func strategySpecToModel(s v1beta1.StagedUpdateStrategySpec) staged.StagedUpdate
 	return staged.StagedUpdateStrategySpec{Stages: mapSlice(s.Stages, func(c v1beta1.StageConfig) staged.StageConfig {
 		return staged.StageConfig{
 			Name: c.Name, LabelSelector: c.LabelSelector.DeepCopy(), SortingLabelKey: copyPtr(c.SortingLabelKey),
+			MaxConcurrency: copyPtr(c.MaxConcurrency),
 			AfterStageTasks: mapSlice(c.AfterStageTasks, func(t v1beta1.AfterStageTask) staged.AfterStageTask {
 				return staged.AfterStageTask{Type: t.Type, WaitTime: copyPtr(t.WaitTime)}
 			}),
@@ -103,6 +106,7 @@ func strategySpecFromModel(s staged.StagedUpdateStrategySpec) v1beta1.StagedUpda
 	return v1beta1.StagedUpdateStrategySpec{Stages: mapSlice(s.Stages, func(c staged.StageConfig) v1beta1.StageConfig {
 		return v1beta1.StageConfig{
 			Name: c.Name, LabelSelector: c.LabelSelector.DeepCopy(), SortingLabelKey: copyPtr(c.SortingLabelKey),
+			MaxConcurrency: copyPtr(c.MaxConcurrency),
 			AfterStageTasks: mapSlice(c.AfterStageTasks, func(t staged.AfterStageTask) v1beta1.AfterStageTask {
 				return v1beta1.AfterStageTask{Type: t.Type, WaitTime: copyPtr(t.WaitTime)}
 			}),
