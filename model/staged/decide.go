@@ -285,7 +285,7 @@ func (d *decision) checkStatusShape() string {
 	}
 	for i, cfg := range snap.Stages {
 		ss := &d.st.StagesStatus[i]
-		if ss.StageName != cfg.Name || len(ss.AfterStageTaskStatus) != len(cfg.AfterStageTasks) {
+		if ss.StageName != cfg.Name || len(ss.AfterStageTaskStatus) != len(cfg.AfterStageTasks) || len(ss.BeforeStageTaskStatus) != len(cfg.BeforeStageTasks) {
 			return fmt.Sprintf("the status of stage `%s` does not match the strategy snapshot", cfg.Name)
 		}
 		for _, t := range ss.AfterStageTaskStatus {
@@ -362,6 +362,21 @@ func (d *decision) execute() {
 // runStage moves one update stage on; it reports whether the stage succeeded. Its clusters
 // start in order, at most MaxConcurrency of them updating at a time.
 func (d *decision) runStage(cfg *StageConfig, ss *StageUpdatingStatus) bool {
+	// Before-stage tasks (an Approval) hold the stage's first cluster back.
+	for k := range ss.BeforeStageTaskStatus {
+		ts := &ss.BeforeStageTaskStatus[k]
+		if ts.Type != TaskApproval {
+			continue
+		}
+		ok, msg := d.approval(ss, ts, BeforeStageApprovalRequestName(d.run.Name, ss.StageName))
+		if msg != "" {
+			d.fail(PrefixUnexpected + msg)
+			return false
+		}
+		if !ok {
+			return false
+		}
+	}
 	d.startStage(ss)
 	limit := MaxConcurrency(cfg, len(ss.Clusters))
 	updating, pending := 0, false
@@ -415,7 +430,7 @@ func (d *decision) runStage(cfg *StageConfig, ss *StageUpdatingStatus) bool {
 				done = false
 			}
 		case TaskApproval:
-			ok, msg := d.approval(ss, ts)
+			ok, msg := d.approval(ss, ts, ApprovalRequestName(d.run.Name, ss.StageName))
 			if msg != "" {
 				d.fail(PrefixUnexpected + msg)
 				return false
@@ -453,13 +468,13 @@ func (d *decision) timedWait(ts *AfterStageTaskStatus, cfg *AfterStageTask, star
 
 // approval creates the stage's approval request if it does not exist and completes once a
 // user approved it, accepting the approval. A non-empty message is a failure.
-func (d *decision) approval(ss *StageUpdatingStatus, ts *AfterStageTaskStatus) (bool, string) {
+func (d *decision) approval(ss *StageUpdatingStatus, ts *AfterStageTaskStatus, defaultName string) (bool, string) {
 	if statusTrue(ts.Conditions, TypeApprovalRequestApproved) {
 		return true, ""
 	}
 	name := ts.ApprovalRequestName
 	if name == "" {
-		name = ApprovalRequestName(d.run.Name, ss.StageName)
+		name = defaultName
 		ts.ApprovalRequestName = name
 	}
 	req := d.approvals[name]

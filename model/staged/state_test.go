@@ -1,6 +1,7 @@
 package staged_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -128,3 +129,52 @@ func TestValidateRunState(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestBeforeStageApproval: a before-stage Approval holds the stage's first cluster back until
+// its request, <run>-before-<stage>, is approved; the previous stage is not held.
+func TestBeforeStageApproval(t *testing.T) {
+	prod := newStage("production", env("production"))
+	prod.BeforeStageTasks = []staged.AfterStageTask{approvalTask()}
+	s := newStrategy(newStage("canary", env("canary")), prod)
+	w := scheduled(t, s, []*member.Member{newMember("member1", "environment=canary"), newMember("member2", "environment=production")})
+	w.step()
+	w.advance(at(15 * time.Second))
+	p := w.step()
+	if len(p.CreateApprovalRequests) != 1 || p.CreateApprovalRequests[0].Name != "example-run-before-production" ||
+		p.CreateApprovalRequests[0].Spec.TargetStage != "production" {
+		t.Fatalf("Decide(canary done) approval requests = %+v, want example-run-before-production", p.CreateApprovalRequests)
+	}
+	for _, d := range []time.Duration{time.Minute, time.Hour} {
+		w.advance(at(d))
+		if p := w.step(); len(p.UpdateBindings) != 0 {
+			t.Errorf("Decide(T0+%s, not approved) updates %v, want none", d, p.UpdateBindings)
+		}
+	}
+	if got := w.run.Status.StagesStatus[1].StartTime; got != nil {
+		t.Errorf("production started at %v before its approval", got)
+	}
+	w.approve("example-run-before-production")
+	p = w.step()
+	if len(p.AcceptApprovalRequests) != 1 || len(p.UpdateBindings) != 1 || p.UpdateBindings[0].Binding.TargetCluster != "member2" {
+		t.Errorf("Decide(approved) accepted %d, updates %v; want the approval accepted and member2 started", len(p.AcceptApprovalRequests), p.UpdateBindings)
+	}
+	w.drive(100)
+	if !statusTrue(w.run.Status.Conditions, staged.TypeSucceeded) {
+		t.Errorf("run did not succeed:\n%s", timeline(w.run.Status))
+	}
+	// Validation: one Approval at most, nothing else.
+	for _, tc := range []struct {
+		tasks []staged.AfterStageTask
+		want  string
+	}{
+		{[]staged.AfterStageTask{timedWait(time.Minute)}, "spec.stages[0].beforeStageTasks[0].type: Unsupported value"},
+		{[]staged.AfterStageTask{approvalTask(), approvalTask()}, "spec.stages[0].beforeStageTasks: Too many"},
+	} {
+		st := newStage("a", nil)
+		st.BeforeStageTasks = tc.tasks
+		errs := staged.ValidateStrategy(newStrategy(st))
+		if len(errs) == 0 || !strings.Contains(errs.ToAggregate().Error(), tc.want) {
+			t.Errorf("ValidateStrategy(before %v) = %v, want %q", tc.tasks, errs, tc.want)
+		}
+	}
+}

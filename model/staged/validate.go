@@ -94,6 +94,18 @@ func ValidateStrategySpec(spec *StagedUpdateStrategySpec, path *field.Path) fiel
 				errs = append(errs, field.Invalid(mp, mc.StrVal, "must be a number of at least 1 or a percentage from 1% to 100%"))
 			}
 		}
+		bp := p.Child("beforeStageTasks")
+		if len(st.BeforeStageTasks) > 1 {
+			errs = append(errs, field.TooMany(bp, len(st.BeforeStageTasks), 1))
+		}
+		for j, t := range st.BeforeStageTasks {
+			switch {
+			case t.Type != TaskApproval:
+				errs = append(errs, field.NotSupported(bp.Index(j).Child("type"), t.Type, []AfterStageTaskType{TaskApproval}))
+			case t.WaitTime != nil:
+				errs = append(errs, field.Forbidden(bp.Index(j).Child("waitTime"), "not allowed for an Approval task"))
+			}
+		}
 		tp := p.Child("afterStageTasks")
 		if len(st.AfterStageTasks) > MaxAfterStageTasks {
 			errs = append(errs, field.TooMany(tp, len(st.AfterStageTasks), MaxAfterStageTasks))

@@ -68,6 +68,13 @@ type StageConfig struct {
 	// +optional
 	AfterStageTasks []AfterStageTask `json:"afterStageTasks,omitempty"`
 
+	// BeforeStageTasks must complete before the stage's first cluster starts: at most one,
+	// an Approval, whose ClusterApprovalRequest is named <run>-before-<stage>.
+	// +kubebuilder:validation:MaxItems=1
+	// +kubebuilder:validation:XValidation:rule="self.all(t, t.type == 'Approval')",message="only an Approval task may run before a stage"
+	// +optional
+	BeforeStageTasks []AfterStageTask `json:"beforeStageTasks,omitempty"`
+
 	// MaxConcurrency is how many of the stage's clusters may update at once: a number of at
 	// least 1, or a percentage (1% to 100%) of the stage's clusters, rounded down and at
 	// least 1. Absent, one at a time.
@@ -208,6 +215,11 @@ type StageUpdatingStatus struct {
 	// The updating status of each cluster of the stage.
 	// +required
 	Clusters []ClusterUpdatingStatus `json:"clusters"`
+
+	// The status of the stage's before-stage task (an Approval).
+	// +kubebuilder:validation:MaxItems=1
+	// +optional
+	BeforeStageTaskStatus []AfterStageTaskStatus `json:"beforeStageTaskStatus,omitempty"`
 
 	// The status of the stage's after-stage tasks.
 	// +kubebuilder:validation:MaxItems=2

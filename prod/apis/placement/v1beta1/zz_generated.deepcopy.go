@@ -2193,6 +2193,13 @@ func (in *StageConfig) DeepCopyInto(out *StageConfig) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.BeforeStageTasks != nil {
+		in, out := &in.BeforeStageTasks, &out.BeforeStageTasks
+		*out = make([]AfterStageTask, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.MaxConcurrency != nil {
 		in, out := &in.MaxConcurrency, &out.MaxConcurrency
 		*out = new(intstr.IntOrString)
@@ -2216,6 +2223,13 @@ func (in *StageUpdatingStatus) DeepCopyInto(out *StageUpdatingStatus) {
 	if in.Clusters != nil {
 		in, out := &in.Clusters, &out.Clusters
 		*out = make([]ClusterUpdatingStatus, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+	if in.BeforeStageTaskStatus != nil {
+		in, out := &in.BeforeStageTaskStatus, &out.BeforeStageTaskStatus
+		*out = make([]AfterStageTaskStatus, len(*in))
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
