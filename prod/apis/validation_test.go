@@ -328,6 +328,9 @@ spec:
 	}
 	runAdmissions(t, "ClusterResourceOverride", []admission{
 		{name: "add a label", obj: cro(sel, patch("add", "/metadata/labels/a", `"b"`))},
+		{name: "placement scope Cluster", obj: strings.Replace(cro(sel, patch("add", "/metadata/labels/a", `"b"`)), "spec:\n", "spec:\n  placement: {name: crp, scope: Cluster}\n", 1)},
+		{name: "placement scope Namespaced", obj: strings.Replace(cro(sel, patch("add", "/metadata/labels/a", `"b"`)), "spec:\n", "spec:\n  placement: {name: crp, scope: Namespaced}\n", 1),
+			want: "a ClusterResourceOverride refers to a cluster-scoped placement"},
 		{name: "delete", obj: cro(sel, "{clusterSelector: {clusterSelectorTerms: [{labelSelector: {matchLabels: {env: test}}}]}, overrideType: Delete}")},
 		{name: "selector by label", obj: cro("{group: '', version: v1, kind: Namespace, labelSelector: {matchLabels: {a: b}}}", patch("add", "/metadata/labels/a", `"b"`)),
 			want: "labelSelector is not supported: an override selects resources by name"},
