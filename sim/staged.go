@@ -35,8 +35,15 @@ func (s *Sim) ApplyStaged(o *unstructured.Unstructured) error {
 			return fmt.Errorf("%s %s is invalid: %w", staged.KindRun, run.Name, errs.ToAggregate())
 		}
 		if old, ok := s.store.runs[run.Name]; ok {
-			if old.Spec != run.Spec {
-				return fmt.Errorf("%s %s: spec is immutable", staged.KindRun, run.Name)
+			if errs := staged.ValidateRunUpdate(old, &run); len(errs) > 0 {
+				return fmt.Errorf("%s %s: %w", staged.KindRun, run.Name, errs.ToAggregate())
+			}
+			if old.Spec.State != run.Spec.State {
+				// spec.state is the one field that changes: the run stops or goes on
+				old.Spec.State = run.Spec.State
+				old.Generation++
+				s.Record("staged-run-state", run.Name, fmt.Sprintf("state %s", run.Spec.State))
+				s.hub.fire(triggers.UpdateRunChanged, run.Name, run.Spec.PlacementName, "")
 			}
 			return nil
 		}

@@ -73,17 +73,17 @@ func ApplicableFor(cluster *member.Member, resources []placement.ResourceIdentif
 }
 
 // ForPlacement keeps the snapshots an override applies to placementName with: those whose
-// override names no placement, or names this one (OVR-PLACEMENT-REF).
+// override names no placement, or names this one at the Cluster scope (OVR-PLACEMENT-REF).
 func ForPlacement(placementName string, cros []CROSnapshot, ros []ROSnapshot) ([]CROSnapshot, []ROSnapshot) {
 	var c []CROSnapshot
 	for _, s := range cros {
-		if s.Spec.Placement == nil || s.Spec.Placement.Name == placementName {
+		if s.Spec.Placement.RefersTo(placementName) {
 			c = append(c, s)
 		}
 	}
 	var r []ROSnapshot
 	for _, s := range ros {
-		if s.Spec.Placement == nil || s.Spec.Placement.Name == placementName {
+		if s.Spec.Placement.RefersTo(placementName) {
 			r = append(r, s)
 		}
 	}

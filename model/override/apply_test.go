@@ -999,6 +999,20 @@ func TestForPlacement(t *testing.T) {
 	if diff := cmp.Diff(wantRO, roNames); diff != "" {
 		t.Errorf("ForPlacement(guestbook-crp) ROs mismatch (-want +got):\n%s", diff)
 	}
+
+	// placement.scope: Cluster (or empty) refers to the ClusterResourcePlacement of that
+	// name; Namespaced to a ResourcePlacement, so to no ClusterResourcePlacement.
+	for scope, want := range map[override.PlacementScope]int{"": 2, override.ClusterScope: 2, override.NamespacedScope: 1} {
+		scoped := roSnapshots(t, roOverrideImage, migrationRO, guestbookRO)
+		for i := range scoped {
+			if p := scoped[i].Spec.Placement; p != nil && p.Name == "guestbook-crp" {
+				p.Scope = scope
+			}
+		}
+		if _, got := override.ForPlacement("guestbook-crp", nil, scoped); len(got) != want {
+			t.Errorf("ForPlacement(guestbook-crp) with scope %q keeps %d ROs, want %d", scope, len(got), want)
+		}
+	}
 }
 
 // TestApplyInvalidSelector: an override that slipped past validation with a label selector

@@ -93,9 +93,27 @@ func (o *ClusterResourceOverride) OverrideSpec() ClusterResourceOverrideSpec { r
 // OverrideSpec returns the spec.
 func (o *ResourceOverride) OverrideSpec() ResourceOverrideSpec { return o.Spec }
 
-// PlacementRef names the ClusterResourcePlacement an override is for.
+// PlacementRef names the placement an override is for.
 type PlacementRef struct {
 	Name string `json:"name"`
+	// Scope is Cluster (a ClusterResourcePlacement; also what empty means) or Namespaced (a
+	// ResourcePlacement in the override's namespace, which this project does not serve, so
+	// such an override applies to no ClusterResourcePlacement).
+	Scope PlacementScope `json:"scope,omitempty"`
+}
+
+// PlacementScope is a placement reference's scope.
+type PlacementScope string
+
+const (
+	ClusterScope    PlacementScope = "Cluster"
+	NamespacedScope PlacementScope = "Namespaced"
+)
+
+// RefersTo reports whether an override with this reference applies to the
+// ClusterResourcePlacement named crp: no reference applies to every placement.
+func (r *PlacementRef) RefersTo(crp string) bool {
+	return r == nil || ((r.Scope == "" || r.Scope == ClusterScope) && r.Name == crp)
 }
 
 // ResourceSelector selects one resource by group, version, kind and name. All fields are

@@ -21,6 +21,9 @@ func ValidateClusterResourceOverride(o *ClusterResourceOverride) field.ErrorList
 	}
 	spec := field.NewPath("spec")
 	errs = append(errs, validatePlacementRef(o.Spec.Placement, spec.Child("placement"))...)
+	if r := o.Spec.Placement; r != nil && r.Scope == NamespacedScope {
+		errs = append(errs, field.Forbidden(spec.Child("placement", "scope"), "a ClusterResourceOverride refers to a cluster-scoped placement"))
+	}
 	errs = append(errs, validateSelectors(o.Spec.ClusterResourceSelectors, spec.Child("clusterResourceSelectors"), false)...)
 	errs = append(errs, ValidatePolicy(o.Spec.Policy, spec.Child("policy"))...)
 	return errs
@@ -44,10 +47,19 @@ func ValidateResourceOverride(o *ResourceOverride) field.ErrorList {
 }
 
 func validatePlacementRef(r *PlacementRef, path *field.Path) field.ErrorList {
-	if r != nil && r.Name == "" {
-		return field.ErrorList{field.Required(path.Child("name"), "a placement reference names a ClusterResourcePlacement")}
+	if r == nil {
+		return nil
 	}
-	return nil
+	var errs field.ErrorList
+	if r.Name == "" {
+		errs = append(errs, field.Required(path.Child("name"), "a placement reference names a ClusterResourcePlacement"))
+	}
+	switch r.Scope {
+	case "", ClusterScope, NamespacedScope:
+	default:
+		errs = append(errs, field.NotSupported(path.Child("scope"), r.Scope, []PlacementScope{ClusterScope, NamespacedScope}))
+	}
+	return errs
 }
 
 func validateSelectors(sels []ResourceSelector, path *field.Path, namespaced bool) field.ErrorList {

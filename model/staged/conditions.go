@@ -32,6 +32,10 @@ const (
 	// ReasonUpdateRunProgressing is Progressing=True again after a stuck cluster finished.
 	ReasonUpdateRunProgressing = "UpdateRunProgressing"
 	ReasonUpdateRunStuck       = "UpdateRunStuck"
+	// ReasonUpdateRunStopped is Progressing=False while spec.state is Stop.
+	ReasonUpdateRunStopped = "UpdateRunStopped"
+	// MessageStopped explains a stopped run.
+	MessageStopped = "the update run is stopped: no further cluster or stage starts until spec.state is Run"
 	// ReasonUpdateRunWaiting is upstream vocabulary that this package never reports: the
 	// seed's samples keep Progressing=True/UpdateRunStarted while a stage waits for its
 	// after-stage tasks.

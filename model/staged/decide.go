@@ -9,6 +9,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/fleetsim/fleetsim/model/condition"
 	"github.com/fleetsim/fleetsim/model/member"
@@ -207,6 +208,13 @@ func (d *decision) decide() {
 		d.fail(msg)
 		return
 	}
+	switch d.run.Spec.State {
+	case StateInitialize:
+		return // initialized; waits for spec.state Run
+	case StateStop:
+		d.setRun(condition.False(TypeProgressing, ReasonUpdateRunStopped, MessageStopped))
+		return
+	}
 	d.execute()
 }
 
@@ -277,7 +285,7 @@ func (d *decision) checkStatusShape() string {
 	}
 	for i, cfg := range snap.Stages {
 		ss := &d.st.StagesStatus[i]
-		if ss.StageName != cfg.Name || len(ss.AfterStageTaskStatus) != len(cfg.AfterStageTasks) {
+		if ss.StageName != cfg.Name || len(ss.AfterStageTaskStatus) != len(cfg.AfterStageTasks) || len(ss.BeforeStageTaskStatus) != len(cfg.BeforeStageTasks) {
 			return fmt.Sprintf("the status of stage `%s` does not match the strategy snapshot", cfg.Name)
 		}
 		for _, t := range ss.AfterStageTaskStatus {
@@ -329,7 +337,7 @@ func (d *decision) resolveSnapshot() string {
 
 // execute moves the run on as far as it can at d.now.
 func (d *decision) execute() {
-	if _, ok := condition.Find(d.st.Conditions, TypeProgressing); !ok {
+	if c, ok := condition.Find(d.st.Conditions, TypeProgressing); !ok || c.Reason == ReasonUpdateRunStopped {
 		d.setRun(condition.True(TypeProgressing, ReasonUpdateRunStarted, ""))
 	}
 	snap := d.st.StagedUpdateStrategySnapshot
@@ -351,19 +359,42 @@ func (d *decision) execute() {
 	d.finished = true
 }
 
-// runStage moves one update stage on; it reports whether the stage succeeded.
+// runStage moves one update stage on; it reports whether the stage succeeded. Its clusters
+// start in order, at most MaxConcurrency of them updating at a time.
 func (d *decision) runStage(cfg *StageConfig, ss *StageUpdatingStatus) bool {
+	// Before-stage tasks (an Approval) hold the stage's first cluster back.
+	for k := range ss.BeforeStageTaskStatus {
+		ts := &ss.BeforeStageTaskStatus[k]
+		if ts.Type != TaskApproval {
+			continue
+		}
+		ok, msg := d.approval(ss, ts, BeforeStageApprovalRequestName(d.run.Name, ss.StageName))
+		if msg != "" {
+			d.fail(PrefixUnexpected + msg)
+			return false
+		}
+		if !ok {
+			return false
+		}
+	}
 	d.startStage(ss)
+	limit := MaxConcurrency(cfg, len(ss.Clusters))
+	updating, pending := 0, false
 	for j := range ss.Clusters {
 		cs := &ss.Clusters[j]
 		if statusTrue(cs.Conditions, TypeSucceeded) {
 			continue
 		}
+		pending = true
 		b := d.live[cs.ClusterName] // revalidate made sure it exists
 		if !statusTrue(cs.Conditions, TypeStarted) {
+			if updating >= limit {
+				break
+			}
 			d.startCluster(ss, cs, b)
 			d.wait(d.timing.ClusterCheckInterval)
-			return false
+			updating++
+			continue
 		}
 		if msg := d.unexpected(ss, cs, b); msg != "" {
 			d.set(&cs.Conditions, condition.False(TypeSucceeded, ReasonClusterUpdatingFailed, msg))
@@ -372,9 +403,18 @@ func (d *decision) runStage(cfg *StageConfig, ss *StageUpdatingStatus) bool {
 		}
 		if !d.clusterDone(b) {
 			d.waitForCluster(ss, cs)
-			return false
+			updating++
+			continue
 		}
 		d.set(&cs.Conditions, condition.True(TypeSucceeded, ReasonClusterUpdatingSucceeded, ""))
+	}
+	if pending {
+		// the after-stage tasks wait for every cluster (some may have succeeded in this pass)
+		for j := range ss.Clusters {
+			if !statusTrue(ss.Clusters[j].Conditions, TypeSucceeded) {
+				return false
+			}
+		}
 	}
 
 	// Every cluster succeeded: the after-stage tasks run, in parallel, from the moment the
@@ -390,7 +430,7 @@ func (d *decision) runStage(cfg *StageConfig, ss *StageUpdatingStatus) bool {
 				done = false
 			}
 		case TaskApproval:
-			ok, msg := d.approval(ss, ts)
+			ok, msg := d.approval(ss, ts, ApprovalRequestName(d.run.Name, ss.StageName))
 			if msg != "" {
 				d.fail(PrefixUnexpected + msg)
 				return false
@@ -428,13 +468,13 @@ func (d *decision) timedWait(ts *AfterStageTaskStatus, cfg *AfterStageTask, star
 
 // approval creates the stage's approval request if it does not exist and completes once a
 // user approved it, accepting the approval. A non-empty message is a failure.
-func (d *decision) approval(ss *StageUpdatingStatus, ts *AfterStageTaskStatus) (bool, string) {
+func (d *decision) approval(ss *StageUpdatingStatus, ts *AfterStageTaskStatus, defaultName string) (bool, string) {
 	if statusTrue(ts.Conditions, TypeApprovalRequestApproved) {
 		return true, ""
 	}
 	name := ts.ApprovalRequestName
 	if name == "" {
-		name = ApprovalRequestName(d.run.Name, ss.StageName)
+		name = defaultName
 		ts.ApprovalRequestName = name
 	}
 	req := d.approvals[name]
@@ -648,6 +688,19 @@ func (d *decision) fail(msg string) {
 	}
 	d.setRun(condition.False(TypeProgressing, ReasonUpdateRunFailed, MessageAborted))
 	d.setRun(condition.False(TypeSucceeded, ReasonUpdateRunFailed, msg))
+}
+
+// MaxConcurrency resolves a stage's maxConcurrency for n clusters: a number, or a
+// percentage of n rounded down; never below 1. nil (or a value that does not parse) is 1.
+func MaxConcurrency(cfg *StageConfig, n int) int {
+	if cfg == nil || cfg.MaxConcurrency == nil {
+		return 1
+	}
+	v, err := intstr.GetScaledValueFromIntOrPercent(cfg.MaxConcurrency, n, false)
+	if err != nil || v < 1 {
+		return 1
+	}
+	return v
 }
 
 func (d *decision) wait(t time.Duration) {

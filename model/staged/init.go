@@ -78,6 +78,9 @@ func (d *decision) initialize() bool {
 		for _, c := range stages[i] {
 			ss.Clusters = append(ss.Clusters, d.clusterStatus(c))
 		}
+		for _, t := range cfg.BeforeStageTasks {
+			ss.BeforeStageTaskStatus = append(ss.BeforeStageTaskStatus, AfterStageTaskStatus{Type: t.Type, ApprovalRequestName: BeforeStageApprovalRequestName(d.run.Name, cfg.Name)})
+		}
 		for _, t := range cfg.AfterStageTasks {
 			ts := AfterStageTaskStatus{Type: t.Type}
 			if t.Type == TaskApproval {

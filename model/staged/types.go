@@ -4,6 +4,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/fleetsim/fleetsim/model/condition"
 	"github.com/fleetsim/fleetsim/model/placement"
@@ -55,6 +56,12 @@ type StageConfig struct {
 	// AfterStageTasks run in parallel once every cluster of the stage succeeded; all must
 	// complete before the next stage starts. At most one of each type.
 	AfterStageTasks []AfterStageTask `json:"afterStageTasks,omitempty"`
+	// BeforeStageTasks must complete before the stage's first cluster starts: at most one,
+	// an Approval (its request is named <run>-before-<stage>).
+	BeforeStageTasks []AfterStageTask `json:"beforeStageTasks,omitempty"`
+	// MaxConcurrency is how many of the stage's clusters may update at once: a number, or
+	// a percentage of the stage's clusters rounded down; at least 1. nil is 1.
+	MaxConcurrency *intstr.IntOrString `json:"maxConcurrency,omitempty"`
 }
 
 // AfterStageTaskType is the type of an after-stage task.
@@ -87,7 +94,24 @@ type StagedUpdateRunSpec struct {
 	PlacementName             string `json:"placementName"`
 	ResourceSnapshotIndex     string `json:"resourceSnapshotIndex"`
 	StagedRolloutStrategyName string `json:"stagedRolloutStrategyName"`
+	// State is what the user wants of the run: Initialize (initialize it and wait), Run
+	// (initialize if needed and execute; also what an empty state means, as in the
+	// documentation's runs, which predate the field) or Stop (start no further cluster or
+	// stage until it is Run again). The only field that may change.
+	State RunState `json:"state,omitempty"`
 }
+
+// RunState is a run's spec.state.
+type RunState string
+
+const (
+	StateInitialize RunState = "Initialize"
+	StateRun        RunState = "Run"
+	StateStop       RunState = "Stop"
+)
+
+// Executes reports whether the run may move clusters on: Run, or no state.
+func (s StagedUpdateRunSpec) Executes() bool { return s.State == "" || s.State == StateRun }
 
 // StagedUpdateRunStatus mirrors v1beta1 StagedUpdateRunStatus.
 type StagedUpdateRunStatus struct {
@@ -111,11 +135,12 @@ type StagedUpdateRunStatus struct {
 
 // StageUpdatingStatus mirrors v1beta1 StageUpdatingStatus.
 type StageUpdatingStatus struct {
-	StageName            string                  `json:"stageName"`
-	Clusters             []ClusterUpdatingStatus `json:"clusters"`
-	AfterStageTaskStatus []AfterStageTaskStatus  `json:"afterStageTaskStatus,omitempty"`
-	StartTime            *time.Time              `json:"startTime,omitempty"`
-	EndTime              *time.Time              `json:"endTime,omitempty"`
+	StageName             string                  `json:"stageName"`
+	Clusters              []ClusterUpdatingStatus `json:"clusters"`
+	BeforeStageTaskStatus []AfterStageTaskStatus  `json:"beforeStageTaskStatus,omitempty"`
+	AfterStageTaskStatus  []AfterStageTaskStatus  `json:"afterStageTaskStatus,omitempty"`
+	StartTime             *time.Time              `json:"startTime,omitempty"`
+	EndTime               *time.Time              `json:"endTime,omitempty"`
 	// Conditions: Progressing, Succeeded.
 	Conditions []condition.Timed `json:"conditions,omitempty"`
 }
@@ -164,6 +189,10 @@ type ApprovalRequestStatus struct {
 // ApprovalRequestName is <run>-<stage>.
 func ApprovalRequestName(run, stage string) string { return run + "-" + stage }
 
+// BeforeStageApprovalRequestName names the approval request of a before-stage Approval
+// task: <run>-before-<stage>.
+func BeforeStageApprovalRequestName(run, stage string) string { return run + "-before-" + stage }
+
 // ResourceSnapshotName is the leading resource snapshot of an index: {placement}-{index}-snapshot.
 func ResourceSnapshotName(placementName string, index int) string {
 	return placementName + "-" + itoa(index) + "-snapshot"
@@ -179,6 +208,16 @@ func (s *StagedUpdateStrategySpec) DeepCopy() *StagedUpdateStrategySpec {
 		out.Stages = make([]StageConfig, len(s.Stages))
 		for i, st := range s.Stages {
 			c := StageConfig{Name: st.Name, LabelSelector: st.LabelSelector.DeepCopy()}
+			if st.MaxConcurrency != nil {
+				m := *st.MaxConcurrency
+				c.MaxConcurrency = &m
+			}
+			if st.BeforeStageTasks != nil {
+				c.BeforeStageTasks = make([]AfterStageTask, len(st.BeforeStageTasks))
+				for j, t := range st.BeforeStageTasks {
+					c.BeforeStageTasks[j] = AfterStageTask{Type: t.Type}
+				}
+			}
 			if st.SortingLabelKey != nil {
 				k := *st.SortingLabelKey
 				c.SortingLabelKey = &k
@@ -241,6 +280,12 @@ func (s *StageUpdatingStatus) DeepCopy() *StageUpdatingStatus {
 				ClusterResourceOverrideSnapshots: copySlice(c.ClusterResourceOverrideSnapshots),
 				Conditions:                       copyConditions(c.Conditions),
 			}
+		}
+	}
+	if s.BeforeStageTaskStatus != nil {
+		out.BeforeStageTaskStatus = make([]AfterStageTaskStatus, len(s.BeforeStageTaskStatus))
+		for i, t := range s.BeforeStageTaskStatus {
+			out.BeforeStageTaskStatus[i] = AfterStageTaskStatus{Type: t.Type, ApprovalRequestName: t.ApprovalRequestName, Conditions: copyConditions(t.Conditions)}
 		}
 	}
 	if s.AfterStageTaskStatus != nil {

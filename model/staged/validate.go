@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -22,6 +23,8 @@ const (
 
 var (
 	stageNamePattern = regexp.MustCompile(`^[a-z0-9]+$`)
+	// maxConcurrencyPercent: 1% to 100%.
+	maxConcurrencyPercent = regexp.MustCompile(`^(100|[1-9][0-9]?)%$`)
 	// waitTimePattern: numbers with s, m or h units, without leading zeros; a bare "0" (no
 	// unit) and "01h" are refused, as KubeFleet refuses them.
 	waitTimePattern = regexp.MustCompile(`^(([1-9][0-9]*|0)(\.[0-9]+)?(s|m|h))+$`)
@@ -81,6 +84,26 @@ func ValidateStrategySpec(spec *StagedUpdateStrategySpec, path *field.Path) fiel
 		if st.LabelSelector != nil {
 			if _, err := metav1.LabelSelectorAsSelector(st.LabelSelector); err != nil {
 				errs = append(errs, field.Invalid(p.Child("labelSelector"), st.LabelSelector, err.Error()))
+			}
+		}
+		if mc := st.MaxConcurrency; mc != nil {
+			mp := p.Child("maxConcurrency")
+			if mc.Type == intstr.Int && mc.IntVal < 1 {
+				errs = append(errs, field.Invalid(mp, mc.IntVal, "must be at least 1"))
+			} else if mc.Type == intstr.String && !maxConcurrencyPercent.MatchString(mc.StrVal) {
+				errs = append(errs, field.Invalid(mp, mc.StrVal, "must be a number of at least 1 or a percentage from 1% to 100%"))
+			}
+		}
+		bp := p.Child("beforeStageTasks")
+		if len(st.BeforeStageTasks) > 1 {
+			errs = append(errs, field.TooMany(bp, len(st.BeforeStageTasks), 1))
+		}
+		for j, t := range st.BeforeStageTasks {
+			switch {
+			case t.Type != TaskApproval:
+				errs = append(errs, field.NotSupported(bp.Index(j).Child("type"), t.Type, []AfterStageTaskType{TaskApproval}))
+			case t.WaitTime != nil:
+				errs = append(errs, field.Forbidden(bp.Index(j).Child("waitTime"), "not allowed for an Approval task"))
 			}
 		}
 		tp := p.Child("afterStageTasks")
@@ -150,14 +173,25 @@ func ValidateRun(r *ClusterStagedUpdateRun) field.ErrorList {
 	if r.Spec.StagedRolloutStrategyName == "" {
 		errs = append(errs, field.Required(sp.Child("stagedRolloutStrategyName"), ""))
 	}
+	switch r.Spec.State {
+	case "", StateInitialize, StateRun, StateStop:
+	default:
+		errs = append(errs, field.NotSupported(sp.Child("state"), r.Spec.State, []RunState{StateInitialize, StateRun, StateStop}))
+	}
 	return errs
 }
 
-// ValidateRunUpdate checks an update of a run: its spec is immutable.
+// ValidateRunUpdate checks an update of a run: its spec is immutable but for state, which
+// cannot go back to Initialize once the run was told to run or stop.
 func ValidateRunUpdate(old, new *ClusterStagedUpdateRun) field.ErrorList {
 	errs := ValidateRun(new)
-	if old.Spec != new.Spec {
-		errs = append(errs, field.Forbidden(field.NewPath("spec"), "the spec of a ClusterStagedUpdateRun is immutable"))
+	o, n := old.Spec, new.Spec
+	o.State, n.State = "", ""
+	if o != n {
+		errs = append(errs, field.Forbidden(field.NewPath("spec"), "the spec of a ClusterStagedUpdateRun is immutable but for spec.state"))
+	}
+	if new.Spec.State == StateInitialize && old.Spec.State != StateInitialize {
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "state"), "cannot go back to Initialize"))
 	}
 	return errs
 }

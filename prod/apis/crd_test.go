@@ -122,7 +122,7 @@ var wantCRDs = map[string]crdWant{
 			{"Succeeded", cond("Succeeded", "status")},
 			age,
 		},
-		rules: []string{"the spec of a staged update run is immutable", "metadata.name must be a lowercase RFC 1123 subdomain"}},
+		rules: []string{"the spec of a staged update run is immutable but for state", "metadata.name must be a lowercase RFC 1123 subdomain"}},
 	"ClusterApprovalRequest": {group: placementGroup, plural: "clusterapprovalrequests", shortNames: []string{"careq"}, status: true,
 		columns: [][2]string{
 			{"Update-Run", ".spec.parentStageRollout"},

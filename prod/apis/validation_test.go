@@ -328,6 +328,9 @@ spec:
 	}
 	runAdmissions(t, "ClusterResourceOverride", []admission{
 		{name: "add a label", obj: cro(sel, patch("add", "/metadata/labels/a", `"b"`))},
+		{name: "placement scope Cluster", obj: strings.Replace(cro(sel, patch("add", "/metadata/labels/a", `"b"`)), "spec:\n", "spec:\n  placement: {name: crp, scope: Cluster}\n", 1)},
+		{name: "placement scope Namespaced", obj: strings.Replace(cro(sel, patch("add", "/metadata/labels/a", `"b"`)), "spec:\n", "spec:\n  placement: {name: crp, scope: Namespaced}\n", 1),
+			want: "a ClusterResourceOverride refers to a cluster-scoped placement"},
 		{name: "delete", obj: cro(sel, "{clusterSelector: {clusterSelectorTerms: [{labelSelector: {matchLabels: {env: test}}}]}, overrideType: Delete}")},
 		{name: "selector by label", obj: cro("{group: '', version: v1, kind: Namespace, labelSelector: {matchLabels: {a: b}}}", patch("add", "/metadata/labels/a", `"b"`)),
 			want: "labelSelector is not supported: an override selects resources by name"},
@@ -402,6 +405,15 @@ func TestStagedUpdateValidation(t *testing.T) {
 		{name: "wait time 01h", obj: strategy("- {name: a, afterStageTasks: [{type: TimedWait, waitTime: 01h}]}"),
 			want: "spec.stages[0].afterStageTasks[0].waitTime in body should match"},
 		{name: "wait time 1h30m and 0s", obj: strategy("- {name: a, afterStageTasks: [{type: TimedWait, waitTime: 1h30m}]}\n- {name: b, afterStageTasks: [{type: TimedWait, waitTime: 0s}]}")},
+		{name: "maxConcurrency 2 and 50%", obj: strategy("- {name: a, maxConcurrency: 2}\n- {name: b, maxConcurrency: 50%}")},
+		{name: "maxConcurrency 0", obj: strategy("- {name: a, maxConcurrency: 0}"), want: "maxConcurrency must be a number of at least 1 or a percentage"},
+		{name: "maxConcurrency 0%", obj: strategy("- {name: a, maxConcurrency: 0%}"), want: "maxConcurrency in body should match"},
+		{name: "maxConcurrency 101%", obj: strategy("- {name: a, maxConcurrency: 101%}"), want: "maxConcurrency in body should match"},
+		{name: "approval before a stage", obj: strategy("- {name: a, beforeStageTasks: [{type: Approval}]}")},
+		{name: "timed wait before a stage", obj: strategy("- {name: a, beforeStageTasks: [{type: TimedWait, waitTime: 1m}]}"),
+			want: "only an Approval task may run before a stage"},
+		{name: "two tasks before a stage", obj: strategy("- {name: a, beforeStageTasks: [{type: Approval}, {type: Approval}]}"),
+			want: "must have at most 1 item"},
 		{name: "approval with wait time", obj: strategy("- {name: a, afterStageTasks: [{type: Approval, waitTime: 1h}]}"),
 			want: "waitTime is not allowed for an Approval task"},
 		{name: "no stages", obj: strings.Replace(strategy("- x"), "  stages:\n  - x\n", "  stages: []\n", 1), want: "should have at least 1 items"},
@@ -410,9 +422,18 @@ func TestStagedUpdateValidation(t *testing.T) {
 	run := func(name, index string) string {
 		return "apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ClusterStagedUpdateRun\nmetadata: {name: " + name + "}\nspec: {placementName: example-placement, resourceSnapshotIndex: \"" + index + "\", stagedRolloutStrategyName: example-strategy}\n"
 	}
+	withState := func(obj, state string) string {
+		return strings.Replace(obj, "stagedRolloutStrategyName: example-strategy}", "stagedRolloutStrategyName: example-strategy, state: "+state+"}", 1)
+	}
 	runAdmissions(t, "ClusterStagedUpdateRun", []admission{
 		{name: "status written", old: run("example-run", "0"), obj: run("example-run", "0") + "status: {policySnapshotIndexUsed: \"0\", policyObservedClusterCount: 3}\n"},
 		{name: "spec changed", old: run("example-run", "0"), obj: run("example-run", "1"), want: "the spec of a staged update run is immutable"},
+		{name: "initialize, then run, then stop", old: withState(run("r", "0"), "Initialize"), obj: withState(run("r", "0"), "Run")},
+		{name: "run to stop", old: withState(run("r", "0"), "Run"), obj: withState(run("r", "0"), "Stop")},
+		{name: "no state to stop", old: run("r", "0"), obj: withState(run("r", "0"), "Stop")},
+		{name: "back to initialize", old: withState(run("r", "0"), "Stop"), obj: withState(run("r", "0"), "Initialize"),
+			want: "state cannot go back to Initialize"},
+		{name: "unknown state", obj: withState(run("r", "0"), "Pause"), want: `spec.state: Unsupported value: "Pause"`},
 		{name: "63-character name", obj: run(strings.Repeat("r", 63), "0")},
 		{name: "64-character name", obj: run(strings.Repeat("r", 64), "0"), want: "metadata.name must be at most 63 characters"},
 		{name: "name not RFC 1123", obj: run("Example_Run", "0"), want: "metadata.name must be a lowercase RFC 1123 subdomain"},

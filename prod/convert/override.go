@@ -156,14 +156,14 @@ func placementRefToModel(r *v1beta1.PlacementRef) *override.PlacementRef {
 	if r == nil {
 		return nil
 	}
-	return &override.PlacementRef{Name: r.Name}
+	return &override.PlacementRef{Name: r.Name, Scope: r.Scope}
 }
 
 func placementRefFromModel(r *override.PlacementRef) *v1beta1.PlacementRef {
 	if r == nil {
 		return nil
 	}
-	return &v1beta1.PlacementRef{Name: r.Name}
+	return &v1beta1.PlacementRef{Name: r.Name, Scope: r.Scope}
 }
 
 func overridePolicyToModel(p v1beta1.OverridePolicy) override.OverridePolicy {

@@ -31,6 +31,7 @@ func UpdateRunToModel(r *v1beta1.ClusterStagedUpdateRun) *staged.ClusterStagedUp
 			PlacementName:             r.Spec.PlacementName,
 			ResourceSnapshotIndex:     r.Spec.ResourceSnapshotIndex,
 			StagedRolloutStrategyName: r.Spec.StagedRolloutStrategyName,
+			State:                     r.Spec.State,
 		},
 		Status: staged.StagedUpdateRunStatus{
 			PolicySnapshotIndexUsed:      s.PolicySnapshotIndexUsed,
@@ -53,6 +54,7 @@ func UpdateRunFromModel(r *staged.ClusterStagedUpdateRun) *v1beta1.ClusterStaged
 			PlacementName:             r.Spec.PlacementName,
 			ResourceSnapshotIndex:     r.Spec.ResourceSnapshotIndex,
 			StagedRolloutStrategyName: r.Spec.StagedRolloutStrategyName,
+			State:                     r.Spec.State,
 		},
 		Status: v1beta1.StagedUpdateRunStatus{
 			PolicySnapshotIndexUsed:      s.PolicySnapshotIndexUsed,
@@ -92,9 +94,9 @@ func strategySpecToModel(s v1beta1.StagedUpdateStrategySpec) staged.StagedUpdate
 	return staged.StagedUpdateStrategySpec{Stages: mapSlice(s.Stages, func(c v1beta1.StageConfig) staged.StageConfig {
 		return staged.StageConfig{
 			Name: c.Name, LabelSelector: c.LabelSelector.DeepCopy(), SortingLabelKey: copyPtr(c.SortingLabelKey),
-			AfterStageTasks: mapSlice(c.AfterStageTasks, func(t v1beta1.AfterStageTask) staged.AfterStageTask {
-				return staged.AfterStageTask{Type: t.Type, WaitTime: copyPtr(t.WaitTime)}
-			}),
+			MaxConcurrency:   copyPtr(c.MaxConcurrency),
+			BeforeStageTasks: tasksToModel(c.BeforeStageTasks),
+			AfterStageTasks:  tasksToModel(c.AfterStageTasks),
 		}
 	})}
 }
@@ -103,9 +105,9 @@ func strategySpecFromModel(s staged.StagedUpdateStrategySpec) v1beta1.StagedUpda
 	return v1beta1.StagedUpdateStrategySpec{Stages: mapSlice(s.Stages, func(c staged.StageConfig) v1beta1.StageConfig {
 		return v1beta1.StageConfig{
 			Name: c.Name, LabelSelector: c.LabelSelector.DeepCopy(), SortingLabelKey: copyPtr(c.SortingLabelKey),
-			AfterStageTasks: mapSlice(c.AfterStageTasks, func(t staged.AfterStageTask) v1beta1.AfterStageTask {
-				return v1beta1.AfterStageTask{Type: t.Type, WaitTime: copyPtr(t.WaitTime)}
-			}),
+			MaxConcurrency:   copyPtr(c.MaxConcurrency),
+			BeforeStageTasks: tasksFromModel(c.BeforeStageTasks),
+			AfterStageTasks:  tasksFromModel(c.AfterStageTasks),
 		}
 	})}
 }
@@ -137,12 +139,11 @@ func stageStatusToModel(s v1beta1.StageUpdatingStatus) staged.StageUpdatingStatu
 				Conditions:                       ConditionsToModel(c.Conditions),
 			}
 		}),
-		AfterStageTaskStatus: mapSlice(s.AfterStageTaskStatus, func(t v1beta1.AfterStageTaskStatus) staged.AfterStageTaskStatus {
-			return staged.AfterStageTaskStatus{Type: t.Type, ApprovalRequestName: t.ApprovalRequestName, Conditions: ConditionsToModel(t.Conditions)}
-		}),
-		StartTime:  timeToModel(s.StartTime),
-		EndTime:    timeToModel(s.EndTime),
-		Conditions: ConditionsToModel(s.Conditions),
+		BeforeStageTaskStatus: mapSlice(s.BeforeStageTaskStatus, taskStatusToModel),
+		AfterStageTaskStatus:  mapSlice(s.AfterStageTaskStatus, taskStatusToModel),
+		StartTime:             timeToModel(s.StartTime),
+		EndTime:               timeToModel(s.EndTime),
+		Conditions:            ConditionsToModel(s.Conditions),
 	}
 }
 
@@ -157,12 +158,11 @@ func stageStatusFromModel(s staged.StageUpdatingStatus) v1beta1.StageUpdatingSta
 				Conditions:                       ConditionsFromModel(c.Conditions),
 			}
 		}),
-		AfterStageTaskStatus: mapSlice(s.AfterStageTaskStatus, func(t staged.AfterStageTaskStatus) v1beta1.AfterStageTaskStatus {
-			return v1beta1.AfterStageTaskStatus{Type: t.Type, ApprovalRequestName: t.ApprovalRequestName, Conditions: ConditionsFromModel(t.Conditions)}
-		}),
-		StartTime:  timeFromModel(s.StartTime),
-		EndTime:    timeFromModel(s.EndTime),
-		Conditions: ConditionsFromModel(s.Conditions),
+		BeforeStageTaskStatus: mapSlice(s.BeforeStageTaskStatus, taskStatusFromModel),
+		AfterStageTaskStatus:  mapSlice(s.AfterStageTaskStatus, taskStatusFromModel),
+		StartTime:             timeFromModel(s.StartTime),
+		EndTime:               timeFromModel(s.EndTime),
+		Conditions:            ConditionsFromModel(s.Conditions),
 	}
 }
 
@@ -195,4 +195,24 @@ func timeFromModel(t *time.Time) *metav1.Time {
 		return nil
 	}
 	return &metav1.Time{Time: *t}
+}
+
+func taskStatusToModel(t v1beta1.AfterStageTaskStatus) staged.AfterStageTaskStatus {
+	return staged.AfterStageTaskStatus{Type: t.Type, ApprovalRequestName: t.ApprovalRequestName, Conditions: ConditionsToModel(t.Conditions)}
+}
+
+func taskStatusFromModel(t staged.AfterStageTaskStatus) v1beta1.AfterStageTaskStatus {
+	return v1beta1.AfterStageTaskStatus{Type: t.Type, ApprovalRequestName: t.ApprovalRequestName, Conditions: ConditionsFromModel(t.Conditions)}
+}
+
+func tasksToModel(ts []v1beta1.AfterStageTask) []staged.AfterStageTask {
+	return mapSlice(ts, func(t v1beta1.AfterStageTask) staged.AfterStageTask {
+		return staged.AfterStageTask{Type: t.Type, WaitTime: copyPtr(t.WaitTime)}
+	})
+}
+
+func tasksFromModel(ts []staged.AfterStageTask) []v1beta1.AfterStageTask {
+	return mapSlice(ts, func(t staged.AfterStageTask) v1beta1.AfterStageTask {
+		return v1beta1.AfterStageTask{Type: t.Type, WaitTime: copyPtr(t.WaitTime)}
+	})
 }

@@ -26,6 +26,7 @@ type ClusterResourceOverride struct {
 type ClusterResourceOverrideSpec struct {
 	// Placement restricts the override to one placement and makes a change to it roll out
 	// immediately; when unset the override applies to every placement at its next rollout.
+	// +kubebuilder:validation:XValidation:rule="!has(self.scope) || self.scope == 'Cluster'",message="a ClusterResourceOverride refers to a cluster-scoped placement: scope must be Cluster"
 	// +optional
 	Placement *PlacementRef `json:"placement,omitempty"`
 
@@ -77,12 +78,20 @@ type ResourceOverrideSpec struct {
 	Policy OverridePolicy `json:"policy"`
 }
 
-// PlacementRef is the reference to a ClusterResourcePlacement.
+// PlacementRef is the reference to a placement.
 type PlacementRef struct {
 	// Name is the name of the placement.
 	// +kubebuilder:validation:MinLength=1
 	// +required
 	Name string `json:"name"`
+
+	// Scope is Cluster (a ClusterResourcePlacement, the default) or Namespaced (a
+	// ResourcePlacement in the override's namespace; this hub serves none, so such an
+	// override applies to no placement).
+	// +kubebuilder:validation:Enum=Cluster;Namespaced
+	// +kubebuilder:default=Cluster
+	// +optional
+	Scope override.PlacementScope `json:"scope,omitempty"`
 }
 
 // ResourceSelector selects one namespaced resource, in the override's namespace, by group,

@@ -2,6 +2,7 @@ package v1beta1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/fleetsim/fleetsim/model/staged"
 )
@@ -41,8 +42,8 @@ type StagedUpdateStrategySpec struct {
 	Stages []StageConfig `json:"stages"`
 }
 
-// StageConfig describes one update stage. Its clusters update one at a time; the update
-// stops if one fails.
+// StageConfig describes one update stage. Its clusters update maxConcurrency at a time (one
+// by default); the update stops if one fails.
 type StageConfig struct {
 	// The name of the stage, unique within the strategy.
 	// +kubebuilder:validation:MaxLength=63
@@ -66,6 +67,22 @@ type StageConfig struct {
 	// +kubebuilder:validation:XValidation:rule="self.all(t, self.exists_one(u, u.type == t.type))",message="at most one after-stage task of each type"
 	// +optional
 	AfterStageTasks []AfterStageTask `json:"afterStageTasks,omitempty"`
+
+	// BeforeStageTasks must complete before the stage's first cluster starts: at most one,
+	// an Approval, whose ClusterApprovalRequest is named <run>-before-<stage>.
+	// +kubebuilder:validation:MaxItems=1
+	// +kubebuilder:validation:XValidation:rule="self.all(t, t.type == 'Approval')",message="only an Approval task may run before a stage"
+	// +optional
+	BeforeStageTasks []AfterStageTask `json:"beforeStageTasks,omitempty"`
+
+	// MaxConcurrency is how many of the stage's clusters may update at once: a number of at
+	// least 1, or a percentage (1% to 100%) of the stage's clusters, rounded down and at
+	// least 1. Absent, one at a time.
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:Pattern="^((100|[1-9][0-9]?)%|[1-9][0-9]*)$"
+	// +kubebuilder:validation:XValidation:rule="type(self) != int || self >= 1",message="maxConcurrency must be a number of at least 1 or a percentage from 1% to 100%"
+	// +optional
+	MaxConcurrency *intstr.IntOrString `json:"maxConcurrency,omitempty"`
 }
 
 // AfterStageTask is one task that must complete before the next stage starts.
@@ -113,7 +130,8 @@ type ClusterStagedUpdateRun struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// The desired state of ClusterStagedUpdateRun. It is immutable.
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the spec of a staged update run is immutable"
+	// +kubebuilder:validation:XValidation:rule="self.placementName == oldSelf.placementName && self.resourceSnapshotIndex == oldSelf.resourceSnapshotIndex && self.stagedRolloutStrategyName == oldSelf.stagedRolloutStrategyName",message="the spec of a staged update run is immutable but for state"
+	// +kubebuilder:validation:XValidation:rule="!has(self.state) || self.state != 'Initialize' || (has(oldSelf.state) && oldSelf.state == 'Initialize')",message="state cannot go back to Initialize once the run was told to Run or Stop"
 	// +required
 	Spec StagedUpdateRunSpec `json:"spec"`
 
@@ -143,6 +161,13 @@ type StagedUpdateRunSpec struct {
 	// +kubebuilder:validation:MaxLength=253
 	// +required
 	StagedRolloutStrategyName string `json:"stagedRolloutStrategyName"`
+
+	// State is what the user wants of the run: Initialize (initialize, then wait), Run
+	// (execute; an absent state means Run, as in runs written before the field existed)
+	// or Stop (start no further cluster or stage until it is Run again).
+	// +kubebuilder:validation:Enum=Initialize;Run;Stop
+	// +optional
+	State staged.RunState `json:"state,omitempty"`
 }
 
 // StagedUpdateRunStatus defines the observed state of the ClusterStagedUpdateRun.
@@ -190,6 +215,11 @@ type StageUpdatingStatus struct {
 	// The updating status of each cluster of the stage.
 	// +required
 	Clusters []ClusterUpdatingStatus `json:"clusters"`
+
+	// The status of the stage's before-stage task (an Approval).
+	// +kubebuilder:validation:MaxItems=1
+	// +optional
+	BeforeStageTaskStatus []AfterStageTaskStatus `json:"beforeStageTaskStatus,omitempty"`
 
 	// The status of the stage's after-stage tasks.
 	// +kubebuilder:validation:MaxItems=2
