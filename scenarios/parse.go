@@ -85,7 +85,7 @@ func ParseWith(path string, data []byte, opts Options) (*Scenario, error) {
 }
 
 // Top-level keys, in the order they are processed.
-var topLevelKeys = []string{"name", "description", "seed", "duration", "members", "timeline", "expect", "always", "faults", "network"}
+var topLevelKeys = []string{"name", "description", "seed", "duration", "members", "timeline", "expect", "always", "faults", "network", "hub"}
 
 // memberDef records where a member name was defined.
 type memberDef struct {
@@ -162,6 +162,11 @@ func (p *parser) parse(data []byte) (*Scenario, error) {
 	}
 	if n := f.get("network"); n != nil {
 		if s.Network, err = p.parseNetwork(n, f.keyLine("network")); err != nil {
+			return nil, err
+		}
+	}
+	if n := f.get("hub"); n != nil {
+		if s.Hub, err = p.parseHub(n, f.keyLine("hub")); err != nil {
 			return nil, err
 		}
 	}
@@ -555,6 +560,47 @@ func InvariantNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// parseHub reads the production hub's capacity: workers, qps, burst, callsPerDecision and
+// decisionTime (defaults: fleet hub's 8, 250, 1000; 10 calls; 5ms).
+func (p *parser) parseHub(n *yaml.Node, keyLine int) (*Hub, error) {
+	f, err := p.fields(n, "hub", keyLine, "workers", "qps", "burst", "callsPerDecision", "decisionTime")
+	if err != nil {
+		return nil, err
+	}
+	h := &Hub{Line: keyLine, Workers: 8, QPS: 250, Burst: 1000, CallsPerDecision: 10, DecisionTime: 5 * time.Millisecond}
+	for _, i := range []struct {
+		name string
+		dst  *int
+		min  int
+	}{{"workers", &h.Workers, 1}, {"burst", &h.Burst, 1}, {"callsPerDecision", &h.CallsPerDecision, 0}} {
+		if v := f.get(i.name); v != nil {
+			if *i.dst, err = p.int(v, f.child(i.name)); err != nil {
+				return nil, err
+			}
+			if *i.dst < i.min {
+				return nil, p.errorf(v.Line, f.child(i.name), "must be at least %d", i.min)
+			}
+		}
+	}
+	if v := f.get("qps"); v != nil {
+		if v.Kind != yaml.ScalarNode || (v.ShortTag() != "!!float" && v.ShortTag() != "!!int") || safely(func() error { return v.Decode(&h.QPS) }) != nil || !(h.QPS > 0) {
+			return nil, p.errorf(v.Line, f.child("qps"), "must be a positive number, not %s", describe(v))
+		}
+	}
+	if v := f.get("decisionTime"); v != nil {
+		if h.DecisionTime, err = p.durationValue(v, f.child("decisionTime")); err != nil {
+			return nil, err
+		}
+		if h.DecisionTime < 0 {
+			return nil, p.errorf(v.Line, f.child("decisionTime"), "must not be negative")
+		}
+	}
+	if h.CallsPerDecision > h.Burst {
+		return nil, p.errorf(f.line, "hub", "callsPerDecision %d exceeds burst %d: no decision could ever get its requests", h.CallsPerDecision, h.Burst)
+	}
+	return h, nil
 }
 
 // parseNetwork reads the member-to-hub network: delay distribution and loss.

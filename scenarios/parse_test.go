@@ -350,6 +350,10 @@ func TestParseErrors(t *testing.T) {
 		{"network loss out of range", head + "network: {loss: 1.5}\n", 3, "network.loss", "out of range"},
 		{"network unknown distribution", head + "network: {distribution: gaussian}\n", 3, "network.distribution", "gaussian"},
 		{"network uniform range reversed", head + "network: {distribution: uniform, min: 2s, max: 1s}\n", 3, "network", "min <= max"},
+		{"hub zero workers", head + "hub: {workers: 0}\n", 3, "hub.workers", "at least 1"},
+		{"hub qps not a number", head + "hub: {qps: fast}\n", 3, "hub.qps", "positive number"},
+		{"hub calls beyond burst", head + "hub: {burst: 5, callsPerDecision: 6}\n", 3, "hub", "exceeds burst"},
+		{"hub unknown key", head + "hub: {threads: 4}\n", 3, "hub", `unknown field "threads"`},
 		{"skew needs an offset", head + members + "timeline:\n  - at: 1m\n    skew: {member: c1}\n", 7, "timeline[0].skew.offset", "required"},
 		{"skew of an unknown member", head + members + "timeline:\n  - at: 1m\n    skew: {member: nope, offset: 1m}\n", 7, "timeline[0].skew.member", "nope"},
 		{"member edit without an object", head + "timeline:\n  - at: 1m\n    memberEdit: {member: m1}\n", 5, "timeline[0].memberEdit.object", "required"},
@@ -383,6 +387,27 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("Parse(%q) = %v, want line %d, field %q, reason containing %q", tc.src, err, tc.line, tc.field, tc.reason)
 			}
 		})
+	}
+}
+
+// TestParseHub: the hub key's defaults are fleet hub's flags, and every field is read.
+func TestParseHub(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want *Hub
+	}{
+		{"name: t\nduration: 1h\n", nil},
+		{"name: t\nduration: 1h\nhub: {}\n", &Hub{Line: 3, Workers: 8, QPS: 250, Burst: 1000, CallsPerDecision: 10, DecisionTime: 5 * time.Millisecond}},
+		{"name: t\nduration: 1h\nhub: {workers: 2, qps: 20.5, burst: 40, callsPerDecision: 0, decisionTime: 1s}\n",
+			&Hub{Line: 3, Workers: 2, QPS: 20.5, Burst: 40, CallsPerDecision: 0, DecisionTime: time.Second}},
+	} {
+		s, err := Parse("t.yaml", []byte(tc.src))
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", tc.src, err)
+		}
+		if diff := cmp.Diff(tc.want, s.Hub); diff != "" {
+			t.Errorf("Parse(%q).Hub (-want +got):\n%s", tc.src, diff)
+		}
 	}
 }
 

@@ -22,6 +22,19 @@ type Scenario struct {
 	Always      []string // invariant names checked after every event
 	Faults      *RandomFaults
 	Network     *Network
+	Hub         *Hub
+}
+
+// Hub models the production hub's decision capacity (`hub:`): Workers decisions at once,
+// each waiting for CallsPerDecision API requests from a token bucket of QPS per second
+// holding Burst, then taking DecisionTime.
+type Hub struct {
+	Line             int
+	Workers          int
+	QPS              float64
+	Burst            int
+	CallsPerDecision int
+	DecisionTime     time.Duration
 }
 
 // Network describes messages from members to the hub: a delay distribution and a loss rate.

@@ -39,8 +39,40 @@ type Config struct {
 	// DriftCheckDelay is how long after an object is edited on a member the member agent's
 	// periodic drift check sees it (default 15s).
 	DriftCheckDelay time.Duration
+	// Hub, when set, models the production hub's decision capacity instead of HubDelay.
+	Hub *HubCapacity
 	// Trace receives the JSONL event log when non-nil.
 	Trace io.Writer
+}
+
+// HubCapacity models the production hub (`fleet hub --workers --kube-api-qps
+// --kube-api-burst`): a queued decision waits for one of Workers, then for its
+// CallsPerDecision API requests from a token bucket of QPS per second holding Burst, then
+// takes DecisionTime; its effects land when it ends. Without it every decision takes
+// HubDelay, however many run at once.
+type HubCapacity struct {
+	Workers          int
+	QPS              float64
+	Burst            int
+	CallsPerDecision int
+	DecisionTime     time.Duration
+}
+
+// Validate checks a capacity.
+func (h *HubCapacity) Validate() error {
+	switch {
+	case h.Workers < 1:
+		return fmt.Errorf("hub: workers %d must be 1 or more", h.Workers)
+	case h.QPS <= 0 || math.IsNaN(h.QPS) || math.IsInf(h.QPS, 0):
+		return fmt.Errorf("hub: qps %v must be positive", h.QPS)
+	case h.Burst < 1:
+		return fmt.Errorf("hub: burst %d must be 1 or more", h.Burst)
+	case h.CallsPerDecision < 0 || h.CallsPerDecision > h.Burst:
+		return fmt.Errorf("hub: callsPerDecision %d must be from 0 to burst (%d)", h.CallsPerDecision, h.Burst)
+	case h.DecisionTime < 0:
+		return fmt.Errorf("hub: decisionTime %s must not be negative", h.DecisionTime)
+	}
+	return nil
 }
 
 // Network is the path from member agents to the hub.
@@ -148,6 +180,11 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.HubDelay < 0 || c.AgentSyncDelay < 0 || c.HeartbeatJitter < 0 || c.HubRestartDelay < 0 {
 		return c, fmt.Errorf("delays must not be negative")
+	}
+	if c.Hub != nil {
+		if err := c.Hub.Validate(); err != nil {
+			return c, err
+		}
 	}
 	return c, nil
 }

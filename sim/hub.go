@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"time"
 
 	mhub "github.com/fleetsim/fleetsim/model/hub"
@@ -33,6 +34,11 @@ type hub struct {
 	// Both are indexed by interned key; a zero timer means none.
 	queued [numControllers][]bool
 	timers [numControllers][]time.Duration
+	// With Config.Hub: when each worker is next free, and the token bucket (tokens at
+	// bucketAt).
+	workerFree []time.Duration
+	tokens     float64
+	bucketAt   time.Duration
 }
 
 func newHub(s *Sim) hub {
@@ -46,6 +52,46 @@ func (h *hub) reset() {
 		h.queued[c] = h.queued[c][:0]
 		h.timers[c] = h.timers[c][:0]
 	}
+	if hc := h.s.cfg.Hub; hc != nil {
+		h.workerFree = make([]time.Duration, hc.Workers)
+		for i := range h.workerFree {
+			h.workerFree[i] = h.s.now
+		}
+		h.tokens, h.bucketAt = float64(hc.Burst), h.s.now
+	}
+}
+
+// decisionDelay is how long from now a decision queued now ends: HubDelay, or with
+// Config.Hub the wait for a worker and for the decision's API tokens plus DecisionTime.
+func (h *hub) decisionDelay() time.Duration {
+	hc := h.s.cfg.Hub
+	if hc == nil {
+		return h.s.cfg.HubDelay
+	}
+	w := 0
+	for i, free := range h.workerFree {
+		if free < h.workerFree[w] {
+			w = i
+		}
+	}
+	start := max(h.s.now, h.workerFree[w])
+	// Refill the bucket up to start, then take this decision's calls, waiting for them.
+	if start > h.bucketAt {
+		h.tokens = min(float64(hc.Burst), h.tokens+(start-h.bucketAt).Seconds()*hc.QPS)
+		h.bucketAt = start
+	}
+	at := h.bucketAt
+	if need := float64(hc.CallsPerDecision); h.tokens < need {
+		// Whole microseconds, so that times read well in the timeline.
+		at += time.Duration(math.Ceil((need-h.tokens)/hc.QPS*1e6)) * time.Microsecond
+		h.tokens = 0
+		h.bucketAt = at
+	} else {
+		h.tokens -= need
+	}
+	end := max(at, start) + hc.DecisionTime
+	h.workerFree[w] = end
+	return end - h.s.now
 }
 
 // enqueue adds key to controller c's work queue; a key already queued is not added twice,
@@ -60,7 +106,7 @@ func (h *hub) enqueue(c controller, key string) {
 		return
 	}
 	h.queued[c][id] = true
-	h.s.push(h.s.cfg.HubDelay, event{kind: evReconcile, ctrl: c, ref: id, epoch: h.epoch})
+	h.s.push(h.decisionDelay(), event{kind: evReconcile, ctrl: c, ref: id, epoch: h.epoch})
 }
 
 // enqueueAll queues every placement for controller c, in name order.

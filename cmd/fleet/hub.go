@@ -38,6 +38,10 @@ type hubOptions struct {
 	verbosity         int
 	resync            time.Duration
 	units             unitOptions
+	workers           int
+	qps               float64
+	burst             int
+	pprofAddr         string
 }
 
 func newHubCommand(stderr io.Writer) *cobra.Command {
@@ -56,7 +60,11 @@ simulator's controllers (model/hub), woken by the same trigger table.
 
 Only the holder of the Lease --leader-election-id in --leader-election-namespace reconciles;
 other replicas wait. /healthz and /readyz are served on --health-probe-bind-address,
-Prometheus metrics on --metrics-bind-address; logs are structured (JSON by default).`,
+Prometheus metrics on --metrics-bind-address; logs are structured (JSON by default).
+
+Decisions read the informer cache and run --workers at a time: decisions about one
+placement stay serial, different placements go in parallel. The hub's own API requests
+are limited to --kube-api-qps per second with bursts of --kube-api-burst.`,
 		Example: `  # Against a development API server, one replica:
   fleet hub --kubeconfig ~/.kube/hub.yaml --leader-elect=false --log-format text
 
@@ -74,7 +82,11 @@ Prometheus metrics on --metrics-bind-address; logs are structured (JSON by defau
 	f.StringVar(&o.leaderID, "leader-election-id", "fleetsim-hub", "name of the leader election Lease")
 	f.DurationVar(&o.heartbeatTimeout, "heartbeat-timeout", member.DefaultEligibility.HeartbeatTimeout, "a member without a heartbeat for longer is no longer healthy")
 	f.DurationVar(&o.unhealthyTolerate, "unhealthy-tolerance", member.DefaultEligibility.UnhealthyTolerance, "how long a member may report unhealthy before it is ineligible")
-	f.DurationVar(&o.resync, "resync", hub.DefaultResync, "how often placements re-select hub resources of kinds no watch covers")
+	f.DurationVar(&o.resync, "resync", hub.DefaultResync, "how often discovery is read again for kinds added to the hub (objects themselves are watched)")
+	f.IntVar(&o.workers, "workers", hub.DefaultWorkers, "how many decisions run at once (decisions about one placement stay serial)")
+	f.Float64Var(&o.qps, "kube-api-qps", 250, "the hub's client-side limit of API requests per second")
+	f.IntVar(&o.burst, "kube-api-burst", 1000, "how many API requests may exceed --kube-api-qps in a burst")
+	f.StringVar(&o.pprofAddr, "pprof-bind-address", "0", `address of the Go profiler (/debug/pprof); "0" disables it`)
 	f.StringVar(&o.logFormat, "log-format", "json", "log format: json or text")
 	f.IntVarP(&o.verbosity, "v", "v", 0, "log verbosity (1 logs the triggers each change fires)")
 	o.units.addFlags(f)
@@ -96,6 +108,12 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 	if o.resync <= 0 {
 		return invalid("--resync %s: must be positive", o.resync)
 	}
+	if o.workers < 1 {
+		return invalid("--workers %d: must be 1 or more", o.workers)
+	}
+	if o.qps <= 0 || o.burst < 1 {
+		return invalid("--kube-api-qps and --kube-api-burst must be positive")
+	}
 	if o.heartbeatTimeout <= 0 || o.unhealthyTolerate <= 0 {
 		return invalid("--heartbeat-timeout and --unhealthy-tolerance must be positive")
 	}
@@ -106,6 +124,7 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 	if err != nil {
 		return invalid("kubeconfig: %w", err)
 	}
+	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
 	scheme := runtime.NewScheme()
 	if err := apis.AddToScheme(scheme); err != nil {
 		return &exitError{code: exitFailed, err: err}
@@ -115,6 +134,7 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 		Logger:                        log,
 		Metrics:                       metricsserver.Options{BindAddress: o.metricsAddr},
 		HealthProbeBindAddress:        o.probeAddr,
+		PprofBindAddress:              o.pprofAddr,
 		LeaderElection:                o.leaderElect,
 		LeaderElectionID:              o.leaderID,
 		LeaderElectionNamespace:       o.leaderNamespace,
@@ -132,7 +152,7 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 	}
 	if _, err := hub.Setup(mgr, hub.Options{
 		Eligibility: member.EligibilityConfig{HeartbeatTimeout: o.heartbeatTimeout, UnhealthyTolerance: o.unhealthyTolerate},
-		Log:         log, Resync: o.resync,
+		Log:         log, Resync: o.resync, Workers: o.workers,
 	}); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}

@@ -14,9 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
@@ -105,8 +103,8 @@ const rolloutBatchDelay = 50 * time.Millisecond
 // told to stop: a flush cut half-way is what the next hub would have to repair.
 const flushTimeout = 20 * time.Second
 
-// DefaultResync is how often placements re-select hub resources when nothing woke them.
-const DefaultResync = time.Minute
+// DefaultResync is how often discovery is read again, for kinds added to the hub.
+const DefaultResync = 5 * time.Minute
 
 // fire queues what the trigger table says a change wakes. st, when set, is the decision
 // that made the change: the bindings it wrote count for PlacementBindings even before the
@@ -318,11 +316,17 @@ func (h *Hub) prepare(mgr ctrl.Manager) error {
 		h.Reader = mgr.GetAPIReader()
 	}
 	h.sem = make(chan struct{}, h.workers())
+	if h.Resources != nil && h.Resources.Informers == nil {
+		h.Resources.Reader, h.Resources.Informers = mgr.GetCache(), mgr.GetCache()
+		h.Resources.OnChange = h.hubObjectChanged
+	}
 	return nil
 }
 
-// tick fires HubStarted once the controllers run (after winning the election), then
-// HubResourceChanged every Resync.
+// tick fires HubStarted once the controllers run (after winning the election), then reads
+// discovery again every Resync: the informers started on first selection tell of changes
+// to objects, but only discovery tells of kinds added to the hub; when they changed, every
+// placement selects again.
 func (h *Hub) tick(ctx context.Context) error {
 	clk := h.clock()
 	h.fire(ctx, nil, triggers.HubStarted, "", "", "")
@@ -337,8 +341,9 @@ func (h *Hub) tick(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
-			h.Resources.Refresh()
-			h.fire(ctx, nil, triggers.HubResourceChanged, "", "", "")
+			if h.Resources.Refresh() {
+				h.fire(ctx, nil, triggers.HubResourceChanged, "", "", "")
+			}
 		}
 	}
 }
@@ -384,31 +389,79 @@ func (h *Hub) watches(b *ctrl.Builder) *ctrl.Builder {
 		Watches(&v1beta1.ClusterStagedUpdateRun{}, fireFor(specChanged(triggers.UpdateRunChanged), byName)).
 		Watches(&v1beta1.ClusterApprovalRequest{}, fireFor(statusChanged(triggers.ApprovalChanged,
 			func(a *v1beta1.ClusterApprovalRequest) any { return a.Status }), byName)).
-		Watches(&corev1.Namespace{}, fireFor(func(old, new client.Object) []triggers.Change {
-			if resources.ReservedNamespace(either(old, new).GetName()) {
-				return nil // never placed, and the hub's own member namespaces come and go
-			}
-			return []triggers.Change{triggers.HubResourceChanged}
-		}, byName))
-	for _, gvk := range WatchedKinds {
-		obj := &metav1.PartialObjectMetadata{}
-		obj.SetGroupVersionKind(gvk)
-		b = b.Watches(obj, fireFor(hubResourceChanges, byName))
-	}
+		Watches(&corev1.Namespace{}, handler.Funcs{
+			CreateFunc: func(ctx context.Context, e event.CreateEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+				h.hubObjectChanged(ctx, nil, e.Object)
+			},
+			UpdateFunc: func(ctx context.Context, e event.UpdateEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+				h.hubObjectChanged(ctx, e.ObjectOld, e.ObjectNew)
+			},
+			DeleteFunc: func(ctx context.Context, e event.DeleteEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+				h.hubObjectChanged(ctx, e.Object, nil)
+			},
+		})
 	return b
 }
 
-// WatchedKinds are the namespaced kinds whose changes reach placements at once (through
-// metadata-only watches); objects of other kinds are picked up every Resync.
-var WatchedKinds = []schema.GroupVersionKind{
-	{Version: "v1", Kind: "ConfigMap"}, {Version: "v1", Kind: "Secret"}, {Version: "v1", Kind: "Service"},
-	{Version: "v1", Kind: "ServiceAccount"}, {Version: "v1", Kind: "PersistentVolumeClaim"},
-	{Version: "v1", Kind: "LimitRange"}, {Version: "v1", Kind: "ResourceQuota"},
-	{Group: "apps", Version: "v1", Kind: "Deployment"}, {Group: "apps", Version: "v1", Kind: "StatefulSet"},
-	{Group: "apps", Version: "v1", Kind: "DaemonSet"}, {Group: "batch", Version: "v1", Kind: "Job"},
-	{Group: "batch", Version: "v1", Kind: "CronJob"}, {Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role"},
-	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding"},
-	{Group: "networking.k8s.io", Version: "v1", Kind: "Ingress"}, {Group: "networking.k8s.io", Version: "v1", Kind: "NetworkPolicy"},
+// hubObjectChanged wakes the placement controller for the placements that selected, or may
+// now select, a hub object that changed (resources.MaySelect): the other placements'
+// selections cannot have changed. Objects of other kinds than Namespace reach it through
+// the informers ResourceLister starts on first selection.
+func (h *Hub) hubObjectChanged(ctx context.Context, old, new client.Object) {
+	o := either(old, new)
+	if o == nil {
+		return
+	}
+	if _, isNS := o.(*corev1.Namespace); isNS {
+		if resources.ReservedNamespace(o.GetName()) {
+			return // never placed, and the hub's own member namespaces come and go
+		}
+	} else if len(hubResourceChanges(old, new)) == 0 {
+		return
+	}
+	gvk := o.GetObjectKind().GroupVersionKind()
+	if _, isNS := o.(*corev1.Namespace); isNS {
+		gvk = corev1.SchemeGroupVersion.WithKind("Namespace")
+	}
+	refs := make([]resources.ObjectRef, 0, 2)
+	for _, x := range []client.Object{old, new} {
+		if x == nil {
+			continue
+		}
+		ref := resources.ObjectRef{GVK: gvk, Namespace: x.GetNamespace(), Name: x.GetName(), Labels: x.GetLabels()}
+		if ns := x.GetNamespace(); ns != "" {
+			nsObj := &corev1.Namespace{}
+			if err := h.Cache.Get(ctx, client.ObjectKey{Name: ns}, nsObj, client.UnsafeDisableDeepCopy); err == nil {
+				ref.NamespaceLabels, ref.NamespaceKnown = nsObj.Labels, true
+			}
+		}
+		refs = append(refs, ref)
+	}
+	var crps v1beta1.ClusterResourcePlacementList
+	if err := h.Cache.List(ctx, &crps, client.UnsafeDisableDeepCopy); err != nil {
+		h.Log.Error(err, "cannot list placements to wake for a hub object", "object", o.GetName())
+		return
+	}
+	for i := range crps.Items {
+		sels := selectorsOf(&crps.Items[i])
+		for _, ref := range refs {
+			if resources.MaySelect(sels, ref) {
+				for _, t := range triggers.For(triggers.HubResourceChanged) {
+					h.enqueue(t.Controller, crps.Items[i].Name)
+				}
+				break
+			}
+		}
+	}
+}
+
+// selectorsOf are a placement's resource selectors in the model's terms.
+func selectorsOf(crp *v1beta1.ClusterResourcePlacement) []placement.ResourceSelector {
+	out := make([]placement.ResourceSelector, 0, len(crp.Spec.ResourceSelectors))
+	for _, s := range crp.Spec.ResourceSelectors {
+		out = append(out, placement.ResourceSelector{Group: s.Group, Version: s.Version, Kind: s.Kind, Name: s.Name, LabelSelector: s.LabelSelector})
+	}
+	return out
 }
 
 // hubResourceChanges: an object that placements could select changed. Objects in reserved

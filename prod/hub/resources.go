@@ -3,12 +3,16 @@ package hub
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
+	toolscache "k8s.io/client-go/tools/cache"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/fleetsim/fleetsim/model/placement"
@@ -18,10 +22,56 @@ import (
 // ResourceLister reads the hub objects placements may select: the cluster-scoped objects of
 // the kinds their selectors name and, for the namespaces they select, every propagatable
 // namespaced object in those namespaces (the kinds come from discovery).
+//
+// With Informers set, Reader is the manager's cache: the first selection of a kind starts
+// its informer, and OnChange then hears of every change to objects of that kind.
 type ResourceLister struct {
 	Reader    client.Reader
 	Mapper    meta.RESTMapper
 	Discovery discovery.DiscoveryInterface
+	Informers ctrlcache.Informers
+	OnChange  func(ctx context.Context, old, new client.Object)
+
+	mu      sync.Mutex
+	watched map[schema.GroupVersionKind]bool
+}
+
+// watch registers OnChange on the informer of gvk, once.
+func (l *ResourceLister) watch(ctx context.Context, gvk schema.GroupVersionKind) error {
+	if l.Informers == nil || l.OnChange == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.watched[gvk] {
+		return nil
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	inf, err := l.Informers.GetInformer(ctx, u)
+	if err != nil {
+		return fmt.Errorf("informer for %s: %w", gvk, err)
+	}
+	obj := func(o any) client.Object {
+		if d, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
+			o = d.Obj
+		}
+		c, _ := o.(client.Object)
+		return c
+	}
+	bg := context.WithoutCancel(ctx)
+	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { l.OnChange(bg, nil, obj(o)) },
+		UpdateFunc: func(o, n any) { l.OnChange(bg, obj(o), obj(n)) },
+		DeleteFunc: func(o any) { l.OnChange(bg, obj(o), nil) },
+	}); err != nil {
+		return fmt.Errorf("watch %s: %w", gvk, err)
+	}
+	if l.watched == nil {
+		l.watched = map[schema.GroupVersionKind]bool{}
+	}
+	l.watched[gvk] = true
+	return nil
 }
 
 // perNamespaceDefaults are what the API server's controllers create in every namespace; a
@@ -37,11 +87,15 @@ var derivedKinds = map[schema.GroupKind]bool{
 	{Kind: "Endpoints"}: true, {Group: "discovery.k8s.io", Kind: "EndpointSlice"}: true,
 }
 
-// Refresh forgets what discovery said, so kinds added since are listed too.
-func (l *ResourceLister) Refresh() {
+// Refresh forgets what discovery said, so kinds added since are listed too. It reports
+// whether the namespaced kinds changed.
+func (l *ResourceLister) Refresh() bool {
+	before, _ := l.namespacedKinds()
 	if c, ok := l.Discovery.(discovery.CachedDiscoveryInterface); ok {
 		c.Invalidate()
 	}
+	after, err := l.namespacedKinds()
+	return err == nil && !slices.Equal(before, after)
 }
 
 // List returns the objects the selectors can pick from.
@@ -104,6 +158,9 @@ func (l *ResourceLister) List(ctx context.Context, selectors []placement.Resourc
 }
 
 func (l *ResourceLister) list(ctx context.Context, gvk schema.GroupVersionKind, namespace string) ([]*unstructured.Unstructured, error) {
+	if err := l.watch(ctx, gvk); err != nil {
+		return nil, err
+	}
 	ul := &unstructured.UnstructuredList{}
 	ul.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 	if err := l.Reader.List(ctx, ul, client.InNamespace(namespace)); err != nil {
@@ -127,7 +184,9 @@ func (l *ResourceLister) namespacedKinds() ([]schema.GroupVersionKind, error) {
 	if err != nil {
 		// Also when only some groups failed: selecting without their kinds would snapshot
 		// a namespace without its objects of those kinds, and members would delete them.
-		l.Refresh()
+		if c, ok := l.Discovery.(discovery.CachedDiscoveryInterface); ok {
+			c.Invalidate()
+		}
 		return nil, fmt.Errorf("discover namespaced kinds: %w", err)
 	}
 	var out []schema.GroupVersionKind

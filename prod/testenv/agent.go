@@ -81,47 +81,61 @@ func (a *StandInAgent) Run(ctx context.Context) {
 
 // Round heartbeats once and reports on every Work once.
 func (a *StandInAgent) Round(ctx context.Context) {
-	ns := membership.Namespace(a.Member)
-	key := client.ObjectKey{Namespace: ns, Name: a.Member}
+	if !a.Heartbeat(ctx) {
+		return
+	}
+	var works v1beta1.WorkList
+	if err := a.Client.List(ctx, &works, client.InNamespace(membership.Namespace(a.Member))); err != nil {
+		return
+	}
+	for i := range works.Items {
+		_ = a.ReportWork(ctx, &works.Items[i])
+	}
+}
+
+// Heartbeat reports the member joined (not joined once the hub asks it to leave) and
+// healthy; false when the hub has not made its InternalMemberCluster yet, or it is gone.
+// A failed report is retried at the next heartbeat.
+func (a *StandInAgent) Heartbeat(ctx context.Context) bool {
+	key := client.ObjectKey{Namespace: membership.Namespace(a.Member), Name: a.Member}
 	imc := &clusterv1beta1.InternalMemberCluster{}
 	if err := a.Client.Get(ctx, key, imc); err != nil {
-		return // not made yet, or gone after leaving
+		return false // not made yet, or gone after leaving
 	}
 	// Asked to leave, the agent leaves (it has nothing on a member to remove) and says so.
 	joined := metav1.ConditionTrue
 	if imc.Spec.State == membership.StateLeave {
 		joined = metav1.ConditionFalse
 	}
-	_ = ReportAgent(a.Client, key, joined, metav1.ConditionTrue)
-	var works v1beta1.WorkList
-	if err := a.Client.List(ctx, &works, client.InNamespace(ns)); err != nil {
-		return
+	_ = ReportAgent(a.Client, key, joined, metav1.ConditionTrue) // retried next time
+	return true
+}
+
+// ReportWork reports on one Work of the member as if it had applied it, unless its status
+// already says so.
+func (a *StandInAgent) ReportWork(ctx context.Context, w *v1beta1.Work) error {
+	m, _, err := convert.WorkToModel(w)
+	if err != nil {
+		return err
 	}
-	for i := range works.Items {
-		w := &works.Items[i]
-		m, _, err := convert.WorkToModel(w)
-		if err != nil {
-			continue
+	var results []agentk8s.ManifestResult
+	for j, o := range m.Manifests {
+		res := agentk8s.ManifestResult{Identifier: resources.Identifier(o), Tracking: agentk8s.Classify(o)}
+		res.Identifier.Envelope = m.Envelopes[j]
+		switch a.outcome(o) {
+		case ApplyFails:
+			res.ApplyError = "Failed to apply manifest: " + o.GetKind() + " " + o.GetName() + " was rejected by the member cluster (stand-in agent)"
+		case Unavailable:
+			res.Tracking, res.Available = agentk8s.Trackable, false
+		default:
+			res.Available = true
 		}
-		var results []agentk8s.ManifestResult
-		for j, o := range m.Manifests {
-			res := agentk8s.ManifestResult{Identifier: resources.Identifier(o), Tracking: agentk8s.Classify(o)}
-			res.Identifier.Envelope = m.Envelopes[j]
-			switch a.outcome(o) {
-			case ApplyFails:
-				res.ApplyError = "Failed to apply manifest: " + o.GetKind() + " " + o.GetName() + " was rejected by the member cluster (stand-in agent)"
-			case Unavailable:
-				res.Tracking, res.Available = agentk8s.Trackable, false
-			default:
-				res.Available = true
-			}
-			results = append(results, res)
-		}
-		st := convert.WorkStatusFromResults(w, "", results, time.Now())
-		if equality.Semantic.DeepEqual(st, w.Status) {
-			continue
-		}
-		w.Status = st
-		_ = a.Client.Status().Update(ctx, w)
+		results = append(results, res)
 	}
+	st := convert.WorkStatusFromResults(w, "", results, time.Now())
+	if equality.Semantic.DeepEqual(st, w.Status) {
+		return nil
+	}
+	w.Status = st
+	return a.Client.Status().Update(ctx, w)
 }

@@ -1,0 +1,727 @@
+package hubbench
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/fleetsim/fleetsim/model/placement"
+	"github.com/fleetsim/fleetsim/prod/apis"
+	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
+	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+	"github.com/fleetsim/fleetsim/prod/testenv"
+)
+
+// Options say what to measure.
+type Options struct {
+	Members    int
+	Placements int
+	// Pick is how many members each placement picks (PickN with a label affinity every
+	// member matches); 0 or Members means PickAll.
+	Pick int
+	// Concurrent is how many placements are created at once (0: one at a time).
+	Concurrent int
+	// Restart SIGKILLs the hub once every placement is available and times a new hub.
+	Restart bool
+	// Kubeconfig, when set, is the API server to use instead of starting one; the agents
+	// then use its identity.
+	Kubeconfig string
+	// Assets holds kube-apiserver and etcd (default $KUBEBUILDER_ASSETS, else the cache of
+	// hack/test-assets.sh).
+	Assets string
+	// HubCommand runs the hub: the `fleet` binary and its arguments up to the hub's flags.
+	HubCommand []string
+	// HubFlags are passed to the hub after the bench's own (--workers and so on).
+	HubFlags []string
+	// ReportDelay is how long a stand-in agent takes to report a Work applied and available.
+	ReportDelay time.Duration
+	// Heartbeat is the agents' heartbeat period.
+	Heartbeat time.Duration
+	// Steady, when positive, measures the hub's CPU for that long once all is done.
+	Steady time.Duration
+	// Timeout bounds the whole run.
+	Timeout time.Duration
+	// Progress, when set, receives a line per phase.
+	Progress io.Writer
+}
+
+// Usage is a process's CPU and memory over a phase.
+type Usage struct {
+	CPUSeconds float64 `json:"cpuSeconds"`
+	CPUPercent float64 `json:"cpuPercentOfOneCore"`
+	RSSMiB     float64 `json:"rssMiB"`
+}
+
+// Percentiles of durations, in seconds.
+type Percentiles struct {
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+}
+
+// Result is what a run measured.
+type Result struct {
+	Members    int `json:"members"`
+	Placements int `json:"placements"`
+	Pick       int `json:"pick"`
+	Concurrent int `json:"concurrent"`
+	// JoinSeconds: from starting the hub to every member Joined and Healthy.
+	JoinSeconds float64 `json:"joinSeconds"`
+	// Available: per placement, creation to ClusterResourcePlacementAvailable.
+	Available Percentiles `json:"availableSeconds"`
+	// PlacementPhaseSeconds: from the first creation to the last placement available.
+	PlacementPhaseSeconds float64 `json:"placementPhaseSeconds"`
+	// Decisions and APICalls the hub made during the placement phase.
+	Decisions           float64 `json:"decisions"`
+	APICalls            float64 `json:"apiCalls"`
+	APICallsPerDecision float64 `json:"apiCallsPerDecision"`
+	Hub                 Usage   `json:"hub"`
+	APIServer           *Usage  `json:"apiserver,omitempty"`
+	Etcd                *Usage  `json:"etcd,omitempty"`
+	// SteadyHubCPUPercent: the hub's CPU once everything is done, members heartbeating.
+	SteadyHubCPUPercent float64 `json:"steadyHubCPUPercent,omitempty"`
+	// RestartSeconds: from a new hub's start (the old one SIGKILLed) until it had decided
+	// every placement again and nothing changed for quietPeriod.
+	RestartSeconds   float64 `json:"restartSeconds,omitempty"`
+	RestartDecisions float64 `json:"restartDecisions,omitempty"`
+}
+
+// quietPeriod: a restarted hub is done when it made no decision for this long.
+const quietPeriod = 5 * time.Second
+
+type bench struct {
+	o       Options
+	cfg     *rest.Config
+	env     *envtest.Environment
+	admin   client.Client
+	cache   ctrlcache.Cache
+	scheme  *runtime.Scheme
+	agents  map[string]*testenv.StandInAgent
+	hub     *exec.Cmd
+	metrics string
+	dir     string
+	log     func(string, ...any)
+
+	mu      sync.Mutex
+	pending map[string]bool // Works with a report scheduled
+}
+
+// Run measures a hub as o says.
+func Run(ctx context.Context, o Options) (res *Result, err error) {
+	if o.Members < 1 || o.Placements < 0 || o.Pick < 0 || o.Concurrent < 0 {
+		return nil, errors.New("--members must be 1 or more and --placements, --pick, --concurrent 0 or more")
+	}
+	if o.Pick > o.Members {
+		return nil, fmt.Errorf("--pick %d: more than the %d members", o.Pick, o.Members)
+	}
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = time.Minute
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	b := &bench{o: o, agents: map[string]*testenv.StandInAgent{}, pending: map[string]bool{}}
+	b.log = func(f string, a ...any) {
+		if o.Progress != nil {
+			fmt.Fprintf(o.Progress, "%s "+f+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...)
+		}
+	}
+	if b.dir, err = os.MkdirTemp("", "fleet-bench-hub-"); err != nil {
+		return nil, err
+	}
+	defer b.cleanup()
+	if err := b.start(ctx); err != nil {
+		return nil, err
+	}
+	return b.run(ctx)
+}
+
+func (b *bench) cleanup() {
+	b.stopHub(false)
+	if b.env != nil {
+		_ = b.env.Stop()
+	}
+	_ = os.RemoveAll(b.dir)
+}
+
+// start brings up the API server, the bench's own cache and the member objects.
+func (b *bench) start(ctx context.Context) error {
+	b.scheme = runtime.NewScheme()
+	if err := apis.AddToScheme(b.scheme); err != nil {
+		return err
+	}
+	if b.o.Kubeconfig != "" {
+		cfg, err := clientcmd.BuildConfigFromFlags("", b.o.Kubeconfig)
+		if err != nil {
+			return fmt.Errorf("kubeconfig: %w", err)
+		}
+		b.cfg = cfg
+	} else {
+		assets := b.o.Assets
+		if assets == "" {
+			assets = os.Getenv("KUBEBUILDER_ASSETS")
+		}
+		if assets == "" {
+			home, _ := os.UserHomeDir()
+			assets = filepath.Join(home, ".cache", "fleetsim", "k8s-1.37.1", "assets")
+		}
+		if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); err != nil {
+			return fmt.Errorf("no kube-apiserver in %s: run `hack/test-assets.sh` first, or pass --kubeconfig", assets)
+		}
+		b.env = &envtest.Environment{CRDDirectoryPaths: []string{testenv.CRDDir()}, ErrorIfCRDPathMissing: true, BinaryAssetsDirectory: assets}
+		b.log("starting kube-apiserver and etcd from %s", assets)
+		cfg, err := b.env.Start()
+		if err != nil {
+			return fmt.Errorf("start kube-apiserver and etcd: %w", err)
+		}
+		b.cfg = cfg
+	}
+	cfg := rest.CopyConfig(b.cfg)
+	cfg.QPS, cfg.Burst = 1000, 2000
+	var err error
+	if b.admin, err = client.New(cfg, client.Options{Scheme: b.scheme}); err != nil {
+		return err
+	}
+	if b.cache, err = ctrlcache.New(cfg, ctrlcache.Options{Scheme: b.scheme}); err != nil {
+		return err
+	}
+	go func() { _ = b.cache.Start(ctx) }()
+	inf, err := b.cache.GetInformer(ctx, &v1beta1.Work{})
+	if err != nil {
+		return err
+	}
+	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { b.workChanged(ctx, o) },
+		UpdateFunc: func(_, o any) { b.workChanged(ctx, o) },
+	}); err != nil {
+		return err
+	}
+	if _, err := b.cache.GetInformer(ctx, &v1beta1.ClusterResourcePlacement{}); err != nil {
+		return err
+	}
+	if _, err := b.cache.GetInformer(ctx, &clusterv1beta1.MemberCluster{}); err != nil {
+		return err
+	}
+	b.cache.WaitForCacheSync(ctx)
+	for i := range b.o.Members {
+		name := fmt.Sprintf("member-%04d", i)
+		if err := b.admin.Create(ctx, &clusterv1beta1.MemberCluster{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"fleet-bench": "member"}},
+			Spec: clusterv1beta1.MemberClusterSpec{HeartbeatPeriodSeconds: int32(b.o.Heartbeat / time.Second),
+				Identity: rbacv1.Subject{Kind: "User", Name: name + "-agent", APIGroup: "rbac.authorization.k8s.io"}},
+		}); err != nil {
+			return fmt.Errorf("create MemberCluster %s: %w", name, err)
+		}
+		acfg := cfg
+		if b.env != nil {
+			u, err := b.env.ControlPlane.AddUser(envtest.User{Name: name + "-agent"}, nil)
+			if err != nil {
+				return fmt.Errorf("identity of %s: %w", name, err)
+			}
+			acfg = u.Config()
+			acfg.QPS, acfg.Burst = 50, 100
+		}
+		c, err := client.New(acfg, client.Options{Scheme: b.scheme})
+		if err != nil {
+			return err
+		}
+		a := &testenv.StandInAgent{Client: c, Member: name}
+		b.agents[name] = a
+		go b.heartbeat(ctx, a)
+	}
+	return nil
+}
+
+// heartbeat reports the member every Heartbeat, and every second until the hub has made
+// its InternalMemberCluster.
+func (b *bench) heartbeat(ctx context.Context, a *testenv.StandInAgent) {
+	for {
+		wait := b.o.Heartbeat
+		if !a.Heartbeat(ctx) {
+			wait = time.Second
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
+}
+
+// workChanged schedules the member's report on a Work the hub wrote, ReportDelay later.
+func (b *bench) workChanged(ctx context.Context, o any) {
+	w, ok := o.(*v1beta1.Work)
+	if !ok {
+		return
+	}
+	a := b.agents[strings.TrimPrefix(w.Namespace, "fleet-member-")]
+	if a == nil {
+		return
+	}
+	key := client.ObjectKeyFromObject(w)
+	b.mu.Lock()
+	if b.pending[key.String()] {
+		b.mu.Unlock()
+		return
+	}
+	b.pending[key.String()] = true
+	b.mu.Unlock()
+	var report func()
+	report = func() {
+		b.mu.Lock()
+		delete(b.pending, key.String())
+		b.mu.Unlock()
+		cur := &v1beta1.Work{}
+		if err := b.cache.Get(ctx, key, cur); err != nil {
+			return
+		}
+		if err := a.ReportWork(ctx, cur); err != nil && ctx.Err() == nil {
+			b.mu.Lock()
+			b.pending[key.String()] = true
+			b.mu.Unlock()
+			time.AfterFunc(100*time.Millisecond, report)
+		}
+	}
+	time.AfterFunc(b.o.ReportDelay, report)
+}
+
+// startHub runs the hub process with a metrics endpoint of its own.
+func (b *bench) startHub() error {
+	kc := filepath.Join(b.dir, "hub.kubeconfig")
+	if err := writeKubeconfig(b.cfg, kc); err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	b.metrics = l.Addr().String()
+	_ = l.Close()
+	args := append(slices.Clone(b.o.HubCommand[1:]), "hub", "--kubeconfig", kc, "--leader-elect=false",
+		"--metrics-bind-address", b.metrics, "--health-probe-bind-address", "0", "--log-format", "text")
+	args = append(args, b.o.HubFlags...)
+	logf, err := os.Create(filepath.Join(os.TempDir(), "fleet-bench-hub.log"))
+	if err != nil {
+		return err
+	}
+	b.hub = exec.Command(b.o.HubCommand[0], args...)
+	b.hub.Stdout, b.hub.Stderr = logf, logf
+	if err := b.hub.Start(); err != nil {
+		return fmt.Errorf("start the hub: %w", err)
+	}
+	b.log("hub started (pid %d), log in %s", b.hub.Process.Pid, logf.Name())
+	return nil
+}
+
+// stopHub ends the hub: SIGKILL when kill, else SIGTERM.
+func (b *bench) stopHub(kill bool) {
+	if b.hub == nil || b.hub.Process == nil {
+		return
+	}
+	sig := syscall.SIGTERM
+	if kill {
+		sig = syscall.SIGKILL
+	}
+	_ = b.hub.Process.Signal(sig)
+	_, _ = b.hub.Process.Wait()
+	b.hub = nil
+}
+
+func (b *bench) run(ctx context.Context) (*Result, error) {
+	res := &Result{Members: b.o.Members, Placements: b.o.Placements, Pick: b.o.Pick, Concurrent: max(b.o.Concurrent, 1)}
+	start := time.Now()
+	if err := b.startHub(); err != nil {
+		return nil, err
+	}
+	if err := b.until(ctx, "every member joined and healthy", b.allHealthy); err != nil {
+		return nil, err
+	}
+	res.JoinSeconds = time.Since(start).Seconds()
+	b.log("%d members joined and healthy after %.1fs", b.o.Members, res.JoinSeconds)
+
+	m0, err := b.scrape()
+	if err != nil {
+		return nil, err
+	}
+	u0 := b.usage()
+	t0 := time.Now()
+	times, err := b.place(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res.PlacementPhaseSeconds = time.Since(t0).Seconds()
+	m1, err := b.scrape()
+	if err != nil {
+		return nil, err
+	}
+	u1 := b.usage()
+	res.Available = percentiles(times)
+	res.Decisions = m1.decisions - m0.decisions
+	res.APICalls = m1.requests - m0.requests
+	if res.Decisions > 0 {
+		res.APICallsPerDecision = res.APICalls / res.Decisions
+	}
+	span := time.Since(t0)
+	res.Hub = diff(u0["hub"], u1["hub"], span)
+	if _, ok := u1["kube-apiserver"]; ok {
+		a, e := diff(u0["kube-apiserver"], u1["kube-apiserver"], span), diff(u0["etcd"], u1["etcd"], span)
+		res.APIServer, res.Etcd = &a, &e
+	}
+	b.log("%d placements available; p50 %.2fs p90 %.2fs", len(times), res.Available.P50, res.Available.P90)
+	if b.o.Steady > 0 {
+		s0 := b.usage()
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(b.o.Steady):
+		}
+		res.SteadyHubCPUPercent = diff(s0["hub"], b.usage()["hub"], b.o.Steady).CPUPercent
+	}
+	if b.o.Restart {
+		b.log("SIGKILL of the hub; starting a new one")
+		b.stopHub(true)
+		rs := time.Now()
+		if err := b.startHub(); err != nil {
+			return nil, err
+		}
+		last, lastChange := -1.0, time.Now()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil, fmt.Errorf("restart: %w", ctx.Err())
+			case <-time.After(200 * time.Millisecond):
+			}
+			m, err := b.scrape()
+			if err != nil {
+				continue // not listening yet
+			}
+			if m.decisions != last {
+				last, lastChange = m.decisions, time.Now()
+				continue
+			}
+			if last > 0 && time.Since(lastChange) >= quietPeriod {
+				break
+			}
+		}
+		res.RestartSeconds, res.RestartDecisions = lastChange.Sub(rs).Seconds(), last
+		if err := b.until(ctx, "every placement available after the restart", func(ctx context.Context) error {
+			for i := range b.o.Placements {
+				if err := b.available(ctx, placementName(i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		b.log("restarted hub settled after %.1fs (%v decisions)", res.RestartSeconds, last)
+	}
+	return res, nil
+}
+
+func placementName(i int) string { return fmt.Sprintf("bench-%04d", i) }
+
+// place creates the placements, Concurrent at a time, and times each to Available.
+func (b *bench) place(ctx context.Context) ([]time.Duration, error) {
+	conc := max(b.o.Concurrent, 1)
+	times := make([]time.Duration, b.o.Placements)
+	errs := make([]error, b.o.Placements)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range conc {
+		wg.Go(func() {
+			for i := range next {
+				t, err := b.placeOne(ctx, i)
+				times[i], errs[i] = t, err
+			}
+		})
+	}
+	for i := range b.o.Placements {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return times, errors.Join(errs...)
+}
+
+func (b *bench) placeOne(ctx context.Context, i int) (time.Duration, error) {
+	name := placementName(i)
+	policy := &v1beta1.PlacementPolicy{PlacementType: placement.PickAll}
+	if b.o.Pick > 0 && b.o.Pick < b.o.Members {
+		n := int32(b.o.Pick)
+		policy = &v1beta1.PlacementPolicy{PlacementType: placement.PickN, NumberOfClusters: &n,
+			Affinity: &v1beta1.Affinity{ClusterAffinity: &v1beta1.ClusterAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1beta1.ClusterSelector{
+				ClusterSelectorTerms: []v1beta1.ClusterSelectorTerm{{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"fleet-bench": "member"}}}},
+			}}}}
+	}
+	start := time.Now()
+	for _, o := range []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: "settings"}, Data: map[string]string{"n": name}},
+		&v1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1beta1.ClusterResourcePlacementSpec{
+			ResourceSelectors: []v1beta1.ClusterResourceSelector{{Version: "v1", Kind: "Namespace", Name: name}}, Policy: policy}},
+	} {
+		if err := b.admin.Create(ctx, o); err != nil {
+			return 0, fmt.Errorf("create %s %s: %w", o.GetObjectKind().GroupVersionKind().Kind, o.GetName(), err)
+		}
+	}
+	for {
+		if err := b.available(ctx, name); err == nil {
+			return time.Since(start), nil
+		}
+		select {
+		case <-ctx.Done():
+			return 0, fmt.Errorf("placement %s: %w", name, b.available(ctx, name))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// available says why the placement is not available yet on the members it should pick.
+func (b *bench) available(ctx context.Context, name string) error {
+	crp := &v1beta1.ClusterResourcePlacement{}
+	if err := b.cache.Get(ctx, client.ObjectKey{Name: name}, crp); err != nil {
+		return err
+	}
+	want := b.o.Members
+	if b.o.Pick > 0 {
+		want = b.o.Pick
+	}
+	c := meta.FindStatusCondition(crp.Status.Conditions, "ClusterResourcePlacementAvailable")
+	if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != crp.Generation || len(crp.Status.PlacementStatuses) != want {
+		return fmt.Errorf("placement %s not available on %d members yet", name, want)
+	}
+	return nil
+}
+
+func (b *bench) allHealthy(ctx context.Context) error {
+	var l clusterv1beta1.MemberClusterList
+	if err := b.cache.List(ctx, &l); err != nil {
+		return err
+	}
+	n := 0
+	for _, mc := range l.Items {
+		if meta.IsStatusConditionTrue(mc.Status.Conditions, "Joined") && meta.IsStatusConditionTrue(mc.Status.Conditions, "Healthy") {
+			n++
+		}
+	}
+	if n < b.o.Members {
+		return fmt.Errorf("%d of %d members joined and healthy", n, b.o.Members)
+	}
+	return nil
+}
+
+func (b *bench) until(ctx context.Context, what string, f func(context.Context) error) error {
+	for {
+		err := f(ctx)
+		if err == nil {
+			return nil
+		}
+		if b.hub != nil && b.hub.ProcessState != nil {
+			return fmt.Errorf("%s: the hub exited", what)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: %w (last: %v)", what, ctx.Err(), err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+type metricSums struct{ decisions, requests float64 }
+
+// scrape reads the hub's decisions (controller-runtime's reconcile count, over every
+// controller) and API requests (client-go's) from its metrics endpoint.
+func (b *bench) scrape() (metricSums, error) {
+	var m metricSums
+	resp, err := http.Get("http://" + b.metrics + "/metrics")
+	if err != nil {
+		return m, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		var into *float64
+		switch {
+		case strings.HasPrefix(line, "controller_runtime_reconcile_total{"):
+			into = &m.decisions
+		case strings.HasPrefix(line, "rest_client_requests_total{"):
+			into = &m.requests
+		default:
+			continue
+		}
+		f := strings.Fields(line)
+		if v, err := strconv.ParseFloat(f[len(f)-1], 64); err == nil {
+			*into += v
+		}
+	}
+	return m, sc.Err()
+}
+
+type sample struct {
+	cpu float64 // seconds
+	rss float64 // MiB
+}
+
+// usage samples the hub, and the kube-apiserver and etcd this process started.
+func (b *bench) usage() map[string]sample {
+	out := map[string]sample{}
+	if b.hub != nil && b.hub.Process != nil {
+		if s, ok := procSample(b.hub.Process.Pid); ok {
+			out["hub"] = s
+		}
+	}
+	if b.env == nil {
+		return out
+	}
+	entries, _ := os.ReadDir("/proc")
+	me := os.Getpid()
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		comm, rest, ok := splitStat(string(stat))
+		if !ok || len(rest) < 2 {
+			continue
+		}
+		if ppid, _ := strconv.Atoi(rest[1]); ppid != me || (comm != "kube-apiserver" && comm != "etcd") {
+			continue
+		}
+		if s, ok := procSample(pid); ok {
+			out[comm] = s
+		}
+	}
+	return out
+}
+
+// splitStat splits /proc/PID/stat into the command and the fields after it.
+func splitStat(s string) (string, []string, bool) {
+	i, j := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if i < 0 || j < i {
+		return "", nil, false
+	}
+	return s[i+1 : j], strings.Fields(s[j+1:]), true
+}
+
+const clockTicks = 100 // USER_HZ on Linux
+
+func procSample(pid int) (sample, bool) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return sample{}, false
+	}
+	_, f, ok := splitStat(string(stat))
+	if !ok || len(f) < 13 {
+		return sample{}, false
+	}
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	s := sample{cpu: (ut + st) / clockTicks}
+	if status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid)); err == nil {
+		for _, line := range strings.Split(string(status), "\n") {
+			if strings.HasPrefix(line, "VmRSS:") {
+				if kb, err := strconv.ParseFloat(strings.Fields(line)[1], 64); err == nil {
+					s.rss = kb / 1024
+				}
+			}
+		}
+	}
+	return s, true
+}
+
+func diff(a, b sample, span time.Duration) Usage {
+	cpu := b.cpu - a.cpu
+	return Usage{CPUSeconds: round(cpu), CPUPercent: round(100 * cpu / span.Seconds()), RSSMiB: round(b.rss)}
+}
+
+func round(f float64) float64 { return math.Round(f*100) / 100 }
+
+func percentiles(ds []time.Duration) Percentiles {
+	if len(ds) == 0 {
+		return Percentiles{}
+	}
+	s := make([]float64, len(ds))
+	sum := 0.0
+	for i, d := range ds {
+		s[i] = d.Seconds()
+		sum += s[i]
+	}
+	slices.Sort(s)
+	at := func(p float64) float64 {
+		i := int(math.Ceil(p*float64(len(s)))) - 1
+		return round(s[max(i, 0)])
+	}
+	return Percentiles{P50: at(0.5), P90: at(0.9), P99: at(0.99), Max: round(s[len(s)-1]), Mean: round(sum / float64(len(s)))}
+}
+
+// writeKubeconfig writes cfg (certificate or token auth) as a kubeconfig file.
+func writeKubeconfig(cfg *rest.Config, path string) error {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["hub"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData, CertificateAuthority: cfg.CAFile}
+	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData,
+		ClientCertificate: cfg.CertFile, ClientKey: cfg.KeyFile, Token: cfg.BearerToken}
+	kc.Contexts["hub"] = &clientcmdapi.Context{Cluster: "hub", AuthInfo: "admin"}
+	kc.CurrentContext = "hub"
+	return clientcmd.WriteToFile(*kc, path)
+}
+
+// WriteText prints a result for people.
+func WriteText(w io.Writer, r *Result) {
+	fmt.Fprintf(w, "members %d, placements %d, pick %d, concurrent %d\n", r.Members, r.Placements, r.Pick, r.Concurrent)
+	fmt.Fprintf(w, "join (all Joined and Healthy): %.1fs\n", r.JoinSeconds)
+	fmt.Fprintf(w, "creation to Available: p50 %.2fs  p90 %.2fs  p99 %.2fs  max %.2fs  mean %.2fs  (phase %.1fs)\n",
+		r.Available.P50, r.Available.P90, r.Available.P99, r.Available.Max, r.Available.Mean, r.PlacementPhaseSeconds)
+	fmt.Fprintf(w, "hub decisions %.0f, API calls %.0f, %.1f per decision\n", r.Decisions, r.APICalls, r.APICallsPerDecision)
+	use := func(name string, u Usage) {
+		fmt.Fprintf(w, "%-15s cpu %.2fs (%.0f%% of one core)  rss %.0f MiB\n", name, u.CPUSeconds, u.CPUPercent, u.RSSMiB)
+	}
+	use("hub", r.Hub)
+	if r.APIServer != nil {
+		use("kube-apiserver", *r.APIServer)
+		use("etcd", *r.Etcd)
+	}
+	if r.SteadyHubCPUPercent > 0 {
+		fmt.Fprintf(w, "steady state hub cpu: %.1f%% of one core\n", r.SteadyHubCPUPercent)
+	}
+	if r.RestartSeconds > 0 {
+		fmt.Fprintf(w, "restart (SIGKILL, new hub until quiet): %.1fs, %.0f decisions\n", r.RestartSeconds, r.RestartDecisions)
+	}
+}
