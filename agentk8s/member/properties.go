@@ -68,4 +68,3 @@ func Usage(nodes []corev1.Node, pods []corev1.Pod) (map[string]string, clusterv1
 	props := map[string]string{member.NodeCountProperty: strconv.Itoa(len(nodes))}
 	return props, clusterv1beta1.ResourceUsage{Capacity: capacity, Allocatable: allocatable, Available: available}, nil
 }
-

@@ -11,7 +11,7 @@ import (
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "fleet",
-		Short: "Run fleetsim's production hub",
+		Short: "Run fleetsim's production hub and member agents",
 		Long: `fleet runs fleetsim's production components against real servers.
 
 Exit codes:
@@ -23,7 +23,7 @@ Exit codes:
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newHubCommand(stderr), newAgentCommand(stderr), newBenchCommand(stdout, stderr), &cobra.Command{
+	root.AddCommand(newHubCommand(stderr), newAgentCommand(stderr), newMemberCommand(stderr), newBenchCommand(stdout, stderr), &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of fleet",
 		Args:  cobra.NoArgs,

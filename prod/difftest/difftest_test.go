@@ -69,29 +69,58 @@ func TestSimulatorAndHubAgree(t *testing.T) {
 			// Each scenario has its own API server and hub; two at a time (-parallel
 			// defaults to GOMAXPROCS) keep the test within a few minutes.
 			t.Parallel()
-			plan := loadPlan(t, file)
-			want, err := Simulate(plan)
-			if err != nil {
-				t.Fatal(err)
-			}
-			start := time.Now()
-			f := startFleet(t)
-			t.Logf("API server and hub started in %s", time.Since(start).Round(time.Millisecond))
-			for i, ph := range plan.Phases {
-				phaseStart := time.Now()
-				f.doPhase(ph)
-				var done []string
-				for _, a := range ph.Actions {
-					done = append(done, a.String())
-				}
-				stable, what := stablePhase, fmt.Sprintf("phase at %s (%s); the simulator's state just before %s", ph.At, strings.Join(done, "; "), nextAt(plan, i))
-				if i == len(plan.Phases)-1 {
-					stable = stableEnd
-				}
-				f.settle(what, want[i], stable)
-				t.Logf("agreed after the phase at %s, in %s:\n%s", ph.At, time.Since(phaseStart).Round(time.Millisecond), indent(want[i].Summary()))
-			}
+			runScenario(t, file, false)
 		})
+	}
+}
+
+// withRealAgents are the library scenarios also played with real member agents on member
+// API servers of their own: members joining, leaving and replaced (placement-types), label
+// changes (affinity), taints (taints-tolerations).
+var withRealAgents = []string{
+	"placement-types.yaml",
+	"affinity.yaml",
+	"taints-tolerations.yaml",
+}
+
+// TestSimulatorAndRealAgentsAgree is TestSimulatorAndHubAgree with real member agents
+// (agentk8s/member, as `fleet member` runs them) instead of stand-ins: what they apply on
+// their API servers and report must lead the hub to the simulator's state.
+func TestSimulatorAndRealAgentsAgree(t *testing.T) {
+	for _, file := range withRealAgents {
+		t.Run(strings.TrimSuffix(file, ".yaml"), func(t *testing.T) {
+			runScenario(t, file, true)
+		})
+	}
+}
+
+// runScenario runs a scenario in the simulator, then on a real hub phase by phase, and
+// requires the hub to reach the simulator's state after every phase.
+func runScenario(t *testing.T, file string, real bool) {
+	plan := loadPlan(t, file)
+	want, err := Simulate(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	f := startFleet(t, real)
+	t.Logf("API server and hub started in %s", time.Since(start).Round(time.Millisecond))
+	for i, ph := range plan.Phases {
+		phaseStart := time.Now()
+		f.doPhase(ph)
+		var done []string
+		for _, a := range ph.Actions {
+			done = append(done, a.String())
+		}
+		stable, what := stablePhase, fmt.Sprintf("phase at %s (%s); the simulator's state just before %s", ph.At, strings.Join(done, "; "), nextAt(plan, i))
+		if i == len(plan.Phases)-1 {
+			stable = stableEnd
+		}
+		f.settle(what, want[i], stable)
+		if real {
+			f.checkMembersHoldTheirPlacements()
+		}
+		t.Logf("agreed after the phase at %s, in %s:\n%s", ph.At, time.Since(phaseStart).Round(time.Millisecond), indent(want[i].Summary()))
 	}
 }
 

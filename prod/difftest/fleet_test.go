@@ -24,32 +24,47 @@ import (
 
 	"github.com/fleetsim/fleetsim/model/member"
 	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
+	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
 	"github.com/fleetsim/fleetsim/prod/testenv"
 	"github.com/fleetsim/fleetsim/scenarios"
 )
 
-// fleet is a production hub on a real API server, with one stand-in agent per member,
-// driven by a plan's actions.
+// fleet is a production hub on a real API server, with one stand-in agent per member, or
+// with real member agents (agentk8s/member) on member API servers of their own, driven by
+// a plan's actions.
 type fleet struct {
 	t     *testing.T
 	env   *testenv.Env
 	admin client.Client
 	// agents are the members whose stand-in agent runs.
 	agents map[string]bool
+	// real: members are real API servers with real agents; clusters are their servers,
+	// running their agents (an agent stops once its member left).
+	real     bool
+	timeout  time.Duration
+	clusters map[string]*testenv.Env
+	running  map[string]<-chan error
 	// kinds remembers the apiVersion of every kind applied, for delete steps (which name
 	// only the kind).
 	kinds map[string]schema.GroupVersionKind
 }
 
-// startFleet starts kube-apiserver and etcd, and the hub's manager with every controller.
-func startFleet(t *testing.T) *fleet {
+// startFleet starts kube-apiserver and etcd, and the hub's manager with every controller;
+// with real, members get API servers (on the hub's etcd) and real agents.
+func startFleet(t *testing.T, real bool) *fleet {
 	t.Helper()
 	env := testenv.StartEnv(t)
-	f := &fleet{t: t, env: env, admin: testenv.Client(t, env.Config), agents: map[string]bool{}, kinds: map[string]schema.GroupVersionKind{
-		"MemberCluster": clusterv1beta1.GroupVersion.WithKind("MemberCluster"),
-		"Namespace":     {Version: "v1", Kind: "Namespace"},
-		"ConfigMap":     {Version: "v1", Kind: "ConfigMap"},
-	}}
+	f := &fleet{t: t, env: env, admin: testenv.Client(t, env.Config), agents: map[string]bool{}, real: real, timeout: settleTimeout,
+		clusters: map[string]*testenv.Env{}, running: map[string]<-chan error{}, kinds: map[string]schema.GroupVersionKind{
+			"MemberCluster": clusterv1beta1.GroupVersion.WithKind("MemberCluster"),
+			"Namespace":     {Version: "v1", Kind: "Namespace"},
+			"ConfigMap":     {Version: "v1", Kind: "ConfigMap"},
+		}}
+	if real {
+		// Real agents write to API servers of their own, and the machine running the test
+		// may be loaded: every step of the hub and the agents takes longer.
+		f.timeout = realSettleTimeout
+	}
 	runManager(t, env.Config)
 	return f
 }
@@ -158,6 +173,10 @@ func (f *fleet) join(members ...Member) {
 		}
 	}
 	for _, m := range members {
+		if f.real {
+			f.startRealAgent(m.Name)
+			continue
+		}
 		if f.agents[m.Name] {
 			continue
 		}
@@ -182,6 +201,26 @@ func (f *fleet) join(members ...Member) {
 			return nil
 		})
 	}
+}
+
+// startRealAgent starts the member's API server, once, and its real agent unless one runs:
+// an agent stops after its member left, and a member that joins again gets a new one.
+func (f *fleet) startRealAgent(name string) {
+	f.t.Helper()
+	if done, ok := f.running[name]; ok {
+		select {
+		case err := <-done:
+			f.t.Logf("member %s's agent had stopped (%v); starting a new one", name, err)
+		default:
+			return
+		}
+	}
+	env, ok := f.clusters[name]
+	if !ok {
+		env = f.env.StartMemberOn(f.t, name)
+		f.clusters[name] = env
+	}
+	_, f.running[name] = testenv.RunMemberAgentPolling(f.t, name, f.env.User(f.t, name+"-agent"), env.Config, testLogger(f.t), 250*time.Millisecond, 5*time.Second)
 }
 
 // apply creates or updates one manifest as the admin. A MemberCluster manifest makes a new
@@ -265,8 +304,12 @@ func (f *fleet) updateMember(name string, change func(*clusterv1beta1.MemberClus
 	}
 }
 
-// settleTimeout bounds how long the hub may take to reach the simulator's state.
-const settleTimeout = 60 * time.Second
+// settleTimeout bounds how long the hub may take to reach the simulator's state;
+// realSettleTimeout with real agents.
+const (
+	settleTimeout     = 60 * time.Second
+	realSettleTimeout = 3 * time.Minute
+)
 
 // settle waits until the hub's state equals want and has stayed equal for stable, and fails
 // the test with the difference if it does not within settleTimeout.
@@ -276,7 +319,7 @@ func (f *fleet) settle(what string, want State, stable time.Duration) {
 	var got State
 	var err error
 	var equalSince time.Time
-	for deadline := time.Now().Add(settleTimeout); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+	for deadline := time.Now().Add(f.timeout); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
 		got, err = ReadHub(ctx, f.admin)
 		switch {
 		case err != nil || !equalStates(want, got):
@@ -291,7 +334,7 @@ func (f *fleet) settle(what string, want State, stable time.Duration) {
 		f.t.Fatalf("%s: reading the hub: %v", what, err)
 	}
 	f.t.Fatalf("%s: the hub did not reach the simulator's state in %s (-simulator +hub):\n%s\nsimulator:\n%s\nhub:\n%s",
-		what, settleTimeout, cmp.Diff(want, got, cmpopts.EquateEmpty()), indent(want.Summary()), indent(got.Summary()))
+		what, f.timeout, cmp.Diff(want, got, cmpopts.EquateEmpty()), indent(want.Summary()), indent(got.Summary()))
 }
 
 func equalStates(a, b State) bool { return cmp.Equal(a, b, cmpopts.EquateEmpty()) }
@@ -304,10 +347,58 @@ func indent(s string) string {
 func (f *fleet) eventually(what string, fn func() error) {
 	f.t.Helper()
 	var err error
-	for deadline := time.Now().Add(settleTimeout); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(f.timeout); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if err = fn(); err == nil {
 			return
 		}
 	}
-	f.t.Fatalf("%s: still %v after %s", what, err, settleTimeout)
+	f.t.Fatalf("%s: still %v after %s", what, err, f.timeout)
+}
+
+// checkMembersHoldTheirPlacements checks the member side of an agreed state: every Bound
+// binding the hub reports Applied has each manifest of its Work on the member's API server,
+// owned by the Work's AppliedWork.
+func (f *fleet) checkMembersHoldTheirPlacements() {
+	f.t.Helper()
+	ctx := context.Background()
+	var bindings v1beta1.ClusterResourceBindingList
+	if err := f.admin.List(ctx, &bindings); err != nil {
+		f.t.Fatalf("list bindings: %v", err)
+	}
+	for _, b := range bindings.Items {
+		if b.Spec.State != "Bound" || !meta.IsStatusConditionTrue(b.Status.Conditions, "Applied") {
+			continue
+		}
+		env, ok := f.clusters[b.Spec.TargetCluster]
+		if !ok {
+			f.t.Fatalf("binding %s targets %s, which has no API server", b.Name, b.Spec.TargetCluster)
+		}
+		var works v1beta1.WorkList
+		if err := f.admin.List(ctx, &works, client.InNamespace("fleet-member-"+b.Spec.TargetCluster),
+			client.MatchingLabels{v1beta1.ParentBindingLabel: b.Name}); err != nil {
+			f.t.Fatalf("list Works of %s: %v", b.Name, err)
+		}
+		memberClient := testenv.Client(f.t, env.Config)
+		for _, w := range works.Items {
+			for i, m := range w.Spec.Workload.Manifests {
+				want := &unstructured.Unstructured{}
+				if err := want.UnmarshalJSON(m.Raw); err != nil {
+					f.t.Fatalf("Work %s manifest %d: %v", w.Name, i, err)
+				}
+				f.eventually(fmt.Sprintf("%s %s on %s, owned by AppliedWork %s", want.GetKind(), want.GetName(), b.Spec.TargetCluster, w.Name), func() error {
+					got := &unstructured.Unstructured{}
+					got.SetGroupVersionKind(want.GroupVersionKind())
+					if err := memberClient.Get(ctx, client.ObjectKeyFromObject(want), got); err != nil {
+						return err
+					}
+					if !slices.ContainsFunc(got.GetOwnerReferences(), func(r metav1.OwnerReference) bool {
+						return r.Kind == "AppliedWork" && r.Name == w.Name
+					}) {
+						return fmt.Errorf("owners %+v", got.GetOwnerReferences())
+					}
+					return nil
+				})
+			}
+		}
+	}
 }

@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -9,7 +10,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/fleetsim/fleetsim/agentk8s/member"
 )
@@ -24,6 +25,37 @@ func StartMemberCluster(t testing.TB) *Env {
 	return startEnv(t, []string{MemberCRDDir()})
 }
 
+// StartMemberOn starts a member cluster's kube-apiserver on the etcd of e (a started hub
+// environment), under an etcd prefix of its own (/member-<name>), with the member agent's
+// CRDs installed, and stops it when the test ends: lighter than StartMemberCluster when a
+// test needs many members.
+func (e *Env) StartMemberOn(t testing.TB, name string) *Env {
+	t.Helper()
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	// A loaded machine can take long to start one more API server.
+	api := &envtest.APIServer{EtcdURL: e.env.ControlPlane.Etcd.URL, Path: filepath.Join(assets, "kube-apiserver"),
+		StartTimeout: 2 * time.Minute, StopTimeout: time.Minute}
+	api.Configure().Set("etcd-prefix", "/member-"+name)
+	if err := api.Start(); err != nil {
+		t.Fatalf("start the kube-apiserver of member %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if err := api.Stop(); err != nil {
+			t.Errorf("stop the kube-apiserver of member %s: %v", name, err)
+		}
+	})
+	plane := &envtest.ControlPlane{APIServer: api}
+	u, err := plane.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatalf("member %s: add the administrator: %v", name, err)
+	}
+	cfg := u.Config()
+	if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: []string{MemberCRDDir()}, ErrorIfPathMissing: true}); err != nil {
+		t.Fatalf("member %s: install CRDs: %v", name, err)
+	}
+	return &Env{Config: cfg, plane: plane}
+}
+
 // MemberCRDDir is config/member/crd of this repository.
 func MemberCRDDir() string {
 	_, file, _, _ := runtime.Caller(0)
@@ -33,32 +65,30 @@ func MemberCRDDir() string {
 // RunMemberAgent runs a real member agent (agentk8s/member) for member name: hub is a config
 // with the member's identity on the hub, memberCfg an administrator's config of the member
 // cluster. The agent polls every 100ms and checks drift every driftPeriod (15s when 0). The
-// returned stop function ends it and waits; the test's cleanup stops it too. done is closed
-// when the agent returns (after leaving, or once stopped), with its error.
+// returned stop function ends it and waits; the test's cleanup stops it too. done receives
+// the agent's error when it returns (ErrLeft after leaving, nil once stopped).
 func RunMemberAgent(t testing.TB, name string, hub, memberCfg *rest.Config, log logr.Logger, driftPeriod time.Duration) (stop func(), done <-chan error) {
 	t.Helper()
-	a := &member.Agent{Hub: Client(t, hub), Member: uncached(t, memberCfg), Name: name, Log: log.WithValues("member", name),
-		Poll: 100 * time.Millisecond, DriftPeriod: driftPeriod}
+	return RunMemberAgentPolling(t, name, hub, memberCfg, log, 100*time.Millisecond, driftPeriod)
+}
+
+// RunMemberAgentPolling is RunMemberAgent with the agent polling the hub every poll.
+func RunMemberAgentPolling(t testing.TB, name string, hub, memberCfg *rest.Config, log logr.Logger, poll, driftPeriod time.Duration) (stop func(), done <-chan error) {
+	t.Helper()
+	a := &member.Agent{Hub: Client(t, hub), Member: Client(t, memberCfg), Name: name, Log: log.WithValues("member", name),
+		Poll: poll, DriftPeriod: driftPeriod}
 	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan error, 1)
-	go func() { ch <- a.Run(ctx) }()
-	out := make(chan error, 1)
-	stopped := false
-	var result error
+	result := make(chan error, 1)
 	finished := make(chan struct{})
-	go func() { result = <-ch; out <- result; close(finished) }()
+	go func() {
+		err := a.Run(ctx)
+		result <- err
+		close(finished)
+	}()
 	stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
 		cancel()
 		<-finished
 	}
 	t.Cleanup(stop)
-	return stop, out
-}
-
-func uncached(t testing.TB, cfg *rest.Config) client.Client {
-	return Client(t, cfg)
+	return stop, result
 }

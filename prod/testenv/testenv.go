@@ -26,6 +26,8 @@ type Env struct {
 	// Config authenticates as a cluster administrator (system:masters).
 	Config *rest.Config
 	env    *envtest.Environment
+	// plane is the control plane users are added to (env's, or a member API server's).
+	plane *envtest.ControlPlane
 }
 
 // StartEnv is Start, keeping the environment so tests can add identities.
@@ -61,14 +63,14 @@ func startEnv(t testing.TB, crdDirs []string) *Env {
 			t.Errorf("stop kube-apiserver and etcd: %v", err)
 		}
 	})
-	return &Env{Config: cfg, env: env}
+	return &Env{Config: cfg, env: env, plane: &env.ControlPlane}
 }
 
 // User is a config that authenticates as name in groups with a client certificate the API
 // server trusts, and holds no permissions until RBAC grants some.
 func (e *Env) User(t testing.TB, name string, groups ...string) *rest.Config {
 	t.Helper()
-	u, err := e.env.ControlPlane.AddUser(envtest.User{Name: name, Groups: groups}, nil)
+	u, err := e.plane.AddUser(envtest.User{Name: name, Groups: groups}, nil)
 	if err != nil {
 		t.Fatalf("add user %s: %v", name, err)
 	}
