@@ -24,7 +24,7 @@ image:
 # instead of skip.
 test:
 	@assets=$$(hack/test-assets.sh) || { echo "make test: hack/test-assets.sh failed" >&2; exit 1; }; \
-	KUBEBUILDER_ASSETS="$$assets" FLEETSIM_REQUIRE_SERVERS=1 $(GO) test -count=1 $(PKGS)
+	KUBEBUILDER_ASSETS="$$assets" FLEETSIM_REQUIRE_SERVERS=1 $(GO) test -count=1 -timeout 40m $(PKGS)
 
 test-short:
 	$(GO) test -short -count=1 $(PKGS)
