@@ -115,10 +115,14 @@ FLEETCTL_ENDPOINT. Exit codes: 0 success, 1 an operation failed, 2 bad usage.`,
 	replaceFlag(start)
 	blockFlags(start)
 	stop := &cobra.Command{Use: "stop UNIT...", Short: "Stop units (they stay loaded)", Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return changeState(g, cmd.OutOrStdout(), args, "loaded") }}
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return changeState(g, cmd.OutOrStdout(), args, "loaded")
+		}}
 	blockFlags(stop)
 	unload := &cobra.Command{Use: "unload UNIT...", Short: "Unschedule units (desired state inactive)", Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return changeState(g, cmd.OutOrStdout(), args, "inactive") }}
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return changeState(g, cmd.OutOrStdout(), args, "inactive")
+		}}
 	blockFlags(unload)
 	destroy := &cobra.Command{Use: "destroy UNIT...", Short: "Remove units from the registry and their machines", Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return destroyUnits(g, cmd.OutOrStdout(), args) }}
