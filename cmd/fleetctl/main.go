@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/spf13/cobra"
 )
 
 func main() {
@@ -24,14 +26,23 @@ func main() {
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRootCommand(stdout, stderr)
 	root.SetArgs(args)
+	started := false // set once flags and arguments are valid and a command runs
+	pre := root.PersistentPreRunE
+	root.PersistentPreRunE = func(cmd *cobra.Command, a []string) error {
+		if err := pre(cmd, a); err != nil {
+			return err
+		}
+		started = true
+		return nil
+	}
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}
 	fmt.Fprintln(stderr, "Error:", err)
 	var ue *usageError
-	if errors.As(err, &ue) {
-		return 2
+	if errors.As(err, &ue) || !started {
+		return 2 // bad flags, arguments or unknown command (cobra's own errors)
 	}
 	return 1
 }
