@@ -116,11 +116,16 @@ func TestAgentsOnRealSystemd(t *testing.T) {
 		"--health-probe-bind-address", "0", "--log-format", "text", "--machine-ttl", "6s", "--engine-lease-ttl", "3s"}
 	hub := startFleet(t, hubArgs...)
 	agents := map[string]*runningHub{}
+	probes, metrics := freeAddr(t), freeAddr(t)
 	for _, id := range []string{"m1", "m2"} {
 		sb := sbs[id]
+		p, m := "0", "0"
+		if id == "m1" {
+			p, m = probes, metrics
+		}
 		agents[id] = startFleet(t, "agent", "--kubeconfig", kubeconfig, "--machine-id", id, "--public-ip", "10.0.0."+id[1:],
 			"--metadata", "role=web,name="+id, "--dbus-address", sb.BusAddress, "--unit-dir", sb.UnitDir,
-			"--interval", "1s", "--machine-ttl", "6s", "--metrics-bind-address", "0", "--health-probe-bind-address", "0", "--log-format", "text")
+			"--interval", "1s", "--machine-ttl", "6s", "--metrics-bind-address", m, "--health-probe-bind-address", p, "--log-format", "text")
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -140,6 +145,12 @@ func TestAgentsOnRealSystemd(t *testing.T) {
 		}
 		return nil
 	})
+
+	// The agent's probes and metrics.
+	waitFor(t, "agent m1 healthy", func() error { return httpOK("http://" + probes + "/healthz") })
+	if body, err := httpGet("http://" + metrics + "/metrics"); err != nil || !strings.Contains(body, "fleet_agent_rounds_total") {
+		t.Fatalf("agent metrics: %v\n%s", err, body)
+	}
 
 	// A unit running a real process.
 	putUnit(t, c, "hello.service", "[Unit]\nDescription=hello\n\n[Service]\nExecStart=/bin/sleep 3600\n\n[X-Fleet]\nMachineMetadata=name=m1\n", "launched")

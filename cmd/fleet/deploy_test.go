@@ -81,7 +81,7 @@ func TestDeploymentManifestsRunTheHub(t *testing.T) {
 		}
 	}
 	if kinds["CustomResourceDefinition"] != 18 || kinds["Deployment"] != 1 || kinds["ClusterRole"] != 1 {
-		t.Fatalf("config/default renders %v, want 16 CRDs, 1 Deployment, 1 ClusterRole", kinds)
+		t.Fatalf("config/default renders %v, want 18 CRDs, 1 Deployment, 1 ClusterRole", kinds)
 	}
 
 	// The Deployment's arguments, with the test's addresses and kubeconfig: the hub runs as

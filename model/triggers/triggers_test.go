@@ -20,6 +20,17 @@ func TestTable(t *testing.T) {
 			t.Errorf("For(%q) wakes the scheduler; it must not move placements", c)
 		}
 	}
+	// The unit engine: unit and machine changes wake it; heartbeats do not (a machine is
+	// lost by the engine's timed wake when its TTL runs out), and it wakes no placement
+	// controller.
+	for _, c := range []Change{UnitChanged, MachineChanged} {
+		if got := For(c); len(got) != 1 || got[0] != (Target{UnitEngine, AllUnits}) {
+			t.Errorf("For(%q) = %v, want the unit engine on every unit", c, got)
+		}
+	}
+	if got := For(MachineHeartbeat); len(got) != 0 {
+		t.Errorf("For(MachineHeartbeat) = %v, want nothing", got)
+	}
 	for _, c := range Changes() {
 		if _, ok := table[c]; !ok {
 			t.Errorf("Changes() lists %q, which the table lacks", c)

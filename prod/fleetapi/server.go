@@ -200,9 +200,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 				s.getUnit(w, r, name)
 			}
 		case http.MethodPut:
-			if s.authorize(w, r, user, "update", "units", name) && s.authorize(w, r, user, "create", "units", name) {
-				s.putUnit(w, r, name)
-			}
+			s.putUnit(w, r, user, name) // authorised there: create or update, once it knows which
 		case http.MethodDelete:
 			if s.authorize(w, r, user, "delete", "units", name) {
 				s.deleteUnit(w, r, name)
@@ -435,7 +433,7 @@ func (s *Server) getStored(ctx context.Context, name string) (*fleetv1.Unit, err
 	return u, nil
 }
 
-func (s *Server) putUnit(w http.ResponseWriter, r *http.Request, name string) {
+func (s *Server) putUnit(w http.ResponseWriter, r *http.Request, u user, name string) {
 	if ct := r.Header.Values("Content-Type"); len(ct) != 1 || ct[0] != "application/json" {
 		writeError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
 		return
@@ -475,11 +473,18 @@ func (s *Server) putUnit(w http.ResponseWriter, r *http.Request, name string) {
 		file = unit.FromOptions(opts)
 	}
 	if cur == nil || (file != nil && cur.Spec.File != unit.Serialize(file)) {
+		// Creating, or re-creating under new content (which deletes the old unit first).
+		if !s.authorize(w, r, u, "create", "units", name) || (cur != nil && !s.authorize(w, r, u, "delete", "units", name)) {
+			return
+		}
 		if file == nil {
 			writeError(w, http.StatusConflict, "unit does not exist and options field empty")
 			return
 		}
 		s.createUnit(w, r, name, file, body.DesiredState, cur)
+		return
+	}
+	if !s.authorize(w, r, u, "update", "units", name) {
 		return
 	}
 	if body.DesiredState == "" {

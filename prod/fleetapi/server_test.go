@@ -174,6 +174,7 @@ func TestFleetAPIv1(t *testing.T) {
 		{alice, "PUT", "/fleet/v1/units/web@.service", j, `{"desiredState":"loaded"}`, 400, "template"},
 		{viewer, "GET", "/fleet/v1/units/hello.service", "", "", 200, ""},
 		{viewer, "PUT", "/fleet/v1/units/hello.service", j, `{"desiredState":"loaded"}`, 403, "may not update units"},
+		{viewer, "PUT", "/fleet/v1/units/new.service", j, `{"options":[{"section":"Service","name":"ExecStart","value":"/bin/true"}]}`, 403, "may not create units"},
 		{alice, "GET", "/fleet/v1/units/nope.service", "", "", 404, "unit does not exist"},
 		{alice, "DELETE", "/fleet/v1/units/nope.service", "", "", 404, "unit does not exist"},
 		// other methods and paths
