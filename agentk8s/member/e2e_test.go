@@ -234,8 +234,18 @@ spec:
 	if err := f.admin.Update(ctx, crp); err != nil {
 		t.Fatal(err)
 	}
-	wait(t, "the new apply strategy is applied", func() error {
-		return f.placementCondition("web", "ClusterResourcePlacementAvailable", metav1.ConditionTrue)
+	wait(t, "member-1's agent reported on the Work with the new apply strategy", func() error {
+		w := &v1beta1.Work{}
+		if err := f.admin.Get(ctx, client.ObjectKey{Namespace: "fleet-member-member-1", Name: "web-work"}, w); err != nil {
+			return err
+		}
+		if s := w.Spec.ApplyStrategy; s == nil || s.WhenToApply != v1beta1.WhenToApplyTypeIfNotDrifted {
+			return fmt.Errorf("the Work's apply strategy is %+v", s)
+		}
+		if c := meta.FindStatusCondition(w.Status.Conditions, "Applied"); c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != w.Generation {
+			return fmt.Errorf("Applied is %+v at Work generation %d", c, w.Generation)
+		}
+		return nil
 	})
 	wait(t, "edit the ConfigMap on member-1", func() error {
 		cm, err := f.memberObject("member-1", "v1", "ConfigMap", "web", "settings")
