@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -128,8 +129,9 @@ func (f *fleet) memberObject(cluster, apiVersion, kind, ns, name string) (*unstr
 // join and report properties from their nodes; a PickN placement of a namespace with a
 // Deployment, a ConfigMap and a Service lands on the member the property sorter prefers,
 // owned by the Work's AppliedWork; the Deployment becomes available once its status says
-// so; an edit on the member under IfNotDrifted is reported as drift; deleting the placement
-// removes the objects; a member leaves and its agent stops.
+// so; an edit on the member under IfNotDrifted is reported as drift; an agent that cannot
+// reach the hub leaves the member untouched; deleting the placement removes the objects; a
+// member leaves and its agent stops.
 func TestMemberAgentEndToEnd(t *testing.T) {
 	f := startFleet(t, "member-1", "member-2")
 	ctx := context.Background()
@@ -232,8 +234,18 @@ spec:
 	if err := f.admin.Update(ctx, crp); err != nil {
 		t.Fatal(err)
 	}
-	wait(t, "the new apply strategy is applied", func() error {
-		return f.placementCondition("web", "ClusterResourcePlacementAvailable", metav1.ConditionTrue)
+	wait(t, "member-1's agent reported on the Work with the new apply strategy", func() error {
+		w := &v1beta1.Work{}
+		if err := f.admin.Get(ctx, client.ObjectKey{Namespace: "fleet-member-member-1", Name: "web-work"}, w); err != nil {
+			return err
+		}
+		if s := w.Spec.ApplyStrategy; s == nil || s.WhenToApply != v1beta1.WhenToApplyTypeIfNotDrifted {
+			return fmt.Errorf("the Work's apply strategy is %+v", s)
+		}
+		if c := meta.FindStatusCondition(w.Status.Conditions, "Applied"); c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != w.Generation {
+			return fmt.Errorf("Applied is %+v at Work generation %d", c, w.Generation)
+		}
+		return nil
 	})
 	wait(t, "edit the ConfigMap on member-1", func() error {
 		cm, err := f.memberObject("member-1", "v1", "ConfigMap", "web", "settings")
@@ -259,6 +271,23 @@ spec:
 	})
 	if cm, err := f.memberObject("member-1", "v1", "ConfigMap", "web", "settings"); err != nil || cm.Object["data"].(map[string]any)["color"] != "red" {
 		t.Errorf("the drifted ConfigMap was overwritten under IfNotDrifted: %v %v", cm, err)
+	}
+
+	// An agent that cannot reach the hub changes nothing on its member.
+	cut := &member.Agent{Hub: testenv.Client(t, &rest.Config{Host: "https://127.0.0.1:1", Timeout: 2 * time.Second}),
+		Member: f.members["member-1"], Name: "member-1", Log: testr.New(t)}
+	for range 3 {
+		if _, err := cut.Round(ctx); err == nil {
+			t.Fatal("a round without the hub succeeded")
+		}
+	}
+	for _, o := range [][3]string{{"v1", "ConfigMap", "settings"}, {"v1", "Service", "frontend"}, {"apps/v1", "Deployment", "frontend"}} {
+		if _, err := f.memberObject("member-1", o[0], o[1], "web", o[2]); err != nil {
+			t.Errorf("%s after rounds without the hub: %v", o[1], err)
+		}
+	}
+	if cm, err := f.memberObject("member-1", "v1", "ConfigMap", "web", "settings"); err != nil || cm.Object["data"].(map[string]any)["color"] != "red" {
+		t.Errorf("the ConfigMap changed while the hub was unreachable: %v %v", cm, err)
 	}
 
 	// Deleting the placement removes what it placed from the member.
@@ -297,5 +326,141 @@ spec:
 			return nil
 		}
 		return fmt.Errorf("still there (%v)", err)
+	})
+}
+
+// TestMemberAgentApplyStrategies: real agents on real API servers under each apply strategy
+// against objects that already exist on the member (APPLY-TAKEOVER, APPLY-REPORTDIFF) or are
+// edited there (APPLY-WHENTOAPPLY with FullComparison).
+func TestMemberAgentApplyStrategies(t *testing.T) {
+	f := startFleet(t, "member-1")
+	ctx := context.Background()
+	m := f.members["member-1"]
+	for _, ns := range []string{"take-never", "take-ifnodiff", "audit"} {
+		for _, doc := range []string{
+			"apiVersion: v1\nkind: Namespace\nmetadata: {name: " + ns + "}",
+			"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: " + ns + "}\ndata: {color: red}",
+		} {
+			if err := m.Create(ctx, decode(t, doc)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	strategies := map[string]string{
+		"take-never":    "{whenToTakeOver: Never}",
+		"take-ifnodiff": "{whenToTakeOver: IfNoDiff}",
+		"audit":         "{type: ReportDiff}",
+		"full":          "{whenToApply: Always, comparisonOption: FullComparison}",
+	}
+	for _, ns := range []string{"take-never", "take-ifnodiff", "audit", "full"} {
+		for _, doc := range []string{
+			"apiVersion: v1\nkind: Namespace\nmetadata: {name: " + ns + "}",
+			"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: " + ns + "}\ndata: {color: blue}",
+			`apiVersion: placement.kubernetes-fleet.io/v1beta1
+kind: ClusterResourcePlacement
+metadata: {name: ` + ns + `}
+spec:
+  resourceSelectors: [{group: "", version: v1, kind: Namespace, name: ` + ns + `}]
+  policy: {placementType: PickAll}
+  strategy:
+    applyStrategy: ` + strategies[ns],
+		} {
+			if err := f.admin.Create(ctx, decode(t, doc)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	details := func(crp string, check func(e *v1beta1.ResourcePlacementStatus) error) func() error {
+		return func() error {
+			e, err := f.clusterEntry(crp, "member-1")
+			if err != nil {
+				return err
+			}
+			return check(e)
+		}
+	}
+	failedWith := func(e *v1beta1.ResourcePlacementStatus, reason string) error {
+		if !slices.ContainsFunc(e.FailedPlacements, func(p v1beta1.FailedResourcePlacement) bool { return p.Condition.Reason == reason }) {
+			return fmt.Errorf("failed placements %+v, want one %s", e.FailedPlacements, reason)
+		}
+		return nil
+	}
+	diffPaths := func(ds []v1beta1.DiffedResourcePlacement) []string {
+		var out []string
+		for _, d := range ds {
+			for _, p := range d.ObservedDiffs {
+				out = append(out, d.Kind+p.Path)
+			}
+		}
+		return out
+	}
+	wait(t, "Never refuses the pre-existing ConfigMap", details("take-never", func(e *v1beta1.ResourcePlacementStatus) error {
+		return failedWith(e, agentk8s.ReasonNotTakenOver)
+	}))
+	wait(t, "IfNoDiff refuses it with the difference", details("take-ifnodiff", func(e *v1beta1.ResourcePlacementStatus) error {
+		if err := failedWith(e, agentk8s.ReasonFailedToTakeOver); err != nil {
+			return err
+		}
+		if got := diffPaths(e.DiffedPlacements); !slices.Equal(got, []string{"ConfigMap/data/color"}) {
+			return fmt.Errorf("diffed %v", got)
+		}
+		return nil
+	}))
+	wait(t, "ReportDiff reports the difference", func() error {
+		if err := f.placementCondition("audit", "ClusterResourcePlacementDiffReported", metav1.ConditionTrue); err != nil {
+			return err
+		}
+		return details("audit", func(e *v1beta1.ResourcePlacementStatus) error {
+			if got := diffPaths(e.DiffedPlacements); !slices.Equal(got, []string{"ConfigMap/data/color"}) {
+				return fmt.Errorf("diffed %v", got)
+			}
+			if meta.FindStatusCondition(e.Conditions, "Applied") != nil {
+				return fmt.Errorf("an Applied condition under ReportDiff: %+v", e.Conditions)
+			}
+			return nil
+		})()
+	})
+	for _, ns := range []string{"take-never", "take-ifnodiff", "audit"} {
+		cm, err := f.memberObject("member-1", "v1", "ConfigMap", ns, "settings")
+		if err != nil || cm.Object["data"].(map[string]any)["color"] != "red" || len(cm.GetOwnerReferences()) != 0 {
+			t.Errorf("%s: the member's ConfigMap was changed or claimed: %v %v", ns, cm, err)
+		}
+	}
+
+	// Always with FullComparison: a managed edit is overwritten, an added field reported.
+	wait(t, "full is applied", func() error {
+		return f.placementCondition("full", "ClusterResourcePlacementAvailable", metav1.ConditionTrue)
+	})
+	wait(t, "edit the ConfigMap of full on the member", func() error {
+		cm, err := f.memberObject("member-1", "v1", "ConfigMap", "full", "settings")
+		if err != nil {
+			return err
+		}
+		_ = unstructured.SetNestedField(cm.Object, "red", "data", "color")
+		_ = unstructured.SetNestedField(cm.Object, "ops", "data", "owner")
+		return m.Update(ctx, cm)
+	})
+	wait(t, "the managed field is overwritten and the added one reported", func() error {
+		cm, err := f.memberObject("member-1", "v1", "ConfigMap", "full", "settings")
+		if err != nil {
+			return err
+		}
+		if c := cm.Object["data"].(map[string]any)["color"]; c != "blue" {
+			return fmt.Errorf("color %v", c)
+		}
+		e, err := f.clusterEntry("full", "member-1")
+		if err != nil {
+			return err
+		}
+		var paths []string
+		for _, d := range e.DriftedPlacements {
+			for _, p := range d.ObservedDrifts {
+				paths = append(paths, d.Kind+p.Path)
+			}
+		}
+		if !slices.Equal(paths, []string{"ConfigMap/data/owner"}) {
+			return fmt.Errorf("drifted %v", paths)
+		}
+		return f.placementCondition("full", "ClusterResourcePlacementApplied", metav1.ConditionTrue)
 	})
 }

@@ -10,5 +10,8 @@
 // and at the end; ReadHub reads the same State from an API server. The test applies the
 // phases to the real hub one by one and waits after each until the hub's State equals the
 // simulator's, so the hub settles before the next phase, as the simulated time between
-// steps lets the simulator settle. testenv.StandInAgent plays every member's agent.
+// steps lets the simulator settle. testenv.StandInAgent plays every member's agent in
+// TestSimulatorAndHubAgree; TestSimulatorAndRealAgentsAgree plays some scenarios with real
+// member agents (agentk8s/member) on member API servers of their own, and also checks that
+// each member holds what the hub reports applied there.
 package difftest
