@@ -206,7 +206,7 @@ func (p *parser) placementExpectation(n *yaml.Node, fieldPath string, keyLine in
 }
 
 func (p *parser) memberExpectation(n *yaml.Node, fieldPath string, keyLine int) (*MemberExpectation, error) {
-	f, err := p.fields(n, fieldPath, keyLine, "name", "condition")
+	f, err := p.fields(n, fieldPath, keyLine, "name", "condition", "object")
 	if err != nil {
 		return nil, err
 	}
@@ -216,6 +216,15 @@ func (p *parser) memberExpectation(n *yaml.Node, fieldPath string, keyLine int) 
 	}
 	if !p.knownMember(me.Name) {
 		return nil, p.errorf(f.get("name").Line, f.child("name"), "unknown member %q: not defined in members, nor created by a MemberCluster manifest", me.Name)
+	}
+	if o := f.get("object"); o != nil {
+		if f.present("condition") {
+			return nil, p.errorf(f.keyLine("condition"), fieldPath, "a member expectation has either condition or object, not both")
+		}
+		if me.Object, err = p.memberObject(o, f.child("object"), f.keyLine("object")); err != nil {
+			return nil, err
+		}
+		return me, nil
 	}
 	c := f.get("condition")
 	if c == nil {
@@ -386,4 +395,33 @@ func (p *parser) details(n *yaml.Node, fieldPath string, keyLine int) (*DetailsE
 		return nil, p.errorf(f.line, fieldPath, "needs at least one of failedReason, driftedPaths and diffedPaths")
 	}
 	return d, nil
+}
+
+func (p *parser) memberObject(n *yaml.Node, fieldPath string, keyLine int) (*MemberObjectExpectation, error) {
+	f, err := p.fields(n, fieldPath, keyLine, "group", "kind", "namespace", "name", "state")
+	if err != nil {
+		return nil, err
+	}
+	o := &MemberObjectExpectation{}
+	if o.Kind, err = p.requiredString(f, "kind"); err != nil {
+		return nil, err
+	}
+	if o.Name, err = p.requiredString(f, "name"); err != nil {
+		return nil, err
+	}
+	if o.Group, _, err = p.optionalString(f, "group"); err != nil {
+		return nil, err
+	}
+	if o.Namespace, _, err = p.optionalString(f, "namespace"); err != nil {
+		return nil, err
+	}
+	if o.State, err = p.requiredString(f, "state"); err != nil {
+		return nil, err
+	}
+	switch o.State {
+	case ObjectOwned, ObjectUnowned, ObjectAbsent:
+	default:
+		return nil, p.errorf(f.get("state").Line, f.child("state"), "must be %s, %s or %s, not %q", ObjectOwned, ObjectUnowned, ObjectAbsent, o.State)
+	}
+	return o, nil
 }

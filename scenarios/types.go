@@ -254,7 +254,24 @@ type DetailsExpectation struct {
 type MemberExpectation struct {
 	Name      string
 	Condition *ConditionExpectation
+	// Object, when set, checks an object on the member cluster instead of a condition.
+	Object *MemberObjectExpectation
 }
+
+// MemberObjectExpectation checks one object on a member cluster: State is ObjectOwned (it
+// exists and a Work's AppliedWork owns it), ObjectUnowned (it exists, owned by no
+// AppliedWork) or ObjectAbsent.
+type MemberObjectExpectation struct {
+	Group, Kind, Namespace, Name string
+	State                        string
+}
+
+// Member object states.
+const (
+	ObjectOwned   = "owned"
+	ObjectUnowned = "unowned"
+	ObjectAbsent  = "absent"
+)
 
 // ConditionExpectation: Status and Reason are optional ("" matches any). Cluster, for a
 // placement, checks that cluster's entry in placementStatuses instead of the placement's

@@ -39,6 +39,10 @@ type agent struct {
 	// since remembers when the agent first saw the drifts or diffs it reports, by work,
 	// object and kind of finding.
 	since map[string]time.Time
+	// abandoned names the deleted Works whose placement was deleted with the Abandon
+	// delete strategy: the agent drops its ownership of what they applied but deletes
+	// nothing (what an AppliedWork's record tells the real agent).
+	abandoned map[string]bool
 }
 
 // notifyAgent lets the member's agent see a hub change after the sync delay.

@@ -123,6 +123,14 @@ func (s *Sim) workDeleted(w *mhub.Work) {
 	if r == nil || r.agent == nil {
 		return
 	}
+	if p := s.store.Placement(w.Placement); w.Abandon && (p == nil || p.Deleting) {
+		// The placement is being deleted with deleteStrategy Abandon; a Work dropped for
+		// any other reason (the member unscheduled) still removes what it applied.
+		if r.agent.abandoned == nil {
+			r.agent.abandoned = map[string]bool{}
+		}
+		r.agent.abandoned[w.Name] = true
+	}
 	if a := r.agent; !a.crashed && !a.partitioned {
 		s.collectGarbage(w.Member)
 	}
@@ -146,13 +154,19 @@ func (s *Sim) collectGarbage(member string) {
 	for _, key := range sortedKeys(a.objects) {
 		o := a.objects[key]
 		refs := o.GetOwnerReferences()
+		abandon := false
 		kept := slices.DeleteFunc(slices.Clone(refs), func(ref metav1.OwnerReference) bool {
-			return ref.Kind == agentk8s.AppliedWorkKind && !live[ref.Name]
+			gone := ref.Kind == agentk8s.AppliedWorkKind && !live[ref.Name]
+			abandon = abandon || (gone && a.abandoned[ref.Name])
+			return gone
 		})
 		if len(kept) == len(refs) {
 			continue
 		}
-		if len(kept) == 0 {
+		if len(kept) == 0 && abandon {
+			s.Record("member-object-abandoned", member, key)
+		}
+		if len(kept) == 0 && !abandon {
 			delete(a.objects, key)
 			s.Record("member-object-deleted", member, key)
 			continue
@@ -164,6 +178,11 @@ func (s *Sim) collectGarbage(member string) {
 	for k := range a.since {
 		if work, _, _ := strings.Cut(k, "|"); !live[work] {
 			delete(a.since, k)
+		}
+	}
+	for work := range a.abandoned {
+		if !live[work] {
+			delete(a.abandoned, work)
 		}
 	}
 }

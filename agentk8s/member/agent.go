@@ -58,6 +58,8 @@ type checked struct {
 	generation int64
 	at         time.Time
 	settled    bool
+	// deletePolicy is the Work's delete-propagation-policy annotation the AppliedWork records.
+	deletePolicy string
 }
 
 // ErrLeft is what Run returns after the member left the fleet.
@@ -190,6 +192,17 @@ func (a *Agent) syncWorks(ctx context.Context) error {
 		diffed := meta.FindStatusCondition(w.Status.Conditions, condition.TypeDiffReported)
 		reported := (applied != nil && applied.ObservedGeneration == w.Generation) || (diffed != nil && diffed.ObservedGeneration == w.Generation)
 		if ok && c.generation == w.Generation && c.settled && reported && a.now().Sub(c.at) < a.DriftPeriod {
+			// The delete strategy travels in an annotation, which does not change the
+			// generation: keep the AppliedWork's record of it current.
+			if c.deletePolicy == w.Annotations[v1beta1.DeletePropagationPolicyAnnotation] {
+				continue
+			}
+			if _, err := a.ensureAppliedWork(ctx, w); err != nil {
+				errs = append(errs, fmt.Errorf("Work %s: %w", w.Name, err))
+				continue
+			}
+			c.deletePolicy = w.Annotations[v1beta1.DeletePropagationPolicyAnnotation]
+			a.lastCheck[w.Name] = c
 			continue
 		}
 		if err := a.syncWork(ctx, w); err != nil {
@@ -209,7 +222,7 @@ func (a *Agent) syncWork(ctx context.Context, w *v1beta1.Work) error {
 	if err != nil {
 		return err
 	}
-	aw, err := a.ensureAppliedWork(ctx, w.Name)
+	aw, err := a.ensureAppliedWork(ctx, w)
 	if err != nil {
 		return err
 	}
@@ -261,7 +274,7 @@ func (a *Agent) syncWork(ctx context.Context, w *v1beta1.Work) error {
 	}
 	for _, r := range appliedResources(aw) {
 		if !keep[r.key()] {
-			if err := a.release(ctx, r, aw.GetName()); err != nil {
+			if err := a.release(ctx, r, aw.GetName(), false); err != nil {
 				return err
 			}
 		}
@@ -283,7 +296,7 @@ func (a *Agent) syncWork(ctx context.Context, w *v1beta1.Work) error {
 	if a.lastCheck == nil {
 		a.lastCheck = map[string]checked{}
 	}
-	a.lastCheck[w.Name] = checked{generation: w.Generation, at: now, settled: settled}
+	a.lastCheck[w.Name] = checked{generation: w.Generation, at: now, settled: settled, deletePolicy: w.Annotations[v1beta1.DeletePropagationPolicyAnnotation]}
 	return nil
 }
 
@@ -378,7 +391,7 @@ func (a *Agent) get(ctx context.Context, m *unstructured.Unstructured) (*unstruc
 // release removes the AppliedWork's owner reference from an object it recorded, and
 // deletes the object when no owner is left (WORK-APPLIEDWORK). An object the agent does not
 // own (a failed takeover) is left alone.
-func (a *Agent) release(ctx context.Context, r appliedResource, appliedWork string) error {
+func (a *Agent) release(ctx context.Context, r appliedResource, appliedWork string, abandon bool) error {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(r.gvk())
 	if err := a.Member.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: r.Name}, u); err != nil {
@@ -391,7 +404,7 @@ func (a *Agent) release(ctx context.Context, r appliedResource, appliedWork stri
 	if len(kept) == len(refs) {
 		return nil
 	}
-	if len(kept) == 0 {
+	if len(kept) == 0 && !abandon {
 		if err := a.Member.Delete(ctx, u); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("delete %s %s/%s: %w", r.Kind, r.Namespace, r.Name, err)
 		}
@@ -427,8 +440,12 @@ func (a *Agent) collectGarbage(ctx context.Context, works map[string]bool) error
 }
 
 func (a *Agent) removeAppliedWork(ctx context.Context, aw *unstructured.Unstructured) error {
+	abandon, err := a.abandons(ctx, aw)
+	if err != nil {
+		return err
+	}
 	for _, r := range appliedResources(aw) {
-		if err := a.release(ctx, r, aw.GetName()); err != nil {
+		if err := a.release(ctx, r, aw.GetName(), abandon); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/fleetsim/fleetsim/agentk8s"
+	"github.com/fleetsim/fleetsim/model/placement"
+	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
 )
 
 // AppliedWorkGVK is the AppliedWork kind on the member (WORK-APPLIEDWORK); its CRD is
@@ -46,22 +48,87 @@ func newAppliedWork(work, workNamespace string) *unstructured.Unstructured {
 	return u
 }
 
-// ensureAppliedWork gets or creates the Work's AppliedWork.
-func (a *Agent) ensureAppliedWork(ctx context.Context, work string) (*unstructured.Unstructured, error) {
+// ensureAppliedWork gets or creates the Work's AppliedWork, recording on it the Work's
+// placement and delete strategy (the Work's delete-propagation-policy annotation), which the
+// agent needs once the Work is gone.
+func (a *Agent) ensureAppliedWork(ctx context.Context, w *v1beta1.Work) (*unstructured.Unstructured, error) {
+	policy := w.Annotations[v1beta1.DeletePropagationPolicyAnnotation]
+	placementName := w.Labels[v1beta1.CRPTrackingLabel]
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(AppliedWorkGVK)
-	err := a.Member.Get(ctx, client.ObjectKey{Name: work}, u)
+	err := a.Member.Get(ctx, client.ObjectKey{Name: w.Name}, u)
 	if err == nil {
+		if u.GetAnnotations()[v1beta1.DeletePropagationPolicyAnnotation] == policy && u.GetLabels()[v1beta1.CRPTrackingLabel] == placementName {
+			return u, nil
+		}
+		recordDeleteStrategy(u, policy, placementName)
+		if err := a.Member.Update(ctx, u); err != nil {
+			return nil, fmt.Errorf("record the delete strategy in AppliedWork %s: %w", w.Name, err)
+		}
 		return u, nil
 	}
 	if !apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("get AppliedWork %s: %w", work, err)
+		return nil, fmt.Errorf("get AppliedWork %s: %w", w.Name, err)
 	}
-	u = newAppliedWork(work, a.namespace())
+	u = newAppliedWork(w.Name, a.namespace())
+	recordDeleteStrategy(u, policy, placementName)
 	if err := a.Member.Create(ctx, u); err != nil {
-		return nil, fmt.Errorf("create AppliedWork %s: %w", work, err)
+		return nil, fmt.Errorf("create AppliedWork %s: %w", w.Name, err)
 	}
 	return u, nil
+}
+
+func recordDeleteStrategy(u *unstructured.Unstructured, policy, placementName string) {
+	ann := u.GetAnnotations()
+	if policy == "" {
+		delete(ann, v1beta1.DeletePropagationPolicyAnnotation)
+	} else {
+		if ann == nil {
+			ann = map[string]string{}
+		}
+		ann[v1beta1.DeletePropagationPolicyAnnotation] = policy
+	}
+	u.SetAnnotations(ann)
+	labels := u.GetLabels()
+	if placementName == "" {
+		delete(labels, v1beta1.CRPTrackingLabel)
+	} else {
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[v1beta1.CRPTrackingLabel] = placementName
+	}
+	u.SetLabels(labels)
+}
+
+// abandons reports whether what a gone Work's AppliedWork records is to be left on the
+// member: its placement had deleteStrategy Abandon and is deleted or being deleted (a Work
+// dropped while its placement lives, e.g. the member unscheduled, still removes its objects),
+// or the agent may not read the placement.
+func (a *Agent) abandons(ctx context.Context, aw *unstructured.Unstructured) (bool, error) {
+	if aw.GetAnnotations()[v1beta1.DeletePropagationPolicyAnnotation] != string(placement.DeletePropagationAbandon) {
+		return false, nil
+	}
+	name := aw.GetLabels()[v1beta1.CRPTrackingLabel]
+	if name == "" {
+		return false, nil
+	}
+	var crp v1beta1.ClusterResourcePlacement
+	err := a.Hub.Get(ctx, client.ObjectKey{Name: name}, &crp)
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	if apierrors.IsForbidden(err) {
+		// The agent's namespaced Role does not let it read placements: it cannot tell a
+		// deleted placement from a dropped member, and keeps the objects (deleting is the
+		// step that cannot be undone).
+		a.Log.Info("cannot read the placement; abandoning as its delete strategy says", "appliedWork", aw.GetName(), "placement", name)
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("get ClusterResourcePlacement %s for the delete strategy of AppliedWork %s: %w", name, aw.GetName(), err)
+	}
+	return crp.DeletionTimestamp != nil, nil
 }
 
 func ownerOf(aw *unstructured.Unstructured) metav1.OwnerReference {

@@ -308,6 +308,64 @@ spec:
 		return nil
 	})
 
+	// A placement with deleteStrategy Abandon: deleting it leaves its objects on the member,
+	// without the AppliedWork's owner reference.
+	for _, doc := range []string{
+		"apiVersion: v1\nkind: Namespace\nmetadata: {name: kept}",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: kept}\ndata: {color: blue}",
+		`apiVersion: placement.kubernetes-fleet.io/v1
+kind: ClusterResourcePlacement
+metadata: {name: kept}
+spec:
+  resourceSelectors: [{group: "", version: v1, kind: Namespace, name: kept}]
+  policy: {placementType: PickFixed, clusterNames: [member-1]}
+  strategy:
+    deleteStrategy: {propagationPolicy: Abandon}`,
+	} {
+		if err := f.admin.Create(ctx, decode(t, doc)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wait(t, "the abandoned placement's ConfigMap lands on member-1", func() error {
+		u, err := f.memberObject("member-1", "v1", "ConfigMap", "kept", "settings")
+		if err != nil {
+			return err
+		}
+		if refs := u.GetOwnerReferences(); len(refs) != 1 || refs[0].Name != "kept-work" {
+			return fmt.Errorf("owners %+v", refs)
+		}
+		aw := &unstructured.Unstructured{}
+		aw.SetGroupVersionKind(member.AppliedWorkGVK)
+		if err := f.members["member-1"].Get(ctx, client.ObjectKey{Name: "kept-work"}, aw); err != nil {
+			return err
+		}
+		if p := aw.GetAnnotations()[v1beta1.DeletePropagationPolicyAnnotation]; p != "Abandon" {
+			return fmt.Errorf("AppliedWork records delete policy %q", p)
+		}
+		return nil
+	})
+	if err := f.admin.Delete(ctx, &v1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "kept"}}); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, "the AppliedWork of the abandoned placement is gone", func() error {
+		aw := &unstructured.Unstructured{}
+		aw.SetGroupVersionKind(member.AppliedWorkGVK)
+		if err := f.members["member-1"].Get(ctx, client.ObjectKey{Name: "kept-work"}, aw); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("AppliedWork still there (%v)", err)
+		}
+		return nil
+	})
+	for _, o := range [][4]string{{"v1", "Namespace", "", "kept"}, {"v1", "ConfigMap", "kept", "settings"}} {
+		u, err := f.memberObject("member-1", o[0], o[1], o[2], o[3])
+		if err != nil {
+			t.Errorf("abandoned %s: %v", o[1], err)
+			continue
+		}
+		if refs := u.GetOwnerReferences(); len(refs) != 0 {
+			t.Errorf("abandoned %s keeps owners %+v", o[1], refs)
+		}
+	}
+
 	// member-2 leaves: its agent acknowledges and stops.
 	if err := f.admin.Delete(ctx, &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "member-2"}}); err != nil {
 		t.Fatal(err)

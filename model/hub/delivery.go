@@ -154,6 +154,15 @@ func (c *Controllers) reconcileWork(bindingName string) {
 	if p == nil {
 		return
 	}
+	abandon := p.CRP.Spec.Strategy.Abandons()
+	if w := st.Work(b.Name); w != nil && w.Generation == b.Generation && w.Abandon != abandon {
+		// Only the delete strategy changed: the Work carries it to the member agent.
+		nw := *w
+		nw.Abandon = abandon
+		st.PutWork(&nw)
+		env.Record("work-synchronized", membership.Namespace(b.TargetCluster)+"/"+nw.Name, fmt.Sprintf("binding %s delete strategy abandon=%t", b.Name, abandon))
+		env.WorkWritten(&nw)
+	}
 	if w := st.Work(b.Name); w != nil && w.Generation == b.Generation {
 		if c, ok := condition.Find(b.Conditions, condition.TypeWorkSynchronized); ok && c.ObservedGeneration == b.Generation {
 			return // this generation's Work is written; its inputs are immutable snapshots
@@ -223,7 +232,7 @@ func (c *Controllers) reconcileWork(bindingName string) {
 		return
 	}
 	if w := st.Work(b.Name); w == nil || w.Generation != b.Generation {
-		w = &Work{Name: b.Placement + "-work", Binding: b.Name, Placement: b.Placement, Member: b.TargetCluster, Generation: b.Generation, Manifests: manifests, Envelopes: envelopes}
+		w = &Work{Name: b.Placement + "-work", Binding: b.Name, Placement: b.Placement, Member: b.TargetCluster, Generation: b.Generation, Manifests: manifests, Envelopes: envelopes, Abandon: abandon}
 		st.PutWork(w)
 		env.Record("work-synchronized", membership.Namespace(b.TargetCluster)+"/"+w.Name, fmt.Sprintf("binding %s generation %d, %d manifest(s)", b.Name, b.Generation, len(manifests)))
 		env.WorkWritten(w)

@@ -106,4 +106,8 @@ type Work struct {
 	Manifests  []*unstructured.Unstructured
 	// Envelopes[i] names the envelope Manifests[i] came in, or is nil.
 	Envelopes []*placement.NamespacedName
+	// Abandon is the placement's strategy.deleteStrategy (Abandon): when the Work goes
+	// because its placement is deleted, the member agent leaves what it applied on the
+	// member, removing only its ownership.
+	Abandon bool
 }

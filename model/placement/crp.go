@@ -61,6 +61,31 @@ type RolloutStrategy struct {
 	Type          RolloutStrategyType  `json:"type,omitempty"`
 	RollingUpdate *RollingUpdateConfig `json:"rollingUpdate,omitempty"`
 	ApplyStrategy *ApplyStrategy       `json:"applyStrategy,omitempty"`
+	// DeleteStrategy says what deleting the placement does to what it placed.
+	DeleteStrategy *DeleteStrategy `json:"deleteStrategy,omitempty"`
+}
+
+// DeletePropagationPolicy is a placement's strategy.deleteStrategy.propagationPolicy.
+type DeletePropagationPolicy string
+
+const (
+	// DeletePropagationDelete removes the placed objects from the members when the
+	// placement is deleted (the default).
+	DeletePropagationDelete DeletePropagationPolicy = "Delete"
+	// DeletePropagationAbandon leaves the placed objects on the members, without Fleet's
+	// ownership, when the placement is deleted.
+	DeletePropagationAbandon DeletePropagationPolicy = "Abandon"
+)
+
+// DeleteStrategy mirrors v1beta1 DeleteStrategy.
+type DeleteStrategy struct {
+	PropagationPolicy DeletePropagationPolicy `json:"propagationPolicy,omitempty"`
+}
+
+// Abandons reports whether deleting a placement with this strategy leaves its objects on
+// the members: only an explicit Abandon does; no strategy means Delete.
+func (s RolloutStrategy) Abandons() bool {
+	return s.DeleteStrategy != nil && s.DeleteStrategy.PropagationPolicy == DeletePropagationAbandon
 }
 
 type RollingUpdateConfig struct {

@@ -107,6 +107,24 @@ func TestValidatePlacementStrategy(t *testing.T) {
 			t.Errorf("ValidatePlacement(maxUnavailable %q, maxSurge %q) = %q, want containing %q", tc.mu, tc.ms, got, tc.want)
 		}
 	}
+	for _, tc := range []struct {
+		policy  DeletePropagationPolicy
+		valid   bool
+		abandon bool
+	}{{"", true, false}, {DeletePropagationDelete, true, false}, {DeletePropagationAbandon, true, true}, {"Orphan", false, false}} {
+		c := crp("", "")
+		c.Spec.Strategy.DeleteStrategy = &DeleteStrategy{PropagationPolicy: tc.policy}
+		errs := ValidatePlacement(c)
+		if (len(errs) == 0) != tc.valid {
+			t.Errorf("deleteStrategy %q: errors %v, want valid %t", tc.policy, errs, tc.valid)
+		}
+		if got := c.Spec.Strategy.Abandons(); got != tc.abandon {
+			t.Errorf("deleteStrategy %q: Abandons() = %t, want %t", tc.policy, got, tc.abandon)
+		}
+	}
+	if (RolloutStrategy{}).Abandons() {
+		t.Errorf("no deleteStrategy abandons, want Delete")
+	}
 	noSelectors := &ClusterResourcePlacement{}
 	if errs := ValidatePlacement(noSelectors); len(errs) != 2 {
 		t.Errorf("ValidatePlacement(empty) = %v, want a missing name and missing selectors", errs)

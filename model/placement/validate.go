@@ -343,6 +343,14 @@ func validateStrategy(s RolloutStrategy, path *field.Path) field.ErrorList {
 	default:
 		errs = append(errs, field.NotSupported(path.Child("type"), s.Type, []RolloutStrategyType{RollingUpdateStrategy, ExternalStrategy}))
 	}
+	if d := s.DeleteStrategy; d != nil {
+		switch d.PropagationPolicy {
+		case "", DeletePropagationDelete, DeletePropagationAbandon:
+		default:
+			errs = append(errs, field.NotSupported(path.Child("deleteStrategy", "propagationPolicy"), d.PropagationPolicy,
+				[]DeletePropagationPolicy{DeletePropagationAbandon, DeletePropagationDelete}))
+		}
+	}
 	ru := s.RollingUpdate
 	if ru == nil {
 		return errs

@@ -91,7 +91,7 @@ var table = map[Change][]Target{
 	MemberStatusChanged:  {{Membership, ThisObject}},
 	MemberHealthLost:     {{Scheduler, AllPlacements}},
 	MemberPropsChanged:   {{Scheduler, AllPlacements}},
-	PlacementChanged:     {{PolicySnapshot, ThisObject}, {Scheduler, ThisObject}, {Rollout, ThisObject}},
+	PlacementChanged:     {{PolicySnapshot, ThisObject}, {Scheduler, ThisObject}, {Rollout, ThisObject}, {WorkGenerator, PlacementBindings}},
 	PlacementDeleted:     {{PolicySnapshot, ThisObject}},
 	PolicySnapshotNew:    {{Scheduler, OwningPlacement}, {Rollout, OwningPlacement}},
 	BindingChanged:       {{Rollout, OwningPlacement}, {WorkGenerator, ThisObject}, {StagedUpdate, AllRuns}},

@@ -146,6 +146,38 @@ func TestWorkRoundTrip(t *testing.T) {
 	admit(t, got, w)
 }
 
+// TestWorkDeleteStrategy: a placement's Abandon delete strategy travels in the Work's
+// annotation, and only Abandon is written.
+func TestWorkDeleteStrategy(t *testing.T) {
+	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "app"}}}
+	for _, abandon := range []bool{true, false} {
+		m := &hub.Work{Name: "web-work", Binding: "web-member-1-0a1b2c3d", Placement: "web", Member: "member-1", Generation: 2,
+			Manifests: []*unstructured.Unstructured{ns}, Envelopes: []*placement.NamespacedName{nil}, Abandon: abandon}
+		obj, err := convert.WorkFromModel(m, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, ok := obj.Annotations[v1beta1.DeletePropagationPolicyAnnotation]
+		if ok != abandon || (abandon && a != "Abandon") {
+			t.Errorf("abandon %t: annotation %q (present %t)", abandon, a, ok)
+		}
+		back, _, err := convert.WorkToModel(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "ToModel(FromModel(m))", m, back)
+		// Switching back to Delete removes the annotation from an existing Work.
+		m.Abandon = false
+		again, err := convert.WorkFromModel(m, nil, obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := again.Annotations[v1beta1.DeletePropagationPolicyAnnotation]; ok {
+			t.Errorf("abandon %t then Delete: annotation kept: %v", abandon, again.Annotations)
+		}
+	}
+}
+
 // TestWorkEnvelopes: the envelope each manifest came in survives the trip through the API.
 func TestWorkEnvelopes(t *testing.T) {
 	cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "inner", "namespace": "app"}, "data": map[string]any{"a": "1"}}}

@@ -198,6 +198,9 @@ func tolerationFromModel(t placement.Toleration) v1beta1.Toleration {
 
 func strategyToModel(s v1beta1.RolloutStrategy) placement.RolloutStrategy {
 	out := placement.RolloutStrategy{Type: s.Type, ApplyStrategy: ApplyStrategyToModel(s.ApplyStrategy)}
+	if d := s.DeleteStrategy; d != nil {
+		out.DeleteStrategy = &placement.DeleteStrategy{PropagationPolicy: d.PropagationPolicy}
+	}
 	if r := s.RollingUpdate; r != nil {
 		out.RollingUpdate = &placement.RollingUpdateConfig{
 			MaxUnavailable:           copyPtr(r.MaxUnavailable),
@@ -210,6 +213,9 @@ func strategyToModel(s v1beta1.RolloutStrategy) placement.RolloutStrategy {
 
 func strategyFromModel(s placement.RolloutStrategy) v1beta1.RolloutStrategy {
 	out := v1beta1.RolloutStrategy{Type: s.Type, ApplyStrategy: ApplyStrategyFromModel(s.ApplyStrategy)}
+	if d := s.DeleteStrategy; d != nil {
+		out.DeleteStrategy = &v1beta1.DeleteStrategy{PropagationPolicy: d.PropagationPolicy}
+	}
 	if r := s.RollingUpdate; r != nil {
 		out.RollingUpdate = &v1beta1.RollingUpdateConfig{
 			MaxUnavailable:           copyPtr(r.MaxUnavailable),

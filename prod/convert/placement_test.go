@@ -180,6 +180,7 @@ spec:
       whenToTakeOver: IfNoDiff
       allowCoOwnership: true
       serverSideApplyConfig: {force: true}
+    deleteStrategy: {propagationPolicy: Abandon}
   revisionHistoryLimit: 5
 `
 

@@ -34,6 +34,7 @@ func WorkToModel(w *v1beta1.Work) (*hub.Work, *placement.ApplyStrategy, error) {
 		Placement:  w.Labels[v1beta1.CRPTrackingLabel],
 		Member:     m,
 		Generation: gen,
+		Abandon:    w.Annotations[v1beta1.DeletePropagationPolicyAnnotation] == string(placement.DeletePropagationAbandon),
 	}
 	for i, mf := range w.Spec.Workload.Manifests {
 		u, err := rawToUnstructured(mf.RawExtension)
@@ -70,6 +71,10 @@ func WorkFromModel(w *hub.Work, strategy *placement.ApplyStrategy, base *v1beta1
 	setLabel(&out.ObjectMeta, v1beta1.ParentBindingLabel, w.Binding)
 	setIntAnnotation(&out.ObjectMeta, v1beta1.WorkBindingGenerationAnnotation, w.Generation)
 	removeAnnotation(&out.ObjectMeta, v1beta1.WorkManifestEnvelopesAnnotation)
+	removeAnnotation(&out.ObjectMeta, v1beta1.DeletePropagationPolicyAnnotation)
+	if w.Abandon {
+		setAnnotation(&out.ObjectMeta, v1beta1.DeletePropagationPolicyAnnotation, string(placement.DeletePropagationAbandon))
+	}
 	for _, e := range w.Envelopes {
 		if e != nil {
 			b, err := json.Marshal(w.Envelopes)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/fleetsim/fleetsim/agentk8s"
 	"github.com/fleetsim/fleetsim/model/eviction"
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/override"
@@ -543,6 +544,9 @@ func describeDetails(d *scenarios.DetailsExpectation) string {
 }
 
 func (r *run) checkMember(m *scenarios.MemberExpectation) (string, bool, string) {
+	if o := m.Object; o != nil {
+		return r.checkMemberObject(m.Name, o)
+	}
 	desc := fmt.Sprintf("member %s has %s", m.Name, describeCondition(m.Condition))
 	st, ok := r.s.Member(m.Name)
 	if !ok {
@@ -550,6 +554,25 @@ func (r *run) checkMember(m *scenarios.MemberExpectation) (string, bool, string)
 	}
 	passed, text := matchCondition(m.Condition, st.Conditions)
 	return desc, passed, "got " + text
+}
+
+// checkMemberObject checks whether an object is on a member and whether a Work owns it.
+func (r *run) checkMemberObject(member string, o *scenarios.MemberObjectExpectation) (string, bool, string) {
+	what := o.Kind + " " + o.Name
+	if o.Namespace != "" {
+		what = o.Kind + " " + o.Namespace + "/" + o.Name
+	}
+	desc := fmt.Sprintf("member %s: %s is %s", member, what, o.State)
+	got := scenarios.ObjectAbsent
+	if u := r.s.MemberObject(member, o.Group, o.Kind, o.Namespace, o.Name); u != nil {
+		got = scenarios.ObjectUnowned
+		for _, ref := range u.GetOwnerReferences() {
+			if ref.Kind == agentk8s.AppliedWorkKind {
+				got = scenarios.ObjectOwned
+			}
+		}
+	}
+	return desc, got == o.State, "got " + got
 }
 
 // checkUnit checks a fleet unit's state and where it runs.

@@ -307,6 +307,21 @@ type RolloutStrategy struct {
 	// cluster.
 	// +optional
 	ApplyStrategy *ApplyStrategy `json:"applyStrategy,omitempty"`
+
+	// DeleteStrategy says what happens to the placed objects on the members when the
+	// placement is deleted.
+	// +optional
+	DeleteStrategy *DeleteStrategy `json:"deleteStrategy,omitempty"`
+}
+
+// DeleteStrategy configures what deleting a placement does to what it placed.
+type DeleteStrategy struct {
+	// PropagationPolicy: Delete (the default) removes the placed objects from the members
+	// when the placement is deleted; Abandon leaves them there, no longer managed by Fleet.
+	// +kubebuilder:default=Delete
+	// +kubebuilder:validation:Enum=Abandon;Delete
+	// +optional
+	PropagationPolicy placement.DeletePropagationPolicy `json:"propagationPolicy,omitempty"`
 }
 
 // RollingUpdateConfig controls a rolling update.

@@ -65,6 +65,11 @@ const (
 	// WorkManifestEnvelopesAnnotation lists, as JSON, the envelope each of a Work's manifests
 	// came in (null for a manifest that came in none). Absent when none did.
 	WorkManifestEnvelopesAnnotation = ExtensionPrefix + "manifest-envelopes"
+	// DeletePropagationPolicyAnnotation, on a Work, carries its placement's
+	// strategy.deleteStrategy.propagationPolicy when it is Abandon (absent means Delete);
+	// the member agent copies it to the Work's AppliedWork, so it still knows once the Work
+	// is gone.
+	DeletePropagationPolicyAnnotation = ExtensionPrefix + "delete-propagation-policy"
 )
 
 // NamespacedName comprises a resource name, with a mandatory namespace.
