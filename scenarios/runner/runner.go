@@ -412,13 +412,23 @@ func (r *run) watchInvariants() {
 	if len(r.sc.Always) == 0 {
 		return
 	}
+	// rolloutBudgets compares each event's state with the state before it: the simulator
+	// keeps that copy only when asked.
+	var rollout func() error
+	if slices.Contains(r.sc.Always, "rolloutBudgets") {
+		rollout = r.s.WatchRollout()
+	}
 	r.s.AfterEvent(func() {
 		for i := range r.report.Invariants {
 			inv := &r.report.Invariants[i]
 			if !inv.Passed {
 				continue
 			}
-			if err := r.s.CheckInvariant(inv.Name); err != nil {
+			check := func() error { return r.s.CheckInvariant(inv.Name) }
+			if inv.Name == "rolloutBudgets" {
+				check = rollout
+			}
+			if err := check(); err != nil {
 				inv.Passed, inv.At, inv.Detail = false, r.s.Elapsed().String(), err.Error()
 			}
 		}

@@ -1,0 +1,224 @@
+package fuzz
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/scenarios"
+	"github.com/fleetsim/fleetsim/scenarios/runner"
+)
+
+// Target is a scenario file prepared for fuzzing.
+type Target struct {
+	Path string
+	data []byte
+	// Duration is how long each run lasts (the scenario's duration, or less with Until).
+	Duration time.Duration
+	// faultsEnd: no fault starts at or after it, and every fault ends by it, so that the
+	// rest of the run shows the fleet recovering.
+	faultsEnd time.Duration
+	members   []memberInfo
+	workloads []workloadRef
+}
+
+// Prepare reads a scenario for fuzzing; until, when positive and shorter, shortens its runs.
+func Prepare(path string, data []byte, until time.Duration) (*Target, error) {
+	sc, err := scenarios.Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	t := &Target{Path: path, data: data, Duration: sc.Duration}
+	if until > 0 && until < t.Duration {
+		t.Duration = until
+	}
+	t.faultsEnd = t.Duration * 3 / 4
+	leaves := map[string]bool{}
+	for _, st := range sc.Timeline {
+		switch st.Action {
+		case scenarios.ActionDelete:
+			if st.Delete.Kind == "MemberCluster" {
+				leaves[st.Delete.Name] = true
+			}
+		case scenarios.ActionApply:
+			for _, m := range st.Apply {
+				switch m.Object.GetKind() {
+				case "Deployment", "StatefulSet", "DaemonSet", "Job":
+					w := workloadRef{kind: m.Object.GetKind(), name: m.Object.GetName(), namespace: m.Object.GetNamespace()}
+					if !slices.Contains(t.workloads, w) {
+						t.workloads = append(t.workloads, w)
+					}
+				}
+			}
+		}
+	}
+	for _, g := range sc.Members {
+		for _, n := range g.Names {
+			if leaves[n] || g.JoinAt >= t.faultsEnd {
+				continue
+			}
+			t.members = append(t.members, memberInfo{name: n, joinAt: g.JoinAt, cluster: g.Kind != member.KindMachine, labels: maps.Clone(g.Labels)})
+		}
+	}
+	// Run once without faults: a scenario that does not run cannot be fuzzed.
+	if _, err := t.render(1, nil, t.Duration, nil); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// render writes the scenario with the faults as timeline steps, the given seed and end,
+// `always` set to the invariants (the scenario's own ones first when invariants is nil:
+// every invariant), and no `expect` (faults legitimately change outcomes).
+func (t *Target) render(seed uint64, faults []Fault, end time.Duration, invariants []string) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(t.data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Path, err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: not a mapping", t.Path)
+	}
+	root := doc.Content[0]
+	if invariants == nil {
+		invariants = scenarios.InvariantNames()
+	}
+	set(root, "seed", scalar(fmt.Sprint(seed)))
+	set(root, "duration", scalar(end.String()))
+	del(root, "expect")
+	always := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+	for _, n := range invariants {
+		always.Content = append(always.Content, scalar(n))
+	}
+	set(root, "always", always)
+	if f := get(root, "faults"); f != nil {
+		if u := get(f, "until"); u != nil {
+			if d, err := time.ParseDuration(u.Value); err != nil || d > end {
+				del(f, "until")
+			}
+		}
+	}
+	tl := get(root, "timeline")
+	if tl == nil {
+		tl = &yaml.Node{Kind: yaml.SequenceNode}
+		set(root, "timeline", tl)
+	}
+	// Steps after the end are dropped (a shortened run never reaches them).
+	kept := tl.Content[:0]
+	for _, st := range tl.Content {
+		if at := get(st, "at"); at != nil {
+			if d, err := time.ParseDuration(at.Value); err == nil && d > end {
+				continue
+			}
+		}
+		kept = append(kept, st)
+	}
+	tl.Content = kept
+	for i, f := range faults {
+		for _, st := range f.steps(end) {
+			var v yaml.Node
+			if err := v.Encode(st.Value); err != nil {
+				return nil, err
+			}
+			if s, ok := st.Value.(string); ok {
+				v = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.LiteralStyle}
+			}
+			n := &yaml.Node{Kind: yaml.MappingNode, HeadComment: fmt.Sprintf("fuzz fault %d: %s", i+1, f.Kind)}
+			n.Content = append(n.Content, scalar("at"), scalar(st.At.String()), scalar(st.Action), &v)
+			tl.Content = append(tl.Content, n)
+		}
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func scalar(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: v} }
+
+func get(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func set(m *yaml.Node, key string, v *yaml.Node) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content[i+1] = v
+			return
+		}
+	}
+	m.Content = append(m.Content, scalar(key), v)
+}
+
+func del(m *yaml.Node, key string) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content = slices.Delete(m.Content, i, i+2)
+			return
+		}
+	}
+}
+
+// outcome is what one run found.
+type outcome struct {
+	events    uint64
+	traceHash string
+	checks    int
+	// invariant, detail and at describe the first violation ("" when none).
+	invariant, detail string
+	at                time.Duration
+}
+
+// run renders and runs one schedule.
+func (t *Target) run(seed uint64, faults []Fault, end time.Duration, invariants []string) (outcome, []byte, error) {
+	data, err := t.render(seed, faults, end, invariants)
+	if err != nil {
+		return outcome{}, nil, err
+	}
+	sc, err := scenarios.Parse(t.Path, data)
+	if err != nil {
+		return outcome{}, data, fmt.Errorf("the fuzzed scenario does not parse: %w", err)
+	}
+	rep, err := runner.Run(sc, runner.Options{})
+	if err != nil {
+		return outcome{}, data, err
+	}
+	o := outcome{events: rep.Events, traceHash: rep.TraceHash, checks: len(rep.Invariants)}
+	for _, inv := range rep.Invariants {
+		if inv.Passed {
+			continue
+		}
+		at, _ := time.ParseDuration(inv.At)
+		if o.invariant == "" || at < o.at {
+			o.invariant, o.detail, o.at = inv.Name, inv.Detail, at
+		}
+	}
+	return o, data, nil
+}
+
+// header is the comment on top of a written failure.
+func header(f *Failure) string {
+	return strings.Join([]string{
+		"# Written by `fleetsim fuzz`: a minimal failing schedule, shrunk from " + fmt.Sprint(f.OriginalFaults) + " faults to " + fmt.Sprint(f.Faults) + ".",
+		fmt.Sprintf("# Campaign seed %d, run %d (%s); invariant %s violated at %s:", f.CampaignSeed, f.Run, f.Source, f.Invariant, f.At),
+		"#   " + strings.ReplaceAll(f.Detail, "\n", "\n#   "),
+		"# Replay: fleetsim run THIS-FILE",
+		"",
+	}, "\n")
+}
