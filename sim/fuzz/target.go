@@ -195,7 +195,7 @@ func (t *Target) run(seed uint64, faults []Fault, end time.Duration, invariants 
 	if err != nil {
 		return outcome{}, data, fmt.Errorf("the fuzzed scenario does not parse: %w", err)
 	}
-	rep, err := runner.Run(sc, runner.Options{})
+	rep, err := runner.Run(sc, runner.Options{TolerateStepErrors: true})
 	if err != nil {
 		return outcome{}, data, err
 	}
