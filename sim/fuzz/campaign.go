@@ -63,8 +63,12 @@ type Failure struct {
 	OriginalFaults int    `json:"originalFaults"`
 	Faults         int    `json:"faults"`
 	End            string `json:"end"`
+	// Replays: `fleetsim run` on the written file shows the violation (false when a
+	// scripted step the faults broke stops it first).
+	Replays bool `json:"replays"`
 	// Scenario is the replayable file's text.
 	Scenario string `json:"-"`
+	body     string
 }
 
 // RunSeed derives run i's seed from the campaign seed (splitmix64).
@@ -144,7 +148,7 @@ func Campaign(targets []*Target, o Options) (*Summary, error) {
 					return
 				}
 				t, seed, faults := schedule(targets, &o, i)
-				out, _, err := t.run(seed, faults, t.Duration, nil)
+				out, _, err := t.run(seed, faults, t.Duration, nil, false)
 				mu.Lock()
 				if err != nil {
 					if errAt < 0 || i < errAt {
@@ -200,6 +204,7 @@ func Campaign(targets []*Target, o Options) (*Summary, error) {
 			return nil, err
 		}
 		f.CampaignSeed, f.Run = o.Seed, i
+		f.Scenario = header(f) + f.body
 		sum.Failure = f
 	}
 	sum.Seconds = time.Since(start).Seconds()
@@ -218,8 +223,11 @@ func Shrink(t *Target, seed uint64, faults []Fault, first outcome) (*Failure, er
 	inv := []string{first.invariant}
 	end := t.Duration
 	best := first
+	// Shrinking keeps schedules that fail the same invariant when run as `fleetsim run`
+	// runs the written file (strict), unless the original run only fails tolerantly.
+	strict := true
 	fails := func(fs []Fault, e time.Duration) (outcome, bool) {
-		o, _, err := t.run(seed, fs, e, inv)
+		o, _, err := t.run(seed, fs, e, inv, strict)
 		return o, err == nil && o.invariant == first.invariant
 	}
 	cut := func() {
@@ -235,10 +243,13 @@ func Shrink(t *Target, seed uint64, faults []Fault, first outcome) (*Failure, er
 	}
 	// A full check of the one invariant, at the original end, first: the invariants
 	// checked alone must fail the same way.
+	if _, ok := fails(faults, end); !ok {
+		inv = nil // keep every invariant: the failure needs them together
+	}
 	if o, ok := fails(faults, end); ok {
 		best = o
 	} else {
-		inv = nil // keep every invariant: the failure needs them together
+		strict = false
 	}
 	cut()
 	for changed := true; changed; {
@@ -267,9 +278,13 @@ func Shrink(t *Target, seed uint64, faults []Fault, first outcome) (*Failure, er
 	if err != nil {
 		return nil, err
 	}
-	f := &Failure{Seed: seed, Source: t.Path, Invariant: best.invariant, Detail: best.detail, At: best.at.String(),
+	// Does the written file replay under `fleetsim run`?
+	final, _, err := t.run(seed, faults, end, inv, true)
+	replays := err == nil && final.invariant == best.invariant
+	f := &Failure{Replays: replays, Seed: seed, Source: t.Path, Invariant: best.invariant, Detail: best.detail, At: best.at.String(),
 		OriginalFaults: original, Faults: len(faults), End: end.String()}
-	f.Scenario = header(f) + string(data)
+	f.body = string(data)
+	f.Scenario = header(f) + f.body
 	return f, nil
 }
 

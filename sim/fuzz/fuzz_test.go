@@ -44,6 +44,10 @@ func TestPlantedBugFoundShrunkReplayed(t *testing.T) {
 	if f == nil {
 		t.Fatalf("the planted bug was not found in %d runs", sum.Runs)
 	}
+	t.Logf("run %d: %d of %d faults, end %s; written file:\n%s", f.Run, f.Faults, f.OriginalFaults, f.End, f.Scenario)
+	if !f.Replays {
+		t.Errorf("the failure says it does not replay under fleetsim run")
+	}
 	if f.Invariant != "rolloutBudgets" {
 		t.Errorf("invariant = %s (%s), want rolloutBudgets", f.Invariant, f.Detail)
 	}

@@ -185,8 +185,9 @@ type outcome struct {
 	at                time.Duration
 }
 
-// run renders and runs one schedule.
-func (t *Target) run(seed uint64, faults []Fault, end time.Duration, invariants []string) (outcome, []byte, error) {
+// run renders and runs one schedule. strict runs it as `fleetsim run` would, ending at a
+// scripted step the faults left nothing to act on; otherwise such a step is skipped.
+func (t *Target) run(seed uint64, faults []Fault, end time.Duration, invariants []string, strict bool) (outcome, []byte, error) {
 	data, err := t.render(seed, faults, end, invariants)
 	if err != nil {
 		return outcome{}, nil, err
@@ -195,7 +196,7 @@ func (t *Target) run(seed uint64, faults []Fault, end time.Duration, invariants 
 	if err != nil {
 		return outcome{}, data, fmt.Errorf("the fuzzed scenario does not parse: %w", err)
 	}
-	rep, err := runner.Run(sc, runner.Options{TolerateStepErrors: true})
+	rep, err := runner.Run(sc, runner.Options{TolerateStepErrors: !strict})
 	if err != nil {
 		return outcome{}, data, err
 	}
@@ -218,7 +219,15 @@ func header(f *Failure) string {
 		"# Written by `fleetsim fuzz`: a minimal failing schedule, shrunk from " + fmt.Sprint(f.OriginalFaults) + " faults to " + fmt.Sprint(f.Faults) + ".",
 		fmt.Sprintf("# Campaign seed %d, run %d (%s); invariant %s violated at %s:", f.CampaignSeed, f.Run, f.Source, f.Invariant, f.At),
 		"#   " + strings.ReplaceAll(f.Detail, "\n", "\n#   "),
-		"# Replay: fleetsim run THIS-FILE",
+		replayLine(f),
 		"",
 	}, "\n")
+}
+
+func replayLine(f *Failure) string {
+	if f.Replays {
+		return "# Replay: fleetsim run THIS-FILE"
+	}
+	return "# Replay: fleetsim run THIS-FILE stops at a scripted step these faults left nothing to act on,\n" +
+		"# before the violation; `fleetsim fuzz` skips such steps (the runner's TolerateStepErrors)."
 }
