@@ -21,10 +21,11 @@ const (
 	RestartHub      Kind = "restartHub"
 	Workload        Kind = "workload"
 	MemberJoinLeave Kind = "memberJoinLeave"
+	Eviction        Kind = "eviction"
 )
 
 // Kinds are every fault kind, the default of a campaign.
-var Kinds = []Kind{Crash, Partition, Taint, Label, Skew, RestartHub, Workload, MemberJoinLeave}
+var Kinds = []Kind{Crash, Partition, Taint, Label, Skew, RestartHub, Workload, MemberJoinLeave, Eviction}
 
 // ParseKinds reads a comma-separated list of fault kinds ("" is every kind).
 func ParseKinds(s string) ([]Kind, error) {
@@ -69,6 +70,8 @@ type Fault struct {
 	Behavior, WKind, WName, WNamespace string
 	// Labels of a joining member (copied from an existing one, so selectors match it).
 	Labels map[string]string
+	// Placement and Name: an eviction of Placement from Member.
+	Placement, Name string
 }
 
 // step is one rendered timeline step: at and a single action.
@@ -128,6 +131,8 @@ func (f Fault) steps(end time.Duration) []step {
 		sb.WriteString("spec:\n  heartbeatPeriodSeconds: 60\n")
 		add(f.At, "apply", sb.String())
 		add(f.End, "delete", map[string]any{"kind": "MemberCluster", "name": m})
+	case Eviction:
+		add(f.At, "apply", fmt.Sprintf("apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ClusterResourcePlacementEviction\nmetadata:\n  name: %s\nspec:\n  placementName: %s\n  clusterName: %s\n", f.Name, f.Placement, m))
 	}
 	return out
 }
@@ -148,9 +153,12 @@ func (t *Target) draw(r *rand.Rand, kinds []Kind, maxFaults int) []Fault {
 	n := 1 + r.IntN(maxFaults)
 	var out []Fault
 	joins := 0
-	for range n {
+	for j := range n {
 		k := kinds[r.IntN(len(kinds))]
 		f, ok := t.drawOne(r, k, &joins)
+		if k == Eviction {
+			f.Name = fmt.Sprintf("fuzz-eviction-%d", j+1)
+		}
 		if ok {
 			out = append(out, f)
 		}
@@ -211,6 +219,14 @@ func (t *Target) drawOne(r *rand.Rand, k Kind, joins *int) (Fault, bool) {
 		}
 	case RestartHub:
 		f.At = start(0)
+		f.End = f.At
+	case Eviction:
+		m, ok := pick(true)
+		if !ok || len(t.placements) == 0 {
+			return f, false
+		}
+		f.Member, f.Placement = m.name, t.placements[r.IntN(len(t.placements))]
+		f.At = start(m.joinAt)
 		f.End = f.At
 	case MemberJoinLeave:
 		*joins++

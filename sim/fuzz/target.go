@@ -26,6 +26,8 @@ type Target struct {
 	faultsEnd time.Duration
 	members   []memberInfo
 	workloads []workloadRef
+	// placements the scenario applies, for evictions.
+	placements []string
 }
 
 // Prepare reads a scenario for fuzzing; until, when positive and shorter, shortens its runs.
@@ -49,6 +51,10 @@ func Prepare(path string, data []byte, until time.Duration) (*Target, error) {
 		case scenarios.ActionApply:
 			for _, m := range st.Apply {
 				switch m.Object.GetKind() {
+				case "ClusterResourcePlacement":
+					if !slices.Contains(t.placements, m.Object.GetName()) {
+						t.placements = append(t.placements, m.Object.GetName())
+					}
 				case "Deployment", "StatefulSet", "DaemonSet", "Job":
 					w := workloadRef{kind: m.Object.GetKind(), name: m.Object.GetName(), namespace: m.Object.GetNamespace()}
 					if !slices.Contains(t.workloads, w) {
