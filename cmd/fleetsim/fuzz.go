@@ -38,7 +38,7 @@ func newFuzzCommand(stdout, stderr io.Writer) *cobra.Command {
 		Long: `fuzz runs each scenario file many times, each run with its own seed and a random fault
 schedule on top of the scenario's timeline (member crashes and partitions with their heals,
 taint and label churn, clock skew, hub restarts, workloads turning unavailable or failing to
-apply, members joining and leaving), and checks every invariant (see "always" in
+apply, members joining and leaving, evictions), and checks every invariant (see "always" in
 scenarios/README.md) after every event. Faults start and end within the first 3/4 of a run.
 
 On a violation it shrinks the schedule to the fewest faults and the earliest end that still
