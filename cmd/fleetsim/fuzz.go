@@ -28,6 +28,7 @@ type fuzzFlags struct {
 	out      string
 	shard    string
 	until    time.Duration
+	converge bool
 }
 
 func newFuzzCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -73,6 +74,7 @@ FUZZ_SHARDS is set. "fleetsim fuzz merge" combines the shards' JSON summaries.`,
 	fl.StringVar(&f.out, "out", ".", "directory the minimal failing scenario is written to")
 	fl.StringVar(&f.shard, "shard", "", "I/N: run the I-th (from 0) of N disjoint slices of the runs")
 	fl.DurationVar(&f.until, "until", 0, "shorten every scenario to this much simulated time")
+	fl.BoolVar(&f.converge, "converge", true, "check at the end of each run that every cluster a fault touched is Joined and Healthy again")
 	cmd.AddCommand(newFuzzMergeCommand(stdout))
 	return cmd
 }
@@ -142,7 +144,7 @@ func runFuzz(cmd *cobra.Command, paths []string, f fuzzFlags, out, stderr io.Wri
 	pr := newProgress(stderr, "fuzz")
 	total := f.runs / shards
 	opts := fuzz.Options{Seed: f.seed, Runs: f.runs, Time: f.budget, Kinds: kinds, MaxFaults: f.maxF,
-		Parallel: f.parallel, Shard: shard, Shards: shards,
+		Parallel: f.parallel, Shard: shard, Shards: shards, Converge: f.converge,
 		Progress: func(done int) {
 			if total > 0 {
 				pr.update(time.Duration(done), time.Duration(max(total, done)))
@@ -184,7 +186,7 @@ func runFuzz(cmd *cobra.Command, paths []string, f fuzzFlags, out, stderr io.Wri
 
 func printFuzzText(w io.Writer, s *fuzz.Summary, replay string) {
 	fmt.Fprintf(w, "fuzz: seed %d, shard %d/%d, %d file(s)\n", s.Seed, s.Shard, s.Shards, len(s.Files))
-	fmt.Fprintf(w, "runs %d, events %d, invariant checks %d, violations %d\n", s.Runs, s.Events, s.Checks, s.Violations)
+	fmt.Fprintf(w, "runs %d, events %d, invariant checks %d, members checked converged %d, violations %d\n", s.Runs, s.Events, s.Checks, s.ConvergenceChecks, s.Violations)
 	var kinds []string
 	for k := range s.Faults {
 		kinds = append(kinds, k)

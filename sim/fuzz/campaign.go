@@ -24,6 +24,9 @@ type Options struct {
 	// i mod Shards = I (default 0 of 1).
 	Parallel      int
 	Shard, Shards int
+	// Converge checks, at the end of each run, that every cluster the faults touched is
+	// Joined and Healthy again (see Converged).
+	Converge bool
 	// Progress, when set, is called after each run with the runs done.
 	Progress func(done int)
 	// OnRun, when set, sees every run's index, seed and trace hash (from several goroutines).
@@ -42,6 +45,8 @@ type Summary struct {
 	Faults     map[string]int `json:"faults"`
 	Checks     uint64         `json:"invariantsChecked"`
 	Violations int            `json:"violations"`
+	// ConvergenceChecks counts the members checked Joined and Healthy at a run's end.
+	ConvergenceChecks int `json:"convergenceChecks"`
 	// Digest sums a hash of (run index, trace hash) over the runs: shards' digests add up to
 	// the unsharded campaign's.
 	Digest          uint64   `json:"digest"`
@@ -70,6 +75,11 @@ type Failure struct {
 	Scenario string `json:"-"`
 	body     string
 }
+
+// Converged names the convergence check in failures: once faults stop, every cluster member
+// a fault touched (and the scenario itself leaves alone) is Joined and Healthy again by the
+// end of the run. A written failure carries it as `expect` entries.
+const Converged = "converged"
 
 // RunSeed derives run i's seed from the campaign seed (splitmix64).
 func RunSeed(seed uint64, i int) uint64 {
@@ -148,7 +158,7 @@ func Campaign(targets []*Target, o Options) (*Summary, error) {
 					return
 				}
 				t, seed, faults := schedule(targets, &o, i)
-				out, _, err := t.run(seed, faults, t.Duration, nil, false)
+				out, _, err := t.run(seed, faults, t.Duration, nil, false, o.Converge)
 				mu.Lock()
 				if err != nil {
 					if errAt < 0 || i < errAt {
@@ -161,6 +171,7 @@ func Campaign(targets []*Target, o Options) (*Summary, error) {
 				sum.Runs++
 				sum.Events += out.events
 				sum.Checks += uint64(out.checks) * out.events
+				sum.ConvergenceChecks += out.converge / 2
 				sum.Digest += digest(i, out.traceHash)
 				for _, f := range faults {
 					sum.Faults[string(f.Kind)]++
@@ -199,7 +210,7 @@ func Campaign(targets []*Target, o Options) (*Summary, error) {
 		sort.Ints(idx)
 		i := idx[0]
 		t, seed, faults := schedule(targets, &o, i)
-		f, err := Shrink(t, seed, faults, failing[i])
+		f, err := Shrink(t, seed, faults, failing[i], o.Converge)
 		if err != nil {
 			return nil, err
 		}
@@ -218,19 +229,27 @@ func Campaign(targets []*Target, o Options) (*Summary, error) {
 // Shrink minimises a failing schedule: it ends the run at the violation, drops faults one
 // at a time while the same invariant still fails, and ends the run again at the (possibly
 // earlier) violation. It returns the failure with the replayable scenario text.
-func Shrink(t *Target, seed uint64, faults []Fault, first outcome) (*Failure, error) {
+func Shrink(t *Target, seed uint64, faults []Fault, first outcome, converge bool) (*Failure, error) {
 	original := len(faults)
 	inv := []string{first.invariant}
+	conv := first.invariant == Converged
+	converge = converge && conv // an invariant's failure is written without them
+	if conv {
+		inv = []string{} // the expectations check it; no invariant is needed
+	}
 	end := t.Duration
 	best := first
 	// Shrinking keeps schedules that fail the same invariant when run as `fleetsim run`
 	// runs the written file (strict), unless the original run only fails tolerantly.
 	strict := true
 	fails := func(fs []Fault, e time.Duration) (outcome, bool) {
-		o, _, err := t.run(seed, fs, e, inv, strict)
+		o, _, err := t.run(seed, fs, e, inv, strict, converge)
 		return o, err == nil && o.invariant == first.invariant
 	}
 	cut := func() {
+		if conv {
+			return // a convergence failure shows at the end
+		}
 		e := best.at.Truncate(time.Second)
 		if e < best.at {
 			e += time.Second
@@ -243,7 +262,7 @@ func Shrink(t *Target, seed uint64, faults []Fault, first outcome) (*Failure, er
 	}
 	// A full check of the one invariant, at the original end, first: the invariants
 	// checked alone must fail the same way.
-	if _, ok := fails(faults, end); !ok {
+	if _, ok := fails(faults, end); !ok && !conv {
 		inv = nil // keep every invariant: the failure needs them together
 	}
 	if o, ok := fails(faults, end); ok {
@@ -274,12 +293,12 @@ func Shrink(t *Target, seed uint64, faults []Fault, first outcome) (*Failure, er
 	if inv == nil {
 		inv = []string{first.invariant}
 	}
-	data, err := t.render(seed, faults, end, inv)
+	data, err := t.render(seed, faults, end, inv, converge)
 	if err != nil {
 		return nil, err
 	}
 	// Does the written file replay under `fleetsim run`?
-	final, _, err := t.run(seed, faults, end, inv, true)
+	final, _, err := t.run(seed, faults, end, inv, true, converge)
 	replays := err == nil && final.invariant == best.invariant
 	f := &Failure{Replays: replays, Seed: seed, Source: t.Path, Invariant: best.invariant, Detail: best.detail, At: best.at.String(),
 		OriginalFaults: original, Faults: len(faults), End: end.String()}
@@ -307,6 +326,7 @@ func Merge(parts []*Summary) (*Summary, error) {
 		out.Events += p.Events
 		out.Checks += p.Checks
 		out.Violations += p.Violations
+		out.ConvergenceChecks += p.ConvergenceChecks
 		out.Digest += p.Digest
 		out.Seconds = max(out.Seconds, p.Seconds)
 		for k, v := range p.Faults {

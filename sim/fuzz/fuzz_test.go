@@ -144,3 +144,37 @@ func TestShardsCoverTheCampaign(t *testing.T) {
 		t.Error("merging one of two shards succeeded")
 	}
 }
+
+// TestConvergent: convergence is checked for clusters the schedule faulted whose faults
+// ended recoveryTime before the end, and never for members the scenario itself fails.
+func TestConvergent(t *testing.T) {
+	tg := load(t, "quickstart.yaml", 0)
+	end := tg.Duration
+	faults := []Fault{
+		{Kind: Crash, Member: "east-1", At: time.Minute, End: 2 * time.Minute},
+		{Kind: Skew, Member: "east-2", At: time.Minute, End: end - time.Minute},                               // too late
+		{Kind: Partition, Member: "west-2", At: time.Minute, End: 2 * time.Minute},                            // the scenario fails west-2
+		{Kind: Label, Member: "west-1", Key: "fuzz-label", Value: "x", At: time.Minute, End: 2 * time.Minute}, // not a health fault
+	}
+	if diff := cmp.Diff([]string{"east-1"}, tg.convergent(faults, end)); diff != "" {
+		t.Errorf("convergent (-want +got):\n%s", diff)
+	}
+	data, err := tg.render(1, faults, end, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse("c.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Expect) != 2 || sc.Expect[0].Member == nil || sc.Expect[0].Member.Name != "east-1" {
+		t.Errorf("convergence expectations = %+v, want Joined and Healthy of east-1", sc.Expect)
+	}
+	sum, err := Campaign([]*Target{tg}, Options{Seed: 11, Runs: 6, Converge: true, Kinds: []Kind{Crash, Partition}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.ConvergenceChecks == 0 || sum.Violations != 0 {
+		t.Errorf("campaign: %d members checked converged, %d violations; want some and none", sum.ConvergenceChecks, sum.Violations)
+	}
+}

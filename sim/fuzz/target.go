@@ -28,6 +28,37 @@ type Target struct {
 	workloads []workloadRef
 	// placements the scenario applies, for evictions.
 	placements []string
+	// touched are members the scenario itself fails, taints, skews, edits or removes: their
+	// state at the end is the scenario's business, not a convergence check's. all: the
+	// scenario draws its own random faults, so no member is checked.
+	touched    map[string]bool
+	touchedAll bool
+}
+
+// recoveryTime is how long a member gets, after its last fault ends, to be Joined and
+// Healthy again: a heartbeat period or two plus the hub's health window is well within it.
+const recoveryTime = 6 * time.Minute
+
+// convergent are the cluster members a schedule faulted (crash, partition, skew, taint)
+// whose faults all ended recoveryTime before end and that the scenario leaves alone.
+func (t *Target) convergent(faults []Fault, end time.Duration) []string {
+	if t.touchedAll {
+		return nil
+	}
+	last := map[string]time.Duration{}
+	for _, f := range faults {
+		switch f.Kind {
+		case Crash, Partition, Skew, Taint:
+			last[f.Member] = max(last[f.Member], f.End)
+		}
+	}
+	var out []string
+	for _, m := range t.members {
+		if e, ok := last[m.name]; ok && m.cluster && !t.touched[m.name] && e+recoveryTime <= end {
+			out = append(out, m.name)
+		}
+	}
+	return out
 }
 
 // Prepare reads a scenario for fuzzing; until, when positive and shorter, shortens its runs.
@@ -42,7 +73,13 @@ func Prepare(path string, data []byte, until time.Duration) (*Target, error) {
 	}
 	t.faultsEnd = t.Duration * 3 / 4
 	leaves := map[string]bool{}
+	t.touched, t.touchedAll = map[string]bool{}, sc.Faults != nil
 	for _, st := range sc.Timeline {
+		for _, m := range []string{memberOf(st)} {
+			if m != "" {
+				t.touched[m] = true
+			}
+		}
 		switch st.Action {
 		case scenarios.ActionDelete:
 			if st.Delete.Kind == "MemberCluster" {
@@ -51,6 +88,8 @@ func Prepare(path string, data []byte, until time.Duration) (*Target, error) {
 		case scenarios.ActionApply:
 			for _, m := range st.Apply {
 				switch m.Object.GetKind() {
+				case "MemberCluster":
+					t.touched[m.Object.GetName()] = true
 				case "ClusterResourcePlacement":
 					if !slices.Contains(t.placements, m.Object.GetName()) {
 						t.placements = append(t.placements, m.Object.GetName())
@@ -73,16 +112,38 @@ func Prepare(path string, data []byte, until time.Duration) (*Target, error) {
 		}
 	}
 	// Run once without faults: a scenario that does not run cannot be fuzzed.
-	if _, err := t.render(1, nil, t.Duration, nil); err != nil {
+	if _, err := t.render(1, nil, t.Duration, nil, false); err != nil {
 		return nil, err
 	}
 	return t, nil
 }
 
+// memberOf is the member a scenario step changes, if any.
+func memberOf(st scenarios.Step) string {
+	switch {
+	case st.Fail != nil:
+		return st.Fail.Member
+	case st.Heal != nil:
+		return st.Heal.Member
+	case st.Taint != nil:
+		return st.Taint.Member
+	case st.Untaint != nil:
+		return st.Untaint.Member
+	case st.Skew != nil:
+		return st.Skew.Member
+	case st.Delete != nil && st.Delete.Kind == "MemberCluster":
+		return st.Delete.Name
+	}
+	return ""
+}
+
 // render writes the scenario with the faults as timeline steps, the given seed and end,
 // `always` set to the invariants (the scenario's own ones first when invariants is nil:
 // every invariant), and no `expect` (faults legitimately change outcomes).
-func (t *Target) render(seed uint64, faults []Fault, end time.Duration, invariants []string) ([]byte, error) {
+//
+// converge adds, for each convergent member, the expectation that it is Joined and Healthy
+// at the end: the convergence check once faults stop.
+func (t *Target) render(seed uint64, faults []Fault, end time.Duration, invariants []string, converge bool) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(t.data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", t.Path, err)
@@ -97,6 +158,21 @@ func (t *Target) render(seed uint64, faults []Fault, end time.Duration, invarian
 	set(root, "seed", scalar(fmt.Sprint(seed)))
 	set(root, "duration", scalar(end.String()))
 	del(root, "expect")
+	if converge {
+		if ms := t.convergent(faults, end); len(ms) > 0 {
+			var exp []any
+			for _, m := range ms {
+				for _, c := range []string{"Joined", "Healthy"} {
+					exp = append(exp, map[string]any{"member": map[string]any{"name": m, "condition": map[string]any{"type": c, "status": "True"}}})
+				}
+			}
+			var n yaml.Node
+			if err := n.Encode(exp); err != nil {
+				return nil, err
+			}
+			set(root, "expect", &n)
+		}
+	}
 	always := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
 	for _, n := range invariants {
 		always.Content = append(always.Content, scalar(n))
@@ -186,6 +262,7 @@ type outcome struct {
 	events    uint64
 	traceHash string
 	checks    int
+	converge  int // convergence expectations checked
 	// invariant, detail and at describe the first violation ("" when none).
 	invariant, detail string
 	at                time.Duration
@@ -193,8 +270,8 @@ type outcome struct {
 
 // run renders and runs one schedule. strict runs it as `fleetsim run` would, ending at a
 // scripted step the faults left nothing to act on; otherwise such a step is skipped.
-func (t *Target) run(seed uint64, faults []Fault, end time.Duration, invariants []string, strict bool) (outcome, []byte, error) {
-	data, err := t.render(seed, faults, end, invariants)
+func (t *Target) run(seed uint64, faults []Fault, end time.Duration, invariants []string, strict, converge bool) (outcome, []byte, error) {
+	data, err := t.render(seed, faults, end, invariants, converge)
 	if err != nil {
 		return outcome{}, nil, err
 	}
@@ -206,7 +283,12 @@ func (t *Target) run(seed uint64, faults []Fault, end time.Duration, invariants 
 	if err != nil {
 		return outcome{}, data, err
 	}
-	o := outcome{events: rep.Events, traceHash: rep.TraceHash, checks: len(rep.Invariants)}
+	o := outcome{events: rep.Events, traceHash: rep.TraceHash, checks: len(rep.Invariants), converge: len(rep.Expectations)}
+	for _, e := range rep.Expectations {
+		if !e.Passed && o.invariant == "" {
+			o.invariant, o.detail, o.at = Converged, fmt.Sprintf("once faults stopped, %s: %s", e.Description, e.Detail), end
+		}
+	}
 	for _, inv := range rep.Invariants {
 		if inv.Passed {
 			continue
