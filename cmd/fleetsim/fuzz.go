@@ -40,7 +40,10 @@ func newFuzzCommand(stdout, stderr io.Writer) *cobra.Command {
 schedule on top of the scenario's timeline (member crashes and partitions with their heals,
 taint and label churn, clock skew, hub restarts, workloads turning unavailable or failing to
 apply, members joining and leaving, evictions), and checks every invariant (see "always" in
-scenarios/README.md) after every event. Faults start and end within the first 3/4 of a run.
+scenarios/README.md) after every event. Faults start and end within the first 3/4 of a run;
+with --converge (the default), every cluster a fault touched must be Joined and Healthy again
+at the end of the run (unless the scenario itself fails, taints, skews or removes it, or draws
+its own random faults).
 
 On a violation it shrinks the schedule to the fewest faults and the earliest end that still
 fail, writes it to --out as an ordinary scenario file (faults inline as timeline steps, the
