@@ -145,14 +145,13 @@ func runFuzz(cmd *cobra.Command, paths []string, f fuzzFlags, out, stderr io.Wri
 		targets = append(targets, t)
 	}
 	pr := newProgress(stderr, "fuzz")
-	total := f.runs / shards
+	total := 0
+	if f.runs > 0 {
+		total = (f.runs - shard + shards - 1) / shards
+	}
 	opts := fuzz.Options{Seed: f.seed, Runs: f.runs, Time: f.budget, Kinds: kinds, MaxFaults: f.maxF,
 		Parallel: f.parallel, Shard: shard, Shards: shards, Converge: f.converge,
-		Progress: func(done int) {
-			if total > 0 {
-				pr.update(time.Duration(done), time.Duration(max(total, done)))
-			}
-		}}
+		Progress: func(done int) { pr.count(done, total) }}
 	sum, err := fuzz.Campaign(targets, opts)
 	pr.done()
 	if err != nil {

@@ -27,7 +27,7 @@ type Options struct {
 	// Converge checks, at the end of each run, that every cluster the faults touched is
 	// Joined and Healthy again (see Converged).
 	Converge bool
-	// Progress, when set, is called after each run with the runs done.
+	// Progress, when set, is called after each run with the runs done, one call at a time.
 	Progress func(done int)
 	// OnRun, when set, sees every run's index, seed and trace hash (from several goroutines).
 	OnRun func(index int, seed uint64, traceHash string)
@@ -187,13 +187,12 @@ func Campaign(targets []*Target, o Options) (*Summary, error) {
 					}
 				}
 				done++
-				d := done
+				if o.Progress != nil {
+					o.Progress(done) // under the lock: one call at a time
+				}
 				mu.Unlock()
 				if o.OnRun != nil {
 					o.OnRun(i, seed, out.traceHash)
-				}
-				if o.Progress != nil {
-					o.Progress(d)
 				}
 			}
 		}()
