@@ -302,4 +302,5 @@ var Invariants = map[string]string{
 	"pickNWithinLimit":         "the scheduler never picks a cluster that takes a PickN placement beyond numberOfClusters",
 	"noUntoleratedNewBindings": "no binding is created on a cluster with a NoSchedule taint the placement does not tolerate",
 	"bindingsOnKnownMembers":   "every new binding targets a member that exists and is not leaving",
+	"rolloutBudgets":           "no rollout step leaves fewer ready clusters than N − maxUnavailable (or than before), binds beyond N + maxSurge, binds on an untolerated taint, or executes an eviction its disruption budget forbids",
 }

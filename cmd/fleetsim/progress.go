@@ -51,3 +51,21 @@ func (p *progress) done() {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
 }
+
+// count draws "name done/total runs" (total 0: unknown), on a terminal only.
+func (p *progress) count(done, total int) {
+	if !p.enabled {
+		return
+	}
+	now := time.Now()
+	if now.Sub(p.start) < time.Second || now.Sub(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = now
+	if total > 0 {
+		fmt.Fprintf(p.w, "\r%s %d/%d runs", p.name, done, total)
+	} else {
+		fmt.Fprintf(p.w, "\r%s %d runs", p.name, done)
+	}
+	p.drawn = true
+}

@@ -37,7 +37,7 @@ func Decide(in Input) Plan {
 	n := Target(in.PlacementType, in.NumberOfClusters, in.ClusterNames, bs)
 	bud := Budget{
 		Target:         n,
-		MaxUnavailable: Scaled(cfg.maxUnavailable, n, DefaultMaxUnavailable),
+		MaxUnavailable: Scaled(cfg.maxUnavailable, n, DefaultMaxUnavailable) + int(plantedExtraUnavailable.Load()),
 		MaxSurge:       Scaled(cfg.maxSurge, n, DefaultMaxSurge),
 	}
 	bud.MinAvailable = n - bud.MaxUnavailable

@@ -39,6 +39,10 @@ type Options struct {
 	Trace io.Writer
 	// Progress, when set, is called as simulated time advances (about every 1% of the run).
 	Progress func(done, total time.Duration)
+	// TolerateStepErrors records a timeline step that cannot run (an approval whose request
+	// a fault prevented) as a step-failed event and goes on, instead of ending the run: for
+	// the fuzzer, whose faults may legitimately leave a scripted step nothing to act on.
+	TolerateStepErrors bool
 }
 
 // Error is a problem found while running a scenario that is the scenario's fault, such as a
@@ -69,10 +73,11 @@ var notable = map[string]bool{
 }
 
 type run struct {
-	sc     *scenarios.Scenario
-	s      *sim.Sim
-	report *Report
-	err    error
+	sc       *scenarios.Scenario
+	tolerate bool
+	s        *sim.Sim
+	report   *Report
+	err      error
 	// groupAt and groups merge same-instant timeline events of one kind and detail.
 	groupAt time.Duration
 	groups  map[string]int
@@ -102,7 +107,7 @@ func Run(sc *scenarios.Scenario, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.Path, err)
 	}
-	r := &run{sc: sc, s: s, groupAt: -1,
+	r := &run{sc: sc, s: s, groupAt: -1, tolerate: opts.TolerateStepErrors,
 		report: &Report{Scenario: sc.Name, File: sc.Path, Seed: seed, Expectations: []ExpectationResult{}, Invariants: []InvariantResult{}, Timeline: []TimelineEntry{}}}
 	s.Observe(func(at time.Duration, kind, subject, detail string) {
 		if !notable[kind] {
@@ -289,6 +294,10 @@ func (r *run) step(st *scenarios.Step) {
 		if st.Field != "" {
 			field = st.Field + "." + field
 		}
+		if r.tolerate {
+			s.Record("step-failed", field, fmt.Sprintf("line %d: %v", st.Line, err))
+			return
+		}
 		r.fail(st.Line, fmt.Sprintf("%s: the step at %s failed: %v", field, st.At, err))
 	}
 }
@@ -413,13 +422,23 @@ func (r *run) watchInvariants() {
 	if len(r.sc.Always) == 0 {
 		return
 	}
+	// rolloutBudgets compares each event's state with the state before it: the simulator
+	// keeps that copy only when asked.
+	var rollout func() error
+	if slices.Contains(r.sc.Always, "rolloutBudgets") {
+		rollout = r.s.WatchRollout()
+	}
 	r.s.AfterEvent(func() {
 		for i := range r.report.Invariants {
 			inv := &r.report.Invariants[i]
 			if !inv.Passed {
 				continue
 			}
-			if err := r.s.CheckInvariant(inv.Name); err != nil {
+			check := func() error { return r.s.CheckInvariant(inv.Name) }
+			if inv.Name == "rolloutBudgets" {
+				check = rollout
+			}
+			if err := check(); err != nil {
 				inv.Passed, inv.At, inv.Detail = false, r.s.Elapsed().String(), err.Error()
 			}
 		}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/fleetsim/fleetsim/model/rollout"
+	"github.com/fleetsim/fleetsim/sim/fuzz"
+)
+
+const rolloutExample2 = "../../scenarios/rollout-example-2.yaml"
+
+func fuzzSummary(t *testing.T, out string) *fuzz.Summary {
+	t.Helper()
+	var s fuzz.Summary
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("fuzz --output json is not a summary: %v\n%s", err, out)
+	}
+	return &s
+}
+
+// TestFuzzShardsAndMerge: `--shard 0/2`, JOB_COMPLETION_INDEX=1 with FUZZ_SHARDS=2, and
+// `fuzz merge` of the two equal one unsharded campaign.
+func TestFuzzShardsAndMerge(t *testing.T) {
+	args := []string{"fuzz", quickstart, "--runs", "8", "--seed", "5", "--output", "json", "--parallel", "2"}
+	code, out, errOut := run(t, args...)
+	if code != exitOK {
+		t.Fatalf("fuzz = exit %d; stderr:\n%s", code, errOut)
+	}
+	whole := fuzzSummary(t, out)
+	if whole.Runs != 8 || whole.Violations != 0 || whole.Events == 0 {
+		t.Fatalf("unsharded summary = %+v", whole)
+	}
+	dir := t.TempDir()
+	var files []string
+	for i := range 2 {
+		a := append([]string(nil), args...)
+		if i == 0 {
+			a = append(a, "--shard", "0/2")
+		} else {
+			t.Setenv("JOB_COMPLETION_INDEX", strconv.Itoa(i))
+			t.Setenv("FUZZ_SHARDS", "2")
+		}
+		code, out, errOut := run(t, a...)
+		if code != exitOK {
+			t.Fatalf("shard %d = exit %d; stderr:\n%s", i, code, errOut)
+		}
+		if s := fuzzSummary(t, out); s.Shard != i || s.Shards != 2 || s.Runs != 4 {
+			t.Errorf("shard %d summary: shard %d/%d, %d runs", i, s.Shard, s.Shards, s.Runs)
+		}
+		p := filepath.Join(dir, "shard-"+strconv.Itoa(i)+".json")
+		if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	code, out, errOut = run(t, append([]string{"fuzz", "merge", "--output", "json"}, files...)...)
+	if code != exitOK {
+		t.Fatalf("fuzz merge = exit %d; stderr:\n%s", code, errOut)
+	}
+	m := fuzzSummary(t, out)
+	if m.Runs != whole.Runs || m.Events != whole.Events || m.Digest != whole.Digest {
+		t.Errorf("merged %d runs, %d events, digest %x; unsharded %d, %d, %x", m.Runs, m.Events, m.Digest, whole.Runs, whole.Events, whole.Digest)
+	}
+	if code, _, _ := run(t, "fuzz", "merge", files[0]); code != exitInvalid {
+		t.Errorf("merging one of two shards = exit %d, want %d", code, exitInvalid)
+	}
+}
+
+// TestFuzzWritesReplayableFailure: with the planted rollout bug, fuzz exits 1, writes the
+// minimal scenario and prints the command replaying it; `fleetsim run` on it fails.
+func TestFuzzWritesReplayableFailure(t *testing.T) {
+	restore := rollout.PlantBugForTest(1)
+	defer restore()
+	dir := t.TempDir()
+	code, out, errOut := run(t, "fuzz", rolloutExample2, "--runs", "4", "--out", dir, "--parallel", "1")
+	if code != exitFailed {
+		t.Fatalf("fuzz with a planted bug = exit %d, want 1; stdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	_, replay, ok := strings.Cut(errOut, "replay with: fleetsim run ")
+	if !ok {
+		t.Fatalf("stderr does not print the replay command:\n%s", errOut)
+	}
+	path := strings.TrimSpace(replay)
+	if filepath.Dir(path) != dir {
+		t.Errorf("failure written to %s, not under --out %s", path, dir)
+	}
+	if code, rout, _ := run(t, "run", path); code != exitFailed || !strings.Contains(rout, "rolloutBudgets") {
+		t.Errorf("fleetsim run %s = exit %d, want 1 with rolloutBudgets failing:\n%s", path, code, rout)
+	}
+}
+
+// TestFuzzJobManifest: the Indexed Job's shard count matches its completions.
+func TestFuzzJobManifest(t *testing.T) {
+	data, err := os.ReadFile("../../config/fuzz/job.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var job struct {
+		Spec struct {
+			CompletionMode string `json:"completionMode"`
+			Completions    int    `json:"completions"`
+			Parallelism    int    `json:"parallelism"`
+			Template       struct {
+				Spec struct {
+					Containers []struct {
+						Args []string `json:"args"`
+						Env  []struct{ Name, Value string }
+					} `json:"containers"`
+				} `json:"spec"`
+			} `json:"template"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal(data, &job); err != nil {
+		t.Fatal(err)
+	}
+	if job.Spec.CompletionMode != "Indexed" {
+		t.Errorf("completionMode = %q, want Indexed", job.Spec.CompletionMode)
+	}
+	c := job.Spec.Template.Spec.Containers[0]
+	shards := ""
+	for _, e := range c.Env {
+		if e.Name == "FUZZ_SHARDS" {
+			shards = e.Value
+		}
+	}
+	if shards != strconv.Itoa(job.Spec.Completions) {
+		t.Errorf("FUZZ_SHARDS %q differs from completions %d", shards, job.Spec.Completions)
+	}
+	if len(c.Args) == 0 || c.Args[0] != "fuzz" {
+		t.Errorf("args = %v, want a fuzz command", c.Args)
+	}
+}

@@ -1,0 +1,321 @@
+package fuzz
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/scenarios"
+	"github.com/fleetsim/fleetsim/scenarios/runner"
+)
+
+// Target is a scenario file prepared for fuzzing.
+type Target struct {
+	Path string
+	data []byte
+	// Duration is how long each run lasts (the scenario's duration, or less with Until).
+	Duration time.Duration
+	// faultsEnd: no fault starts at or after it, and every fault ends by it, so that the
+	// rest of the run shows the fleet recovering.
+	faultsEnd time.Duration
+	members   []memberInfo
+	workloads []workloadRef
+	// placements the scenario applies, for evictions.
+	placements []string
+	// touched are members the scenario itself fails, taints, skews, edits or removes: their
+	// state at the end is the scenario's business, not a convergence check's. all: the
+	// scenario draws its own random faults, so no member is checked.
+	touched    map[string]bool
+	touchedAll bool
+}
+
+// recoveryTime is how long a member gets, after its last fault ends, to be Joined and
+// Healthy again: a heartbeat period or two plus the hub's health window is well within it.
+const recoveryTime = 6 * time.Minute
+
+// convergent are the cluster members a schedule faulted (crash, partition, skew, taint)
+// whose faults all ended recoveryTime before end and that the scenario leaves alone.
+func (t *Target) convergent(faults []Fault, end time.Duration) []string {
+	if t.touchedAll {
+		return nil
+	}
+	last := map[string]time.Duration{}
+	for _, f := range faults {
+		switch f.Kind {
+		case Crash, Partition, Skew, Taint:
+			last[f.Member] = max(last[f.Member], f.End)
+		}
+	}
+	var out []string
+	for _, m := range t.members {
+		if e, ok := last[m.name]; ok && m.cluster && !t.touched[m.name] && e+recoveryTime <= end {
+			out = append(out, m.name)
+		}
+	}
+	return out
+}
+
+// Prepare reads a scenario for fuzzing; until, when positive and shorter, shortens its runs.
+func Prepare(path string, data []byte, until time.Duration) (*Target, error) {
+	sc, err := scenarios.Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	t := &Target{Path: path, data: data, Duration: sc.Duration}
+	if until > 0 && until < t.Duration {
+		t.Duration = until
+	}
+	t.faultsEnd = t.Duration * 3 / 4
+	leaves := map[string]bool{}
+	t.touched, t.touchedAll = map[string]bool{}, sc.Faults != nil
+	for _, st := range sc.Timeline {
+		for _, m := range []string{memberOf(st)} {
+			if m != "" {
+				t.touched[m] = true
+			}
+		}
+		switch st.Action {
+		case scenarios.ActionDelete:
+			if st.Delete.Kind == "MemberCluster" {
+				leaves[st.Delete.Name] = true
+			}
+		case scenarios.ActionApply:
+			for _, m := range st.Apply {
+				switch m.Object.GetKind() {
+				case "MemberCluster":
+					t.touched[m.Object.GetName()] = true
+				case "ClusterResourcePlacement":
+					if !slices.Contains(t.placements, m.Object.GetName()) {
+						t.placements = append(t.placements, m.Object.GetName())
+					}
+				case "Deployment", "StatefulSet", "DaemonSet", "Job":
+					w := workloadRef{kind: m.Object.GetKind(), name: m.Object.GetName(), namespace: m.Object.GetNamespace()}
+					if !slices.Contains(t.workloads, w) {
+						t.workloads = append(t.workloads, w)
+					}
+				}
+			}
+		}
+	}
+	for _, g := range sc.Members {
+		for _, n := range g.Names {
+			if leaves[n] || g.JoinAt >= t.faultsEnd {
+				continue
+			}
+			t.members = append(t.members, memberInfo{name: n, joinAt: g.JoinAt, cluster: g.Kind != member.KindMachine, labels: maps.Clone(g.Labels)})
+		}
+	}
+	// Run once without faults: a scenario that does not run cannot be fuzzed.
+	if _, err := t.render(1, nil, t.Duration, nil, false); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// memberOf is the member a scenario step changes, if any.
+func memberOf(st scenarios.Step) string {
+	switch {
+	case st.Fail != nil:
+		return st.Fail.Member
+	case st.Heal != nil:
+		return st.Heal.Member
+	case st.Taint != nil:
+		return st.Taint.Member
+	case st.Untaint != nil:
+		return st.Untaint.Member
+	case st.Skew != nil:
+		return st.Skew.Member
+	case st.Delete != nil && st.Delete.Kind == "MemberCluster":
+		return st.Delete.Name
+	}
+	return ""
+}
+
+// render writes the scenario with the faults as timeline steps, the given seed and end,
+// `always` set to the invariants (the scenario's own ones first when invariants is nil:
+// every invariant), and no `expect` (faults legitimately change outcomes).
+//
+// converge adds, for each convergent member, the expectation that it is Joined and Healthy
+// at the end: the convergence check once faults stop.
+func (t *Target) render(seed uint64, faults []Fault, end time.Duration, invariants []string, converge bool) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(t.data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Path, err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: not a mapping", t.Path)
+	}
+	root := doc.Content[0]
+	if invariants == nil {
+		invariants = scenarios.InvariantNames()
+	}
+	set(root, "seed", scalar(fmt.Sprint(seed)))
+	set(root, "duration", scalar(end.String()))
+	del(root, "expect")
+	if converge {
+		if ms := t.convergent(faults, end); len(ms) > 0 {
+			var exp []any
+			for _, m := range ms {
+				for _, c := range []string{"Joined", "Healthy"} {
+					exp = append(exp, map[string]any{"member": map[string]any{"name": m, "condition": map[string]any{"type": c, "status": "True"}}})
+				}
+			}
+			var n yaml.Node
+			if err := n.Encode(exp); err != nil {
+				return nil, err
+			}
+			set(root, "expect", &n)
+		}
+	}
+	always := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+	for _, n := range invariants {
+		always.Content = append(always.Content, scalar(n))
+	}
+	set(root, "always", always)
+	if f := get(root, "faults"); f != nil {
+		if u := get(f, "until"); u != nil {
+			if d, err := time.ParseDuration(u.Value); err != nil || d > end {
+				del(f, "until")
+			}
+		}
+	}
+	tl := get(root, "timeline")
+	if tl == nil {
+		tl = &yaml.Node{Kind: yaml.SequenceNode}
+		set(root, "timeline", tl)
+	}
+	// Steps after the end are dropped (a shortened run never reaches them).
+	kept := tl.Content[:0]
+	for _, st := range tl.Content {
+		if at := get(st, "at"); at != nil {
+			if d, err := time.ParseDuration(at.Value); err == nil && d > end {
+				continue
+			}
+		}
+		kept = append(kept, st)
+	}
+	tl.Content = kept
+	for i, f := range faults {
+		for _, st := range f.steps(end) {
+			var v yaml.Node
+			if err := v.Encode(st.Value); err != nil {
+				return nil, err
+			}
+			if s, ok := st.Value.(string); ok {
+				v = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.LiteralStyle}
+			}
+			n := &yaml.Node{Kind: yaml.MappingNode, HeadComment: fmt.Sprintf("fuzz fault %d: %s", i+1, f.Kind)}
+			n.Content = append(n.Content, scalar("at"), scalar(st.At.String()), scalar(st.Action), &v)
+			tl.Content = append(tl.Content, n)
+		}
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func scalar(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: v} }
+
+func get(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func set(m *yaml.Node, key string, v *yaml.Node) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content[i+1] = v
+			return
+		}
+	}
+	m.Content = append(m.Content, scalar(key), v)
+}
+
+func del(m *yaml.Node, key string) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content = slices.Delete(m.Content, i, i+2)
+			return
+		}
+	}
+}
+
+// outcome is what one run found.
+type outcome struct {
+	events    uint64
+	traceHash string
+	checks    int
+	converge  int // convergence expectations checked
+	// invariant, detail and at describe the first violation ("" when none).
+	invariant, detail string
+	at                time.Duration
+}
+
+// run renders and runs one schedule. strict runs it as `fleetsim run` would, ending at a
+// scripted step the faults left nothing to act on; otherwise such a step is skipped.
+func (t *Target) run(seed uint64, faults []Fault, end time.Duration, invariants []string, strict, converge bool) (outcome, []byte, error) {
+	data, err := t.render(seed, faults, end, invariants, converge)
+	if err != nil {
+		return outcome{}, nil, err
+	}
+	sc, err := scenarios.Parse(t.Path, data)
+	if err != nil {
+		return outcome{}, data, fmt.Errorf("the fuzzed scenario does not parse: %w", err)
+	}
+	rep, err := runner.Run(sc, runner.Options{TolerateStepErrors: !strict})
+	if err != nil {
+		return outcome{}, data, err
+	}
+	o := outcome{events: rep.Events, traceHash: rep.TraceHash, checks: len(rep.Invariants), converge: len(rep.Expectations)}
+	for _, e := range rep.Expectations {
+		if !e.Passed && o.invariant == "" {
+			o.invariant, o.detail, o.at = Converged, fmt.Sprintf("once faults stopped, %s: %s", e.Description, e.Detail), end
+		}
+	}
+	for _, inv := range rep.Invariants {
+		if inv.Passed {
+			continue
+		}
+		at, _ := time.ParseDuration(inv.At)
+		if o.invariant == "" || at < o.at {
+			o.invariant, o.detail, o.at = inv.Name, inv.Detail, at
+		}
+	}
+	return o, data, nil
+}
+
+// header is the comment on top of a written failure.
+func header(f *Failure) string {
+	return strings.Join([]string{
+		"# Written by `fleetsim fuzz`: a minimal failing schedule, shrunk from " + fmt.Sprint(f.OriginalFaults) + " faults to " + fmt.Sprint(f.Faults) + ".",
+		fmt.Sprintf("# Campaign seed %d, run %d (%s); invariant %s violated at %s:", f.CampaignSeed, f.Run, f.Source, f.Invariant, f.At),
+		"#   " + strings.ReplaceAll(f.Detail, "\n", "\n#   "),
+		replayLine(f),
+		"",
+	}, "\n")
+}
+
+func replayLine(f *Failure) string {
+	if f.Replays {
+		return "# Replay: fleetsim run THIS-FILE"
+	}
+	return "# Replay: fleetsim run THIS-FILE stops at a scripted step these faults left nothing to act on,\n" +
+		"# before the violation; `fleetsim fuzz` skips such steps (the runner's TolerateStepErrors)."
+}

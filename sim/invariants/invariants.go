@@ -1,0 +1,128 @@
+package invariants
+
+import (
+	"fmt"
+	"slices"
+
+	mhub "github.com/fleetsim/fleetsim/model/hub"
+	"github.com/fleetsim/fleetsim/model/placement"
+)
+
+// Reader is what the checks read from a hub store; every model/hub.Store is one.
+type Reader interface {
+	PlacementNames() []string
+	Placement(name string) *mhub.Placement
+	Bindings(placement string) []*placement.Binding
+	MemberCluster(name string) *mhub.MemberCluster
+}
+
+var _ Reader = mhub.Store(nil)
+
+// Check is one invariant: it sees the store after a step and the bindings the step created.
+type Check func(st Reader, created []placement.Binding) error
+
+// Checks are the invariants by name (the names scenarios' `always` accepts, but
+// rolloutBudgets, which needs the state before each event).
+var Checks = map[string]Check{
+	"oneBindingPerCluster":     OneBindingPerCluster,
+	"pickNWithinLimit":         PickNWithinLimit,
+	"noUntoleratedNewBindings": NoUntoleratedNewBindings,
+	"bindingsOnKnownMembers":   BindingsOnKnownMembers,
+}
+
+// Names lists Checks' names, sorted.
+func Names() []string {
+	names := make([]string, 0, len(Checks))
+	for n := range Checks {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func latest(st Reader, name string) *placement.PolicySnapshot {
+	if p := st.Placement(name); p != nil {
+		return p.LatestPolicySnapshot()
+	}
+	return nil
+}
+
+// OneBindingPerCluster: no placement has two live (Scheduled or Bound, not deleting)
+// bindings on one cluster.
+func OneBindingPerCluster(st Reader, _ []placement.Binding) error {
+	for _, crp := range st.PlacementNames() {
+		seen := map[string]string{}
+		for _, b := range st.Bindings(crp) {
+			if b.Deleting || (b.State != placement.Scheduled && b.State != placement.Bound) {
+				continue
+			}
+			if other, ok := seen[b.TargetCluster]; ok {
+				return fmt.Errorf("placement %s has two live bindings on %s: %s and %s", crp, b.TargetCluster, other, b.Name)
+			}
+			seen[b.TargetCluster] = b.Name
+		}
+	}
+	return nil
+}
+
+// PickNWithinLimit: the scheduler never picks beyond numberOfClusters. It looks at
+// placements that gained a binding in this step: after a scale-in the snapshot is scaled
+// before the scheduler unpicks the surplus, and that moment is not a violation.
+func PickNWithinLimit(st Reader, created []placement.Binding) error {
+	checked := map[string]bool{}
+	for _, nb := range created {
+		crp := nb.Placement
+		if checked[crp] {
+			continue
+		}
+		checked[crp] = true
+		snap := latest(st, crp)
+		if snap == nil || snap.Policy.Type() != placement.PickN {
+			continue
+		}
+		live := 0
+		for _, b := range st.Bindings(crp) {
+			if b.Live() {
+				live++
+			}
+		}
+		if live > int(snap.NumberOfClusters) {
+			return fmt.Errorf("PickN placement %s holds %d clusters after picking %s, more than numberOfClusters %d", crp, live, nb.TargetCluster, snap.NumberOfClusters)
+		}
+	}
+	return nil
+}
+
+// NoUntoleratedNewBindings: no binding of a PickAll or PickN placement is created on a
+// cluster with a NoSchedule taint the placement does not tolerate.
+func NoUntoleratedNewBindings(st Reader, created []placement.Binding) error {
+	for _, b := range created {
+		snap := latest(st, b.Placement)
+		r := st.MemberCluster(b.TargetCluster)
+		if snap == nil || r == nil || r.Member == nil || snap.Policy.Type() == placement.PickFixed {
+			continue
+		}
+		var tolerations []placement.Toleration
+		if snap.Policy != nil {
+			tolerations = snap.Policy.Tolerations
+		}
+		if i := placement.FirstUntolerated(r.Member.Taints, tolerations); i >= 0 {
+			return fmt.Errorf("binding %s was created on %s, whose taint %s placement %s does not tolerate", b.Name, b.TargetCluster, r.Member.Taints[i], b.Placement)
+		}
+	}
+	return nil
+}
+
+// BindingsOnKnownMembers: every new binding targets a member that exists and is not leaving.
+func BindingsOnKnownMembers(st Reader, created []placement.Binding) error {
+	for _, b := range created {
+		r := st.MemberCluster(b.TargetCluster)
+		switch {
+		case r == nil || r.Member == nil:
+			return fmt.Errorf("binding %s was created on %s, which is not a member", b.Name, b.TargetCluster)
+		case r.Member.Leaving:
+			return fmt.Errorf("binding %s was created on %s, which is leaving", b.Name, b.TargetCluster)
+		}
+	}
+	return nil
+}

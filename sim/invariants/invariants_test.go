@@ -1,0 +1,105 @@
+package invariants
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	mhub "github.com/fleetsim/fleetsim/model/hub"
+	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/placement"
+)
+
+// fakeStore is a minimal Reader, not the simulator's store: the checks work on any.
+type fakeStore struct {
+	placements map[string]*mhub.Placement
+	bindings   map[string][]*placement.Binding
+	members    map[string]*mhub.MemberCluster
+}
+
+func (f fakeStore) PlacementNames() []string {
+	var out []string
+	for n := range f.placements {
+		out = append(out, n)
+	}
+	return out
+}
+func (f fakeStore) Placement(n string) *mhub.Placement         { return f.placements[n] }
+func (f fakeStore) Bindings(p string) []*placement.Binding     { return f.bindings[p] }
+func (f fakeStore) MemberCluster(n string) *mhub.MemberCluster { return f.members[n] }
+
+func TestChecks(t *testing.T) {
+	pickN := func(n int32, tol ...placement.Toleration) *mhub.Placement {
+		return &mhub.Placement{PolicySnapshots: []*placement.PolicySnapshot{{
+			Policy: &placement.PlacementPolicy{PlacementType: placement.PickN, NumberOfClusters: &n, Tolerations: tol}, NumberOfClusters: n}}}
+	}
+	b := func(name, cluster string, st placement.BindingState) *placement.Binding {
+		return &placement.Binding{Name: name, Placement: "p", TargetCluster: cluster, State: st}
+	}
+	mc := func(leaving bool, taints ...member.Taint) *mhub.MemberCluster {
+		return &mhub.MemberCluster{Member: &member.Member{Taints: taints, Leaving: leaving}}
+	}
+	taint := member.Taint{Key: "k", Effect: member.NoSchedule}
+	tests := []struct {
+		name    string
+		store   fakeStore
+		created []string // names of created bindings
+		want    map[string]bool
+	}{
+		{
+			name: "healthy",
+			store: fakeStore{placements: map[string]*mhub.Placement{"p": pickN(2)},
+				bindings: map[string][]*placement.Binding{"p": {b("b1", "c1", placement.Bound), b("b2", "c2", placement.Scheduled)}},
+				members:  map[string]*mhub.MemberCluster{"c1": mc(false), "c2": mc(false)}},
+			created: []string{"b2"},
+			want:    map[string]bool{},
+		},
+		{
+			name: "two bindings on one cluster, beyond N",
+			store: fakeStore{placements: map[string]*mhub.Placement{"p": pickN(1)},
+				bindings: map[string][]*placement.Binding{"p": {b("b1", "c1", placement.Bound), b("b2", "c1", placement.Scheduled)}},
+				members:  map[string]*mhub.MemberCluster{"c1": mc(false)}},
+			created: []string{"b2"},
+			want:    map[string]bool{"oneBindingPerCluster": true, "pickNWithinLimit": true},
+		},
+		{
+			name: "new binding on an untolerated taint and a leaving member",
+			store: fakeStore{placements: map[string]*mhub.Placement{"p": pickN(3)},
+				bindings: map[string][]*placement.Binding{"p": {b("b1", "c1", placement.Scheduled)}},
+				members:  map[string]*mhub.MemberCluster{"c1": mc(true, taint)}},
+			created: []string{"b1"},
+			want:    map[string]bool{"noUntoleratedNewBindings": true, "bindingsOnKnownMembers": true},
+		},
+		{
+			name: "tolerated taint; binding on an unknown member",
+			store: fakeStore{placements: map[string]*mhub.Placement{"p": pickN(3, placement.Toleration{Key: "k", Operator: "Exists"})},
+				bindings: map[string][]*placement.Binding{"p": {b("b1", "c9", placement.Scheduled)}},
+				members:  map[string]*mhub.MemberCluster{}},
+			created: []string{"b1"},
+			want:    map[string]bool{"bindingsOnKnownMembers": true},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var created []placement.Binding
+			for _, bs := range tc.store.bindings {
+				for _, x := range bs {
+					for _, n := range tc.created {
+						if x.Name == n {
+							created = append(created, *x)
+						}
+					}
+				}
+			}
+			got := map[string]bool{}
+			for _, name := range Names() {
+				if err := Checks[name](tc.store, created); err != nil {
+					got[name] = true
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("violated invariants (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
