@@ -2,6 +2,7 @@ package agentk8s
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -103,6 +104,27 @@ func TestSummarise(t *testing.T) {
 	for _, tc := range cases {
 		if diff := cmp.Diff(tc.want, Summarise("crp-work", tc.results)); diff != "" {
 			t.Errorf("Summarise(%s) (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
+
+func TestSightings(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var s Sightings
+	steps := []struct {
+		found bool
+		now   time.Time
+		want  time.Time
+	}{
+		{found: false, now: t0, want: time.Time{}},
+		{found: true, now: t0.Add(time.Minute), want: t0.Add(time.Minute)},
+		{found: true, now: t0.Add(2 * time.Minute), want: t0.Add(time.Minute)},
+		{found: false, now: t0.Add(3 * time.Minute), want: time.Time{}},
+		{found: true, now: t0.Add(4 * time.Minute), want: t0.Add(4 * time.Minute)},
+	}
+	for i, st := range steps {
+		if got := s.FirstSeen("w|drift", st.found, st.now); !got.Equal(st.want) {
+			t.Errorf("step %d: FirstSeen(found=%v, %v) = %v, want %v", i, st.found, st.now, got, st.want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/fleetsim/fleetsim/agentk8s"
 	"github.com/fleetsim/fleetsim/agentsystemd"
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/membership"
@@ -38,7 +39,7 @@ type agent struct {
 	objects map[string]*unstructured.Unstructured
 	// since remembers when the agent first saw the drifts or diffs it reports, by work,
 	// object and kind of finding.
-	since map[string]time.Time
+	since agentk8s.Sightings
 	// abandoned names the deleted Works whose placement was deleted with the Abandon
 	// delete strategy: the agent drops its ownership of what they applied but deletes
 	// nothing (what an AppliedWork's record tells the real agent).

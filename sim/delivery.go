@@ -138,8 +138,8 @@ func (s *Sim) applyWork(memberName, bindingName string, gen int64) {
 		res.Identifier.Envelope = w.Envelopes[i]
 		key := w.Name + "|" + objectKey(m)
 		res.ObservedAt = now
-		res.DriftSince = a.firstSeen(key+"|drift", len(res.Drifts) > 0, now)
-		res.DiffSince = a.firstSeen(key+"|diff", len(res.Diffs) > 0, now)
+		res.DriftSince = a.since.FirstSeen(key+"|drift", len(res.Drifts) > 0, now)
+		res.DiffSince = a.since.FirstSeen(key+"|diff", len(res.Diffs) > 0, now)
 		if res.ApplyError == "" && !res.ReportDiff {
 			switch behavior {
 			case WorkloadUnavailable:

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -185,22 +184,4 @@ func (s *Sim) collectGarbage(member string) {
 			delete(a.abandoned, work)
 		}
 	}
-}
-
-// firstSeen returns when the agent first saw a finding, remembering now if it is new, or
-// forgets it when found is false.
-func (a *agent) firstSeen(key string, found bool, now time.Time) time.Time {
-	if !found {
-		delete(a.since, key)
-		return time.Time{}
-	}
-	if a.since == nil {
-		a.since = map[string]time.Time{}
-	}
-	t, ok := a.since[key]
-	if !ok {
-		t = now
-		a.since[key] = t
-	}
-	return t
 }

@@ -50,7 +50,7 @@ type Agent struct {
 
 	lastBeat  time.Time
 	lastCheck map[string]checked
-	since     map[string]time.Time
+	since     agentk8s.Sightings
 }
 
 // checked is when a Work generation was last applied.
@@ -247,8 +247,8 @@ func (a *Agent) syncWork(ctx context.Context, w *v1beta1.Work) error {
 		res.Identifier.Envelope = mw.Envelopes[i]
 		key := w.Name + "|" + m.GetKind() + "/" + m.GetNamespace() + "/" + m.GetName()
 		res.ObservedAt = now
-		res.DriftSince = a.firstSeen(key+"|drift", len(res.Drifts) > 0, now)
-		res.DiffSince = a.firstSeen(key+"|diff", len(res.Diffs) > 0, now)
+		res.DriftSince = a.since.FirstSeen(key+"|drift", len(res.Drifts) > 0, now)
+		res.DiffSince = a.since.FirstSeen(key+"|diff", len(res.Diffs) > 0, now)
 		if res.ApplyError == "" && !res.ReportDiff && live != nil {
 			res.Available = agentk8s.Available(live)
 			if res.Tracking == agentk8s.Trackable && !res.Available {
@@ -468,22 +468,4 @@ func (a *Agent) leave(ctx context.Context, imc *clusterv1beta1.InternalMemberClu
 	}
 	a.Log.Info("left the fleet", "member", a.Name)
 	return nil
-}
-
-// firstSeen returns when a finding was first seen, remembering now if it is new; it forgets
-// findings no longer there.
-func (a *Agent) firstSeen(key string, found bool, now time.Time) time.Time {
-	if !found {
-		delete(a.since, key)
-		return time.Time{}
-	}
-	if a.since == nil {
-		a.since = map[string]time.Time{}
-	}
-	t, ok := a.since[key]
-	if !ok {
-		t = now
-		a.since[key] = t
-	}
-	return t
 }
