@@ -11,10 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
-	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/prod/apis"
@@ -129,26 +126,12 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 	if err := apis.AddToScheme(scheme); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                        scheme,
-		Logger:                        log,
-		Metrics:                       metricsserver.Options{BindAddress: o.metricsAddr},
-		HealthProbeBindAddress:        o.probeAddr,
-		PprofBindAddress:              o.pprofAddr,
-		LeaderElection:                o.leaderElect,
-		LeaderElectionID:              o.leaderID,
-		LeaderElectionNamespace:       o.leaderNamespace,
-		LeaderElectionReleaseOnCancel: true,
-		Controller:                    ctrlconfig.Controller{SkipNameValidation: &repeatedManagers},
+	mgr, err := newManager(cfg, scheme, log, managerOptions{
+		metricsAddr: o.metricsAddr, probeAddr: o.probeAddr, pprofAddr: o.pprofAddr,
+		leaderElect: o.leaderElect, leaderID: o.leaderID, leaderNamespace: o.leaderNamespace,
 	})
 	if err != nil {
-		return invalid("set up the manager: %w", err)
-	}
-	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return err
 	}
 	if _, err := hub.Setup(mgr, hub.Options{
 		Eligibility: member.EligibilityConfig{HeartbeatTimeout: o.heartbeatTimeout, UnhealthyTolerance: o.unhealthyTolerate},

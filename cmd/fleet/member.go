@@ -13,11 +13,8 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/fleetsim/fleetsim/agentk8s/member"
 	"github.com/fleetsim/fleetsim/prod/apis"
@@ -131,25 +128,12 @@ func runMember(cmd *cobra.Command, o memberOptions, stderr io.Writer) error {
 	if err != nil {
 		return invalid("member client: %w", err)
 	}
-	mgr, err := ctrl.NewManager(memberCfg, ctrl.Options{
-		Scheme:                        scheme,
-		Logger:                        log,
-		Metrics:                       metricsserver.Options{BindAddress: o.metricsAddr},
-		HealthProbeBindAddress:        o.probeAddr,
-		LeaderElection:                o.leaderElect,
-		LeaderElectionID:              o.leaderID,
-		LeaderElectionNamespace:       o.leaderNamespace,
-		LeaderElectionReleaseOnCancel: true,
-		Controller:                    ctrlconfig.Controller{SkipNameValidation: &repeatedManagers},
+	mgr, err := newManager(memberCfg, scheme, log, managerOptions{
+		metricsAddr: o.metricsAddr, probeAddr: o.probeAddr, pprofAddr: "",
+		leaderElect: o.leaderElect, leaderID: o.leaderID, leaderNamespace: o.leaderNamespace,
 	})
 	if err != nil {
-		return invalid("set up the manager: %w", err)
-	}
-	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return err
 	}
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
