@@ -7,7 +7,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/fleetsim/fleetsim/prod/hubbench"
 )
@@ -46,6 +48,7 @@ decided every stored placement again and made no decision for 5s.`,
 			o.HubCommand = []string{exe}
 			o.HubFlags = []string{"--workers", fmt.Sprint(workers), "--kube-api-qps", fmt.Sprint(qps), "--kube-api-burst", fmt.Sprint(burst)}
 			o.Progress = stderr
+			ctrl.SetLogger(logr.Discard()) // the bench's own caches and clients say nothing
 			res, err := hubbench.Run(cmd.Context(), o)
 			if err != nil {
 				return &exitError{code: exitFailed, err: err}

@@ -31,6 +31,7 @@ package hub
 
 import (
 	"context"
+	"maps"
 	"strconv"
 	"sync"
 	"time"
@@ -58,9 +59,6 @@ type expectations struct {
 	pending  map[objectKey]uint64 // the resourceVersion (at least) the cache must reach
 	changed  chan struct{}        // closed and replaced when observed moves
 	tracked  map[schema.GroupVersionKind]bool
-	// waits and waited count the decisions that had to wait and for how long in total.
-	waits  int64
-	waited time.Duration
 }
 
 func newExpectations() *expectations {
@@ -153,29 +151,33 @@ func (e *expectations) created(k objectKey) {
 	}
 }
 
-// wait blocks until the cache observed every pending write, ctx ends or expectationWait
-// passes. It reports whether everything arrived.
+// wait blocks until the cache observed every write the hub made before the call, ctx ends
+// or expectationWait passes; it reports whether everything arrived. Writes made while it
+// waits are not waited for: with many workers writing, there would always be some.
 func (e *expectations) wait(ctx context.Context) bool {
+	e.mu.Lock()
+	if len(e.pending) == 0 {
+		e.mu.Unlock()
+		return true
+	}
+	want := maps.Clone(e.pending)
+	e.mu.Unlock()
+	start := time.Now()
 	deadline := time.NewTimer(expectationWait)
 	defer deadline.Stop()
-	start := time.Now()
-	waited := false
-	defer func() {
-		if waited {
-			e.mu.Lock()
-			e.waits++
-			e.waited += time.Since(start)
-			e.mu.Unlock()
-		}
-	}()
+	defer func() { expectationWaitSeconds.Add(time.Since(start).Seconds()) }()
 	for {
 		e.mu.Lock()
-		n, ch := len(e.pending), e.changed
+		for k, rv := range want {
+			if e.observed[k] >= rv {
+				delete(want, k)
+			}
+		}
+		n, ch := len(want), e.changed
 		e.mu.Unlock()
 		if n == 0 {
 			return true
 		}
-		waited = true
 		select {
 		case <-ch:
 		case <-ctx.Done():
@@ -184,7 +186,11 @@ func (e *expectations) wait(ctx context.Context) bool {
 			e.mu.Lock()
 			// Give up on what never arrived (an object someone else deleted at once): the
 			// preconditions on writes still keep decisions from applying on stale objects.
-			clear(e.pending)
+			for k, rv := range want {
+				if e.pending[k] <= rv {
+					delete(e.pending, k)
+				}
+			}
 			e.mu.Unlock()
 			return false
 		}

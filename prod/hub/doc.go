@@ -6,12 +6,16 @@
 //     member's reserved namespace and RBAC from prod/memberaccess.
 //   - Hub: the policy-snapshot, scheduler, rollout, work-generator, eviction and
 //     staged-update controllers, plus the Work status fan-in (what member agents report in
-//     Works, copied to bindings). Each decision loads the hub's objects afresh (state.go),
-//     runs the shared controller on them, and writes back the difference (flush.go). What a
-//     decision changes fires the shared trigger table (model/triggers) into the other
-//     controllers' queues; watches turn what users and agents change into the same Changes.
+//     Works, copied to bindings). Each decision reads its scope from the informer cache
+//     (state.go, cache.go: one placement's snapshots, bindings and Works by field index;
+//     members converted once per resourceVersion), runs the shared controller on them, and
+//     writes back the difference with the resourceVersions read (flush.go). Decisions run
+//     in parallel under the rules of consistency.go. What a decision changes fires the
+//     shared trigger table (model/triggers) into the other controllers' queues; watches
+//     turn what users and agents change into the same Changes.
 //   - OverrideSnapshotter: snapshots of ClusterResourceOverrides and ResourceOverrides.
-//   - ResourceLister: the hub objects placements may select.
+//   - ResourceLister: the hub objects placements may select, from informers started on
+//     first selection; a change wakes only the placements that may select the object.
 //
 // Setup wires them all into a manager; `fleet hub` (cmd/fleet) is the command that runs it.
 package hub

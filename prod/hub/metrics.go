@@ -17,8 +17,12 @@ var (
 		Name: "fleetsim_hub_decision_retries_total",
 		Help: "Decisions taken again on fresh objects because a write met a Conflict, AlreadyExists or NotFound.",
 	}, []string{"controller"})
+	expectationWaitSeconds = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "fleetsim_hub_expectation_wait_seconds_total",
+		Help: "Time decisions spent waiting for the cache to hold the hub's own earlier writes.",
+	})
 )
 
 func init() {
-	crmetrics.Registry.MustRegister(decisionSeconds, decisionRetries)
+	crmetrics.Registry.MustRegister(decisionSeconds, decisionRetries, expectationWaitSeconds)
 }

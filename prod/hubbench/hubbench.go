@@ -101,7 +101,13 @@ type Result struct {
 	// PlacementPhaseSeconds: from the first creation to the last placement available.
 	PlacementPhaseSeconds float64 `json:"placementPhaseSeconds"`
 	// Decisions and APICalls the hub made during the placement phase.
-	Decisions           float64 `json:"decisions"`
+	Decisions float64 `json:"decisions"`
+	// Retries: decisions taken again after a Conflict, AlreadyExists or NotFound.
+	Retries float64 `json:"retries"`
+	// WaitSeconds: the decisions' total wait for the cache to hold the hub's own writes.
+	WaitSeconds float64 `json:"expectationWaitSeconds"`
+	// MeanDecisionSeconds: a placement decision's mean time from reading to written.
+	MeanDecisionSeconds float64 `json:"meanDecisionSeconds"`
 	APICalls            float64 `json:"apiCalls"`
 	APICallsPerDecision float64 `json:"apiCallsPerDecision"`
 	Hub                 Usage   `json:"hub"`
@@ -199,7 +205,8 @@ func (b *bench) start(ctx context.Context) error {
 		if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); err != nil {
 			return fmt.Errorf("no kube-apiserver in %s: run `hack/test-assets.sh` first, or pass --kubeconfig", assets)
 		}
-		b.env = &envtest.Environment{CRDDirectoryPaths: []string{testenv.CRDDir()}, ErrorIfCRDPathMissing: true, BinaryAssetsDirectory: assets}
+		b.env = &envtest.Environment{CRDDirectoryPaths: []string{testenv.CRDDir()}, ErrorIfCRDPathMissing: true, BinaryAssetsDirectory: assets,
+			ControlPlaneStartTimeout: 2 * time.Minute, ControlPlaneStopTimeout: time.Minute}
 		b.log("starting kube-apiserver and etcd from %s", assets)
 		cfg, err := b.env.Start()
 		if err != nil {
@@ -389,6 +396,10 @@ func (b *bench) run(ctx context.Context) (*Result, error) {
 	res.Available = percentiles(times)
 	res.Decisions = m1.decisions - m0.decisions
 	res.APICalls = m1.requests - m0.requests
+	res.Retries, res.WaitSeconds = m1.retries-m0.retries, round(m1.waited-m0.waited)
+	if n := m1.decideCount - m0.decideCount; n > 0 {
+		res.MeanDecisionSeconds = math.Round((m1.decideSum-m0.decideSum)/n*1e4) / 1e4
+	}
 	if res.Decisions > 0 {
 		res.APICallsPerDecision = res.APICalls / res.Decisions
 	}
@@ -559,7 +570,7 @@ func (b *bench) until(ctx context.Context, what string, f func(context.Context) 
 	}
 }
 
-type metricSums struct{ decisions, requests float64 }
+type metricSums struct{ decisions, requests, retries, waited, decideSum, decideCount float64 }
 
 // scrape reads the hub's decisions (controller-runtime's reconcile count, over every
 // controller) and API requests (client-go's) from its metrics endpoint.
@@ -580,6 +591,14 @@ func (b *bench) scrape() (metricSums, error) {
 			into = &m.decisions
 		case strings.HasPrefix(line, "rest_client_requests_total{"):
 			into = &m.requests
+		case strings.HasPrefix(line, "fleetsim_hub_decision_retries_total{"):
+			into = &m.retries
+		case strings.HasPrefix(line, "fleetsim_hub_expectation_wait_seconds_total "):
+			into = &m.waited
+		case strings.HasPrefix(line, "fleetsim_hub_decision_duration_seconds_sum{"):
+			into = &m.decideSum
+		case strings.HasPrefix(line, "fleetsim_hub_decision_duration_seconds_count{"):
+			into = &m.decideCount
 		default:
 			continue
 		}
@@ -709,7 +728,9 @@ func WriteText(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "join (all Joined and Healthy): %.1fs\n", r.JoinSeconds)
 	fmt.Fprintf(w, "creation to Available: p50 %.2fs  p90 %.2fs  p99 %.2fs  max %.2fs  mean %.2fs  (phase %.1fs)\n",
 		r.Available.P50, r.Available.P90, r.Available.P99, r.Available.Max, r.Available.Mean, r.PlacementPhaseSeconds)
-	fmt.Fprintf(w, "hub decisions %.0f, API calls %.0f, %.1f per decision\n", r.Decisions, r.APICalls, r.APICallsPerDecision)
+	fmt.Fprintf(w, "hub decisions %.0f (%.0f retried), API calls %.0f, %.1f per decision; waits for own writes %.1fs in all\n",
+		r.Decisions, r.Retries, r.APICalls, r.APICallsPerDecision, r.WaitSeconds)
+	fmt.Fprintf(w, "placement decisions take %.1fms on average (read, decide, write)\n", 1000*r.MeanDecisionSeconds)
 	use := func(name string, u Usage) {
 		fmt.Fprintf(w, "%-15s cpu %.2fs (%.0f%% of one core)  rss %.0f MiB\n", name, u.CPUSeconds, u.CPUPercent, u.RSSMiB)
 	}
