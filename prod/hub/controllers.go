@@ -607,8 +607,13 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 	defer func() { <-h.sem }()
 	start := time.Now()
 	defer func() { decisionSeconds.WithLabelValues(string(c)).Observe(time.Since(start).Seconds()) }()
-	// The previous holder of the locks may have written since the first wait.
+	// The previous holder of the locks may have written since the first wait. A hub told to
+	// stop decides nothing more: a decision on a cache that stopped following the API
+	// server would write stale objects beside the next hub's.
 	h.exp.wait(ctx)
+	if ctx.Err() != nil {
+		return reconcile.Result{}, nil
+	}
 	now := h.clock().Now()
 	var st *state
 	st, err = loadState(ctx, h.Cache, h.Reader, sc, &h.members, func() ([]*unstructured.Unstructured, error) {

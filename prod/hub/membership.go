@@ -88,7 +88,9 @@ func (r *MembershipReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 		st.bindings = r.Client
 	}
 	if r.Hub != nil && r.Hub.exp != nil {
-		r.Hub.exp.wait(ctx)
+		if !r.Hub.exp.wait(ctx) && ctx.Err() != nil {
+			return reconcile.Result{}, nil // stopping: decide nothing on a cache left behind
+		}
 		st.indexed = true
 	}
 	env := &decisionEnv{now: clk.Now(), log: r.Log.WithValues("member", req.Name)}
