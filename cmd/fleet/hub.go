@@ -34,6 +34,7 @@ type hubOptions struct {
 	logFormat         string
 	verbosity         int
 	resync            time.Duration
+	apiWait           time.Duration
 	units             unitOptions
 	workers           int
 	qps               float64
@@ -79,6 +80,7 @@ are limited to --kube-api-qps per second with bursts of --kube-api-burst.`,
 	f.StringVar(&o.leaderID, "leader-election-id", "fleetsim-hub", "name of the leader election Lease")
 	f.DurationVar(&o.heartbeatTimeout, "heartbeat-timeout", member.DefaultEligibility.HeartbeatTimeout, "a member without a heartbeat for longer is no longer healthy")
 	f.DurationVar(&o.unhealthyTolerate, "unhealthy-tolerance", member.DefaultEligibility.UnhealthyTolerance, "how long a member may report unhealthy before it is ineligible")
+	f.DurationVar(&o.apiWait, "api-server-wait", 5*time.Minute, "how long to retry an unreachable API server at start (one log line per try) before exiting 1")
 	f.DurationVar(&o.resync, "resync", hub.DefaultResync, "how often discovery is read again for kinds added to the hub (objects themselves are watched)")
 	f.IntVar(&o.workers, "workers", hub.DefaultWorkers, "how many decisions run at once (decisions about one placement stay serial)")
 	f.Float64Var(&o.qps, "kube-api-qps", 250, "the hub's client-side limit of API requests per second")
@@ -122,6 +124,9 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 		return invalid("kubeconfig: %w", err)
 	}
 	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
+	if err := waitForAPIServer(cmd.Context(), cfg, o.apiWait, stderr); err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
 	scheme := runtime.NewScheme()
 	if err := apis.AddToScheme(scheme); err != nil {
 		return &exitError{code: exitFailed, err: err}
