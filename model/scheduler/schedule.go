@@ -57,7 +57,8 @@ type slot struct {
 	member      int32 // index of the cluster's memo, when found
 }
 
-// Scheduler makes scheduling decisions, reusing scratch memory between them.
+// Scheduler makes scheduling decisions, reusing scratch memory between them, so it is not
+// safe for concurrent use: give each goroutine its own.
 type Scheduler struct {
 	opts     Options
 	memos    []memo

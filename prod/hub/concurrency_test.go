@@ -3,6 +3,7 @@ package hub_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -20,12 +21,26 @@ import (
 // (consistency.go). At every read during the update, every placement keeps the rollout
 // invariants the simulator checks: at most one binding per member, at most maxUnavailable
 // bindings not ready; in the end every placement is available with every binding on its
-// latest resource snapshot and one Work per member.
+// latest resource snapshot and one Work per member. Every other placement requires
+// zone=a, so the placements decided side by side pick different members: decisions that
+// shared a scheduler's scratch memory once swapped their picks and bindings.
 func TestManyPlacementsDecidedConcurrently(t *testing.T) {
 	f := startFleet(t, testenv.StartEnv(t))
 	members := []string{"east", "north", "south", "west"}
+	zoneA := []string{"east", "north"}
 	for _, m := range members {
-		f.join(m, nil)
+		zone := "b"
+		if slices.Contains(zoneA, m) {
+			zone = "a"
+		}
+		f.join(m, map[string]string{"zone": zone})
+	}
+	// wanted is the members each placement must be on.
+	wanted := func(i int) []string {
+		if i%2 == 1 {
+			return zoneA
+		}
+		return members
 	}
 	const n = 12
 	names := make([]string, n)
@@ -33,10 +48,19 @@ func TestManyPlacementsDecidedConcurrently(t *testing.T) {
 		names[i] = fmt.Sprintf("app-%02d", i)
 		f.create(namespaceWithConfigMap(names[i])...)
 	}
-	for _, name := range names {
+	for i, name := range names {
+		var policy *placementv1beta1.PlacementPolicy
+		if i%2 == 1 {
+			policy = &placementv1beta1.PlacementPolicy{PlacementType: "PickAll", Affinity: &placementv1beta1.Affinity{
+				ClusterAffinity: &placementv1beta1.ClusterAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{
+					ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{labelTerm("zone", "a")},
+				}},
+			}}
+		}
 		f.create(&placementv1beta1.ClusterResourcePlacement{
 			ObjectMeta: metav1.ObjectMeta{Name: name},
 			Spec: placementv1beta1.ClusterResourcePlacementSpec{
+				Policy:            policy,
 				ResourceSelectors: namespaceSelector(name),
 				Strategy: placementv1beta1.RolloutStrategy{Type: "RollingUpdate", RollingUpdate: &placementv1beta1.RollingUpdateConfig{
 					MaxUnavailable: ptr.To(intstr.FromInt32(1)), UnavailablePeriodSeconds: ptr.To(1),
@@ -44,10 +68,16 @@ func TestManyPlacementsDecidedConcurrently(t *testing.T) {
 			},
 		})
 	}
-	bound := []string{"east=Bound", "north=Bound", "south=Bound", "west=Bound"}
+	bound := func(i int) []string {
+		var out []string
+		for _, m := range wanted(i) {
+			out = append(out, m+"=Bound")
+		}
+		return out
+	}
 	first := map[string]string{}
-	for _, name := range names {
-		f.waitPlacement(name, bound, placedConditions)
+	for i, name := range names {
+		f.waitPlacement(name, bound(i), placedConditions)
 		s, err := f.latestResourceSnapshot(name)
 		if err != nil {
 			t.Fatal(err)
@@ -60,8 +90,8 @@ func TestManyPlacementsDecidedConcurrently(t *testing.T) {
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		done := 0
-		for _, name := range names {
-			if err := f.checkRolloutInvariants(name, members); err != nil {
+		for i, name := range names {
+			if err := f.checkRolloutInvariants(name, wanted(i)); err != nil {
 				t.Fatal(err)
 			}
 			v, err := f.budgetView(name, first[name])
@@ -71,7 +101,7 @@ func TestManyPlacementsDecidedConcurrently(t *testing.T) {
 			if len(v.notReady) > 1 {
 				t.Fatalf("placement %s: %d bindings not ready (%s), want at most maxUnavailable=1", name, len(v.notReady), v)
 			}
-			if len(v.updated) == len(members) && len(v.notReady) == 0 {
+			if len(v.updated) == len(wanted(i)) && len(v.notReady) == 0 {
 				done++
 			}
 		}
@@ -83,8 +113,8 @@ func TestManyPlacementsDecidedConcurrently(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	for _, name := range names {
-		f.waitPlacement(name, bound, placedConditions)
+	for i, name := range names {
+		f.waitPlacement(name, bound(i), placedConditions)
 		latest, err := f.latestResourceSnapshot(name)
 		if err != nil {
 			t.Fatal(err)
@@ -93,7 +123,7 @@ func TestManyPlacementsDecidedConcurrently(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, m := range members {
+		for _, m := range wanted(i) {
 			if v.snapshots[m] != latest {
 				t.Errorf("placement %s: binding on %s carries %s, want %s", name, m, v.snapshots[m], latest)
 			}
@@ -103,8 +133,8 @@ func TestManyPlacementsDecidedConcurrently(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if fmt.Sprint(ws) != fmt.Sprint(members) {
-				return fmt.Errorf("Works on %v, want one on each of %v", ws, members)
+			if fmt.Sprint(ws) != fmt.Sprint(wanted(i)) {
+				return fmt.Errorf("Works on %v, want one on each of %v", ws, wanted(i))
 			}
 			return nil
 		})

@@ -73,9 +73,12 @@ type Hub struct {
 	Resources   *ResourceLister
 	Clock       clock.Clock // nil: the wall clock
 	Eligibility member.EligibilityConfig
-	Scheduler   *scheduler.Scheduler
-	Log         logr.Logger
-	Events      events.EventRecorder
+	// schedulers hands each decision a scheduler of its own: a Scheduler reuses scratch
+	// memory between its decisions, so one shared by parallel decisions would mix their
+	// candidates and picks (two placements once swapped bindings that way).
+	schedulers sync.Pool
+	Log        logr.Logger
+	Events     events.EventRecorder
 	// Resync is how often discovery is read again, for kinds added to the hub since.
 	// 0 means DefaultResync.
 	Resync time.Duration
@@ -237,9 +240,8 @@ func (h *Hub) SetupWithManager(mgr ctrl.Manager) error {
 	if h.Eligibility == (member.EligibilityConfig{}) {
 		h.Eligibility = member.DefaultEligibility
 	}
-	if h.Scheduler == nil {
-		h.Scheduler = scheduler.New(scheduler.Options{Eligibility: h.Eligibility})
-	}
+	eligibility := h.Eligibility
+	h.schedulers.New = func() any { return scheduler.New(scheduler.Options{Eligibility: eligibility}) }
 	if err := h.prepare(mgr); err != nil {
 		return err
 	}
@@ -635,7 +637,9 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 	if c == WorkStatus {
 		h.receiveWorkStatus(st, env, key)
 	} else {
-		(&mhub.Controllers{Store: st, Env: env, Scheduler: h.Scheduler, Eligibility: h.Eligibility}).Reconcile(c, key)
+		sched := h.schedulers.Get().(*scheduler.Scheduler)
+		(&mhub.Controllers{Store: st, Env: env, Scheduler: sched, Eligibility: h.Eligibility}).Reconcile(c, key)
+		h.schedulers.Put(sched)
 	}
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
 	defer cancel()
