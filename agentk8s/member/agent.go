@@ -14,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/fleetsim/fleetsim/agentk8s"
@@ -47,6 +49,12 @@ type Agent struct {
 	DriftPeriod time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// MemberConfig, when set, lets Run watch the objects the agent applied (a metadata
+	// informer per applied kind): a change by someone else is checked in the next round,
+	// woken at once, instead of waiting for DriftPeriod, which stays as a backstop.
+	MemberConfig *rest.Config
+
+	watch *watcher
 
 	lastBeat  time.Time
 	lastCheck map[string]checked
@@ -83,6 +91,16 @@ func (a *Agent) Run(ctx context.Context) error {
 	if a.DriftPeriod <= 0 {
 		a.DriftPeriod = DefaultDriftPeriod
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if a.MemberConfig != nil {
+		mc, err := metadata.NewForConfig(a.MemberConfig)
+		if err != nil {
+			return fmt.Errorf("watch applied objects: %w", err)
+		}
+		a.watch = newWatcher(ctx, mc)
+		defer func() { a.watch = nil }()
+	}
 	for {
 		left, err := a.Round(ctx)
 		if left {
@@ -95,6 +113,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-time.After(a.Poll):
+		case <-a.watch.wake():
 		}
 	}
 }
@@ -191,7 +210,8 @@ func (a *Agent) syncWorks(ctx context.Context) error {
 		applied := meta.FindStatusCondition(w.Status.Conditions, condition.TypeApplied)
 		diffed := meta.FindStatusCondition(w.Status.Conditions, condition.TypeDiffReported)
 		reported := (applied != nil && applied.ObservedGeneration == w.Generation) || (diffed != nil && diffed.ObservedGeneration == w.Generation)
-		if ok && c.generation == w.Generation && c.settled && reported && a.now().Sub(c.at) < a.DriftPeriod {
+		changed := a.watch.take(w.Name)
+		if ok && c.generation == w.Generation && c.settled && reported && !changed && a.now().Sub(c.at) < a.DriftPeriod {
 			// The delete strategy travels in an annotation, which does not change the
 			// generation: keep the AppliedWork's record of it current.
 			if c.deletePolicy == w.Annotations[v1beta1.DeletePropagationPolicyAnnotation] {
@@ -206,6 +226,9 @@ func (a *Agent) syncWorks(ctx context.Context) error {
 			continue
 		}
 		if err := a.syncWork(ctx, w); err != nil {
+			if changed {
+				a.watch.mark(w.Name)
+			}
 			errs = append(errs, fmt.Errorf("Work %s: %w", w.Name, err))
 		}
 	}
@@ -280,6 +303,7 @@ func (a *Agent) syncWork(ctx context.Context, w *v1beta1.Work) error {
 		}
 	}
 	slices.SortFunc(applied, func(x, y appliedResource) int { return x.Ordinal - y.Ordinal })
+	a.watchApplied(applied)
 	if !equality.Semantic.DeepEqual(applied, appliedResources(aw)) {
 		setAppliedResources(aw, applied)
 		if err := a.Member.Status().Update(ctx, aw); err != nil {
@@ -354,6 +378,7 @@ func (a *Agent) applyManifest(ctx context.Context, m *unstructured.Unstructured,
 		case err == nil:
 			a.Log.V(1).Info("applied", "op", string(d.Op), "kind", obj.GetKind(), "namespace", obj.GetNamespace(), "name", obj.GetName())
 			live = obj
+			a.watch.wrote(obj.GroupVersionKind().GroupKind(), obj.GetNamespace(), obj.GetName(), obj.GetResourceVersion())
 			g := obj.GetGeneration()
 			res.MemberGeneration = &g
 			return true, nil

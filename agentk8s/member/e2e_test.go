@@ -31,13 +31,19 @@ import (
 // the test may be loaded, so the deadline is generous and nothing waits on a fixed sleep.
 func wait(t *testing.T, what string, f func() error) {
 	t.Helper()
+	waitWithin(t, 2*time.Minute, what, f)
+}
+
+// waitWithin polls f until it succeeds, failing the test after d.
+func waitWithin(t *testing.T, d time.Duration, what string, f func() error) {
+	t.Helper()
 	var err error
-	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if err = f(); err == nil {
 			return
 		}
 	}
-	t.Fatalf("%s: still %v after 2m", what, err)
+	t.Fatalf("%s: still %v after %s", what, err, d)
 }
 
 func decode(t *testing.T, doc string) *unstructured.Unstructured {
@@ -60,6 +66,11 @@ type fleet struct {
 // startFleet starts a hub API server with `fleet hub`'s controllers and, for each name, a
 // member API server with a real member agent joined to the hub.
 func startFleet(t *testing.T, names ...string) *fleet {
+	return startFleetDrift(t, 2*time.Second, names...)
+}
+
+// startFleetDrift is startFleet with agents that check drift every driftPeriod.
+func startFleetDrift(t *testing.T, driftPeriod time.Duration, names ...string) *fleet {
 	hub := testenv.StartEnv(t)
 	f := &fleet{t: t, hub: hub, admin: testenv.Client(t, hub.Config), members: map[string]client.Client{}, done: map[string]<-chan error{}}
 	testenv.RunHub(t, hub.Config, testr.New(t))
@@ -72,7 +83,7 @@ func startFleet(t *testing.T, names ...string) *fleet {
 		if err := f.admin.Create(context.Background(), mc); err != nil {
 			t.Fatal(err)
 		}
-		_, f.done[name] = testenv.RunMemberAgent(t, name, hub.User(t, name+"-agent"), env.Config, testr.New(t), 2*time.Second)
+		_, f.done[name] = testenv.RunMemberAgent(t, name, hub.User(t, name+"-agent"), env.Config, testr.New(t), driftPeriod)
 	}
 	for _, name := range names {
 		wait(t, name+" joined and healthy", func() error {
@@ -521,4 +532,124 @@ spec:
 		}
 		return f.placementCondition("full", "ClusterResourcePlacementApplied", metav1.ConditionTrue)
 	})
+}
+
+// TestMemberAgentWatchesAppliedObjects: with a drift period of ten minutes, an edit or a
+// delete of an applied object on the member is found through the agent's watch of the
+// applied objects: under whenToApply Always it is overwritten back (and a deleted object
+// created again), under IfNotDrifted the drift is reported on the Work and the placement,
+// each well within the period. The agent's own writes do not wake it into re-applying.
+func TestMemberAgentWatchesAppliedObjects(t *testing.T) {
+	f := startFleetDrift(t, 10*time.Minute, "member-1")
+	ctx := context.Background()
+	m := f.members["member-1"]
+	// Well within the drift period, generous for a loaded machine.
+	const prompt = time.Minute
+	for ns, strategy := range map[string]string{"always": "{whenToApply: Always}", "guarded": "{whenToApply: IfNotDrifted}"} {
+		for _, doc := range []string{
+			"apiVersion: v1\nkind: Namespace\nmetadata: {name: " + ns + "}",
+			"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: " + ns + "}\ndata: {color: blue}",
+			`apiVersion: placement.kubernetes-fleet.io/v1beta1
+kind: ClusterResourcePlacement
+metadata: {name: ` + ns + `}
+spec:
+  resourceSelectors: [{group: "", version: v1, kind: Namespace, name: ` + ns + `}]
+  policy: {placementType: PickAll}
+  strategy:
+    applyStrategy: ` + strategy,
+		} {
+			if err := f.admin.Create(ctx, decode(t, doc)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, ns := range []string{"always", "guarded"} {
+		wait(t, ns+" is applied and available", func() error {
+			return f.placementCondition(ns, "ClusterResourcePlacementAvailable", metav1.ConditionTrue)
+		})
+	}
+	color := func(ns string) (string, string, error) {
+		cm, err := f.memberObject("member-1", "v1", "ConfigMap", ns, "settings")
+		if err != nil {
+			return "", "", err
+		}
+		c, _, _ := unstructured.NestedString(cm.Object, "data", "color")
+		return c, cm.GetResourceVersion(), nil
+	}
+	edit := func(ns string) {
+		t.Helper()
+		wait(t, "edit the ConfigMap in "+ns, func() error {
+			cm, err := f.memberObject("member-1", "v1", "ConfigMap", ns, "settings")
+			if err != nil {
+				return err
+			}
+			_ = unstructured.SetNestedField(cm.Object, "red", "data", "color")
+			return m.Update(ctx, cm)
+		})
+	}
+
+	// Always: the edit is overwritten back.
+	edit("always")
+	var settled string
+	waitWithin(t, prompt, "the edit under Always is overwritten", func() error {
+		c, rv, err := color("always")
+		if err != nil {
+			return err
+		}
+		if c != "blue" {
+			return fmt.Errorf("color %q", c)
+		}
+		settled = rv
+		return nil
+	})
+	// A deleted object is created again.
+	if err := m.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "always", Name: "settings"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitWithin(t, prompt, "the deleted ConfigMap under Always is created again", func() error {
+		c, rv, err := color("always")
+		if err != nil {
+			return err
+		}
+		if c != "blue" {
+			return fmt.Errorf("color %q", c)
+		}
+		settled = rv
+		return nil
+	})
+
+	// IfNotDrifted: the edit stays and the drift is reported on the Work and the placement.
+	edit("guarded")
+	waitWithin(t, prompt, "the drift under IfNotDrifted is reported on the Work", func() error {
+		w := &v1beta1.Work{}
+		if err := f.admin.Get(ctx, client.ObjectKey{Namespace: "fleet-member-member-1", Name: "guarded-work"}, w); err != nil {
+			return err
+		}
+		for _, mc := range w.Status.ManifestConditions {
+			if mc.Identifier.Kind == "ConfigMap" && mc.DriftDetails != nil &&
+				slices.Contains(mc.DriftDetails.ObservedDrifts, v1beta1.PatchDetail{Path: "/data/color", ValueInHub: "blue", ValueInMember: "red"}) {
+				return nil
+			}
+		}
+		return fmt.Errorf("manifest conditions %+v", w.Status.ManifestConditions)
+	})
+	waitWithin(t, prompt, "the drift under IfNotDrifted is reported on the placement", func() error {
+		e, err := f.clusterEntry("guarded", "member-1")
+		if err != nil {
+			return err
+		}
+		if len(e.DriftedPlacements) != 1 || !slices.Contains(e.DriftedPlacements[0].ObservedDrifts,
+			v1beta1.PatchDetail{Path: "/data/color", ValueInHub: "blue", ValueInMember: "red"}) {
+			return fmt.Errorf("drifted placements %+v", e.DriftedPlacements)
+		}
+		return nil
+	})
+	if c, _, err := color("guarded"); err != nil || c != "red" {
+		t.Errorf("the drifted ConfigMap under IfNotDrifted: color %q, %v", c, err)
+	}
+	// The overwritten ConfigMap was not written again since (no loop of re-applies on the
+	// agent's own writes), while the IfNotDrifted part ran.
+	if _, rv, err := color("always"); err != nil || rv != settled {
+		t.Errorf("the ConfigMap under Always was written again: resourceVersion %s, was %s (%v)", rv, settled, err)
+	}
 }

@@ -51,8 +51,9 @@ properties and resource usage (node count; cpu and memory capacity, allocatable 
 available, from the member's Nodes and Pods); it applies the manifests of the Works in its
 namespace as their apply strategy says (client-side three-way merge or server-side apply,
 takeover, drift detection, ReportDiff), records what it applied in an AppliedWork per Work
-(owner references on the objects), and reports Work status. Drift is checked every
---drift-period. When the hub asks the member to leave, it removes everything it placed,
+(owner references on the objects), and reports Work status. It watches the objects it applied:
+an edit or delete by someone else is checked (and overwritten or reported) within a second;
+every --drift-period it checks every Work again as a backstop. When the hub asks the member to leave, it removes everything it placed,
 acknowledges and exits with 0. A hub it cannot reach leaves the applied objects untouched.
 
 Only the holder of the Lease --leader-election-id in --leader-election-namespace on the
@@ -78,7 +79,7 @@ Prometheus metrics on --metrics-bind-address; logs are structured (JSON by defau
 	f.StringVar(&o.leaderNamespace, "leader-election-namespace", "fleet-system", "namespace of the leader election Lease on the member cluster")
 	f.StringVar(&o.leaderID, "leader-election-id", "fleetsim-member", "name of the leader election Lease")
 	f.DurationVar(&o.poll, "poll", member.DefaultPoll, "how often the agent reads its InternalMemberCluster and Works on the hub")
-	f.DurationVar(&o.driftPeriod, "drift-period", member.DefaultDriftPeriod, "how often applied objects are checked for drift")
+	f.DurationVar(&o.driftPeriod, "drift-period", member.DefaultDriftPeriod, "how often every applied object is checked for drift, besides the watch of the applied objects")
 	f.StringVar(&o.logFormat, "log-format", "json", "log format: json or text")
 	f.IntVarP(&o.verbosity, "v", "v", 0, "log verbosity (1 logs every write to the member)")
 	_ = cmd.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions([]string{"json", "text"}, cobra.ShellCompDirectiveNoFileComp))
@@ -138,7 +139,7 @@ func runMember(cmd *cobra.Command, o memberOptions, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
 	agent := &member.Agent{Hub: hubClient, Member: memberClient, Name: o.name, Log: log.WithName("member").WithValues("member", o.name),
-		Poll: o.poll, DriftPeriod: o.driftPeriod}
+		Poll: o.poll, DriftPeriod: o.driftPeriod, MemberConfig: memberCfg}
 	var agentErr error
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		err := agent.Run(ctx)

@@ -64,7 +64,8 @@ func MemberCRDDir() string {
 
 // RunMemberAgent runs a real member agent (agentk8s/member) for member name: hub is a config
 // with the member's identity on the hub, memberCfg an administrator's config of the member
-// cluster. The agent polls every 100ms and checks drift every driftPeriod (15s when 0). The
+// cluster. The agent polls every 100ms, watches the objects it applied, and checks drift every
+// driftPeriod too (15s when 0). The
 // returned stop function ends it and waits; the test's cleanup stops it too. done receives
 // the agent's error when it returns (ErrLeft after leaving, nil once stopped).
 func RunMemberAgent(t testing.TB, name string, hub, memberCfg *rest.Config, log logr.Logger, driftPeriod time.Duration) (stop func(), done <-chan error) {
@@ -76,7 +77,7 @@ func RunMemberAgent(t testing.TB, name string, hub, memberCfg *rest.Config, log 
 func RunMemberAgentPolling(t testing.TB, name string, hub, memberCfg *rest.Config, log logr.Logger, poll, driftPeriod time.Duration) (stop func(), done <-chan error) {
 	t.Helper()
 	a := &member.Agent{Hub: Client(t, hub), Member: Client(t, memberCfg), Name: name, Log: log.WithValues("member", name),
-		Poll: poll, DriftPeriod: driftPeriod}
+		Poll: poll, DriftPeriod: driftPeriod, MemberConfig: memberCfg}
 	ctx, cancel := context.WithCancel(context.Background())
 	result := make(chan error, 1)
 	finished := make(chan struct{})
