@@ -9,8 +9,11 @@ import (
 	"slices"
 	"strings"
 
+	jsonpatch "github.com/evanphx/json-patch/v5"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/jsonmergepatch"
 
 	"github.com/fleetsim/fleetsim/model/placement"
 	"github.com/fleetsim/fleetsim/model/resources"
@@ -60,6 +63,9 @@ const (
 	ReasonNotTakenOver              = "NotTakenOver"
 	ReasonFailedToTakeOver          = "FailedToTakeOver"
 	ReasonFoundDrifts               = "FoundDrifts"
+	// ReasonMergeFailed is ours: the three-way merge could not be computed (a live object
+	// that is not valid JSON), so nothing is written.
+	ReasonMergeFailed = "ThreeWayMergeFailed"
 )
 
 // Messages of those failures, as the spec quotes them.
@@ -273,9 +279,11 @@ func apply(in Input, s placement.ApplyStrategy, res ManifestResult, op Op) Decis
 	if a, ok := in.Live.GetAnnotations()[LastAppliedAnnotation]; ok {
 		_ = json.Unmarshal([]byte(a), &original) // an unreadable annotation means no original
 	}
-	merged := in.Live.DeepCopy()
-	merged.Object = merge3(original, desired.Object, merged.Object)
-	return Decision{Op: OpUpdate, Object: merged, Result: res}
+	merged, err := merge3(original, desired.Object, in.Live.Object)
+	if err != nil {
+		return fail(res, ReasonMergeFailed, "Failed to apply manifest: "+err.Error())
+	}
+	return Decision{Op: OpUpdate, Object: &unstructured.Unstructured{Object: merged}, Result: res}
 }
 
 // withOwner returns refs with the agent's AppliedWork reference in place of any older one
@@ -292,45 +300,33 @@ func withOwner(refs []metav1.OwnerReference, owner metav1.OwnerReference) []meta
 }
 
 // merge3 merges modified into current, deleting what original had and modified no longer
-// has: a JSON three-way merge in which lists are replaced whole.
-func merge3(original, modified, current map[string]any) map[string]any {
-	if current == nil {
-		current = map[string]any{}
-	}
-	for k := range original {
-		if _, keep := modified[k]; !keep {
-			delete(current, k)
+// has: a JSON three-way merge patch (RFC 7386, lists replaced whole) applied to current.
+func merge3(original, modified, current map[string]any) (map[string]any, error) {
+	var docs [3][]byte
+	for i, o := range []map[string]any{original, modified, current} {
+		if o == nil {
+			o = map[string]any{}
 		}
-	}
-	for k, mv := range modified {
-		mm, mIsMap := mv.(map[string]any)
-		cm, cIsMap := current[k].(map[string]any)
-		if mIsMap && cIsMap {
-			om, _ := original[k].(map[string]any)
-			current[k] = merge3(om, mm, cm)
-			continue
+		b, err := json.Marshal(o)
+		if err != nil {
+			return nil, fmt.Errorf("three-way merge: %w", err)
 		}
-		current[k] = deepCopyValue(mv)
+		docs[i] = b
 	}
-	return current
-}
-
-func deepCopyValue(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = deepCopyValue(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = deepCopyValue(e)
-		}
-		return out
+	patch, err := jsonmergepatch.CreateThreeWayJSONMergePatch(docs[0], docs[1], docs[2])
+	if err != nil {
+		return nil, fmt.Errorf("three-way merge: %w", err)
 	}
-	return v
+	merged, err := jsonpatch.MergePatch(docs[2], patch)
+	if err != nil {
+		return nil, fmt.Errorf("three-way merge: %w", err)
+	}
+	var out map[string]any
+	// utiljson keeps integers int64, as unstructured objects hold them.
+	if err := utiljson.Unmarshal(merged, &out); err != nil {
+		return nil, fmt.Errorf("three-way merge: %w", err)
+	}
+	return out, nil
 }
 
 // Hash is the spec hash of a hub manifest: SHA-256 of its JSON (keys sorted).

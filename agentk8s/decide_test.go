@@ -159,3 +159,18 @@ func TestSummariseStrategy(t *testing.T) {
 		t.Errorf("Always+Full drift summary = %+v", r)
 	}
 }
+
+// TestThreeWayMergeKeepsIntegers: the merged object holds integers as int64, as unstructured
+// objects do, so typed readers (replicas) still work after a client-side apply.
+func TestThreeWayMergeKeepsIntegers(t *testing.T) {
+	v1 := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: app}\nspec: {replicas: 2}"
+	live := appliedBy(t, v1, nil)
+	v2 := obj(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: app}\nspec: {replicas: 3}")
+	d := Decide(Input{Manifest: v2, Live: live, Owner: owner})
+	if d.Op != OpUpdate {
+		t.Fatalf("op %q, want Update", d.Op)
+	}
+	if n, ok, err := unstructured.NestedInt64(d.Object.Object, "spec", "replicas"); !ok || err != nil || n != 3 {
+		t.Errorf("spec.replicas = %d (found %v, %v), want int64 3", n, ok, err)
+	}
+}

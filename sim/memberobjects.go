@@ -1,13 +1,16 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
+	jsonpatch "github.com/evanphx/json-patch/v5"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/fleetsim/fleetsim/agentk8s"
 	mhub "github.com/fleetsim/fleetsim/model/hub"
@@ -56,7 +59,11 @@ func (s *Sim) EditMemberObject(member string, edit *unstructured.Unstructured) e
 	detail := "created " + key
 	if live := a.objects[key]; live != nil {
 		o := live.DeepCopy()
-		o.Object = mergeEdit(o.Object, edit.DeepCopy().Object)
+		merged, err := mergeEdit(o.Object, edit.Object)
+		if err != nil {
+			return fmt.Errorf("edit %s on member %q: %w", key, member, err)
+		}
+		o.Object = merged
 		o.SetGeneration(live.GetGeneration() + 1)
 		a.objects[key] = o
 		detail = "edited " + key
@@ -81,21 +88,27 @@ func (a *agent) objectsInit() map[string]*unstructured.Unstructured {
 	return a.objects
 }
 
-func mergeEdit(dst, edit map[string]any) map[string]any {
-	for k, v := range edit {
-		if v == nil {
-			delete(dst, k)
-			continue
-		}
-		em, eIsMap := v.(map[string]any)
-		dm, dIsMap := dst[k].(map[string]any)
-		if eIsMap && dIsMap {
-			dst[k] = mergeEdit(dm, em)
-			continue
-		}
-		dst[k] = v
+// mergeEdit applies edit to dst as a JSON merge patch (RFC 7386: null removes a field, maps
+// merge, anything else replaces), as `kubectl patch --type merge` would on a member.
+func mergeEdit(dst, edit map[string]any) (map[string]any, error) {
+	d, err := json.Marshal(dst)
+	if err != nil {
+		return nil, err
 	}
-	return dst
+	e, err := json.Marshal(edit)
+	if err != nil {
+		return nil, err
+	}
+	merged, err := jsonpatch.MergePatch(d, e)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	// utiljson keeps integers int64, as unstructured objects hold them.
+	if err := utiljson.Unmarshal(merged, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // write performs a decision's write on the member's objects: the object gets a new
@@ -107,8 +120,11 @@ func (a *agent) write(d agentk8s.Decision) {
 	if live := a.objects[key]; live != nil {
 		gen = live.GetGeneration() + 1
 		if d.Op == agentk8s.OpServerSideApply {
-			// Server-side apply keeps the fields other managers own.
-			o.Object = mergeEdit(live.DeepCopy().Object, o.Object)
+			// Server-side apply keeps the fields other managers own. Both objects came from
+			// JSON, so the merge cannot fail; if it did, the manifest alone is written.
+			if merged, err := mergeEdit(live.Object, o.Object); err == nil {
+				o.Object = merged
+			}
 		}
 	}
 	o.SetGeneration(gen)
