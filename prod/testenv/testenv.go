@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -53,6 +54,11 @@ func startEnv(t testing.TB, crdDirs []string) *Env {
 		CRDDirectoryPaths:     crdDirs,
 		ErrorIfCRDPathMissing: true,
 		BinaryAssetsDirectory: assets,
+		// envtest's defaults (20 s each way) are too short on a loaded two-core machine: a
+		// kube-apiserver that takes longer to stop failed whole tests at teardown. The
+		// member API servers (members.go) use the same bounds.
+		ControlPlaneStartTimeout: 2 * time.Minute,
+		ControlPlaneStopTimeout:  time.Minute,
 	}
 	cfg, err := env.Start()
 	if err != nil {
