@@ -7,9 +7,14 @@ package hub
 //
 //  1. Read your own writes. Every write a decision makes through the hub's client is
 //     remembered with the resourceVersion the API server answered (for a deletion: any later
-//     version, or the object gone). Before a decision reads, it waits until the cache has
-//     observed every write the hub made so far (expectations, bounded by expectationWait).
-//     A decision therefore never decides on less than the previous decisions wrote.
+//     version, or the object gone) and the placement the object belongs to (its own name
+//     for a placement, the parent-CRP label for bindings, snapshots and Works; none for
+//     anything else). Before a decision reads, it waits until the cache has observed every
+//     write the hub made so far to objects of its own placement and to objects of no
+//     placement (expectations, bounded by expectationWait); membership decisions wait for
+//     every write. A decision reads nothing of another placement (its scope, rule 3), so it
+//     never decides on less than the previous decisions wrote, and decisions about
+//     different placements do not wait for each other's writes.
 //  2. Write what you read. Every update carries the resourceVersion the decision read, and
 //     deletions of objects only the hub writes carry it as a precondition. A decision made
 //     on a cache that missed someone else's write (a user, a member agent) fails with a
@@ -31,7 +36,6 @@ package hub
 
 import (
 	"context"
-	"maps"
 	"strconv"
 	"sync"
 	"time"
@@ -40,6 +44,8 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
 )
 
 // expectationWait bounds how long a decision waits for the cache to observe earlier writes;
@@ -55,14 +61,34 @@ type objectKey struct {
 // decision reads from it.
 type expectations struct {
 	mu       sync.Mutex
-	observed map[objectKey]uint64 // the newest resourceVersion the informers delivered
-	pending  map[objectKey]uint64 // the resourceVersion (at least) the cache must reach
-	changed  chan struct{}        // closed and replaced when observed moves
+	observed map[objectKey]uint64       // the newest resourceVersion the informers delivered
+	pending  map[objectKey]pendingWrite // what the cache must reach, per object written
+	changed  chan struct{}              // closed and replaced when observed moves
 	tracked  map[schema.GroupVersionKind]bool
 }
 
+// pendingWrite is a write the cache has not shown yet: the resourceVersion (at least) it
+// must reach, and the placement the object belongs to ("" for none).
+type pendingWrite struct {
+	rv        uint64
+	placement string
+}
+
+// waitFor says which pending writes a decision waits for.
+type waitFor func(k objectKey, placement string) bool
+
+// everyWrite is what membership decisions wait for.
+func everyWrite(objectKey, string) bool { return true }
+
+// writesOf waits for the writes to the objects of one placement, to objects of no
+// placement and to any object named key (what a decision's lock reads before its placement
+// is known).
+func writesOf(placement, key string) waitFor {
+	return func(k objectKey, p string) bool { return p == "" || p == placement || k.name == key }
+}
+
 func newExpectations() *expectations {
-	return &expectations{observed: map[objectKey]uint64{}, pending: map[objectKey]uint64{},
+	return &expectations{observed: map[objectKey]uint64{}, pending: map[objectKey]pendingWrite{},
 		changed: make(chan struct{}), tracked: map[schema.GroupVersionKind]bool{}}
 }
 
@@ -91,7 +117,7 @@ func (e *expectations) observe(gvk schema.GroupVersionKind, obj any, added bool)
 		return // an older event, or one of an object deleted since
 	}
 	e.observed[k] = rv
-	if want, ok := e.pending[k]; ok && rv >= want {
+	if want, ok := e.pending[k]; ok && rv >= want.rv {
 		delete(e.pending, k)
 	}
 	close(e.changed)
@@ -126,8 +152,8 @@ func (e *expectations) handler(gvk schema.GroupVersionKind) toolscache.ResourceE
 	}
 }
 
-// expect records that the cache must reach rv for the object.
-func (e *expectations) expect(k objectKey, rv uint64) {
+// expect records that the cache must reach rv for the object, which belongs to placement.
+func (e *expectations) expect(k objectKey, rv uint64, placement string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !e.tracked[k.gvk] {
@@ -136,8 +162,8 @@ func (e *expectations) expect(k objectKey, rv uint64) {
 	if e.observed[k] >= rv {
 		return
 	}
-	if rv > e.pending[k] {
-		e.pending[k] = rv
+	if rv > e.pending[k].rv {
+		e.pending[k] = pendingWrite{rv: rv, placement: placement}
 	}
 }
 
@@ -151,17 +177,26 @@ func (e *expectations) created(k objectKey) {
 	}
 }
 
-// wait blocks until the cache observed every write the hub made before the call, ctx ends
-// or expectationWait passes; it reports whether everything arrived. Writes made while it
-// waits are not waited for: with many workers writing, there would always be some.
-func (e *expectations) wait(ctx context.Context) bool {
+// wait blocks until the cache observed every write the hub made before the call that which
+// selects, ctx ends or expectationWait passes; it reports whether everything arrived. Writes
+// made while it waits are not waited for: with many workers writing, there would always be
+// some.
+func (e *expectations) wait(ctx context.Context, which waitFor) bool {
 	e.mu.Lock()
 	if len(e.pending) == 0 {
 		e.mu.Unlock()
 		return true
 	}
-	want := maps.Clone(e.pending)
+	want := map[objectKey]uint64{}
+	for k, p := range e.pending {
+		if which(k, p.placement) {
+			want[k] = p.rv
+		}
+	}
 	e.mu.Unlock()
+	if len(want) == 0 {
+		return true
+	}
 	start := time.Now()
 	deadline := time.NewTimer(expectationWait)
 	defer deadline.Stop()
@@ -187,7 +222,7 @@ func (e *expectations) wait(ctx context.Context) bool {
 			// Give up on what never arrived (an object someone else deleted at once): the
 			// preconditions on writes still keep decisions from applying on stale objects.
 			for k, rv := range want {
-				if e.pending[k] <= rv {
+				if e.pending[k].rv <= rv {
 					delete(e.pending, k)
 				}
 			}
@@ -212,12 +247,21 @@ func (c *recordingClient) key(obj client.Object) (objectKey, bool) {
 	return objectKey{gvk: gvk, namespace: obj.GetNamespace(), name: obj.GetName()}, true
 }
 
-func (c *recordingClient) wrote(obj client.Object) {
+func (c *recordingClient) wrote(obj client.Object, verb string) {
 	if k, ok := c.key(obj); ok {
+		writesTotal.WithLabelValues(k.gvk.Kind, verb).Inc()
 		if rv, ok := parseRV(obj.GetResourceVersion()); ok {
-			c.exp.expect(k, rv)
+			c.exp.expect(k, rv, placementOfObject(k, obj))
 		}
 	}
+}
+
+// placementOfObject is the placement an object the hub writes belongs to, "" for none.
+func placementOfObject(k objectKey, obj client.Object) string {
+	if k.gvk.Kind == "ClusterResourcePlacement" {
+		return obj.GetName()
+	}
+	return obj.GetLabels()[v1beta1.CRPTrackingLabel]
 }
 
 func (c *recordingClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
@@ -227,7 +271,7 @@ func (c *recordingClient) Create(ctx context.Context, obj client.Object, opts ..
 	if err := c.Client.Create(ctx, obj, opts...); err != nil {
 		return err
 	}
-	c.wrote(obj)
+	c.wrote(obj, "create")
 	return nil
 }
 
@@ -235,7 +279,7 @@ func (c *recordingClient) Update(ctx context.Context, obj client.Object, opts ..
 	if err := c.Client.Update(ctx, obj, opts...); err != nil {
 		return err
 	}
-	c.wrote(obj)
+	c.wrote(obj, "update")
 	return nil
 }
 
@@ -243,7 +287,7 @@ func (c *recordingClient) Patch(ctx context.Context, obj client.Object, patch cl
 	if err := c.Client.Patch(ctx, obj, patch, opts...); err != nil {
 		return err
 	}
-	c.wrote(obj)
+	c.wrote(obj, "patch")
 	return nil
 }
 
@@ -254,8 +298,9 @@ func (c *recordingClient) Delete(ctx context.Context, obj client.Object, opts ..
 		return err
 	}
 	if k, ok := c.key(obj); ok {
+		writesTotal.WithLabelValues(k.gvk.Kind, "delete").Inc()
 		if rv, ok := parseRV(obj.GetResourceVersion()); ok {
-			c.exp.expect(k, rv+1)
+			c.exp.expect(k, rv+1, placementOfObject(k, obj))
 		}
 	}
 	return nil
@@ -274,7 +319,7 @@ func (s *recordingStatus) Update(ctx context.Context, obj client.Object, opts ..
 	if err := s.SubResourceWriter.Update(ctx, obj, opts...); err != nil {
 		return err
 	}
-	s.c.wrote(obj)
+	s.c.wrote(obj, "update-status")
 	return nil
 }
 
@@ -282,7 +327,7 @@ func (s *recordingStatus) Patch(ctx context.Context, obj client.Object, patch cl
 	if err := s.SubResourceWriter.Patch(ctx, obj, patch, opts...); err != nil {
 		return err
 	}
-	s.c.wrote(obj)
+	s.c.wrote(obj, "patch-status")
 	return nil
 }
 

@@ -595,7 +595,7 @@ func conditionStates(mc *clusterv1beta1.MemberCluster) map[string]string {
 // and a worker slot, waits until the cache holds the hub's own writes, reads the decision's
 // scope from the cache, decides, writes what changed, then fires the changes it made.
 func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) (reconcile.Result, error) {
-	h.exp.wait(ctx)
+	h.exp.wait(ctx, writesOf("", key))
 	sc, unlock, err := h.lock(ctx, c, key)
 	if err != nil {
 		return reconcile.Result{}, err
@@ -612,7 +612,7 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 	// The previous holder of the locks may have written since the first wait. A hub told to
 	// stop decides nothing more: a decision on a cache that stopped following the API
 	// server would write stale objects beside the next hub's.
-	h.exp.wait(ctx)
+	h.exp.wait(ctx, writesOf(sc.placement, key))
 	if ctx.Err() != nil {
 		return reconcile.Result{}, nil
 	}

@@ -12,9 +12,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mhub "github.com/fleetsim/fleetsim/model/hub"
@@ -69,7 +72,16 @@ func (r *MembershipReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	return b.For(&clusterv1beta1.MemberCluster{}).
 		Watches(&clusterv1beta1.InternalMemberCluster{}, byName).
-		Watches(&placementv1beta1.ClusterResourceBinding{}, byTarget).
+		// Only a binding's removal matters to a member (model/triggers: BindingDeleted wakes
+		// the target member, whose leave waits for its bindings to go); waking on every
+		// binding write made most of the hub's decisions membership decisions that changed
+		// nothing.
+		Watches(&placementv1beta1.ClusterResourceBinding{}, byTarget, builder.WithPredicates(predicate.Funcs{
+			CreateFunc:  func(event.CreateEvent) bool { return false },
+			UpdateFunc:  func(event.UpdateEvent) bool { return false },
+			DeleteFunc:  func(event.DeleteEvent) bool { return true },
+			GenericFunc: func(event.GenericEvent) bool { return false },
+		})).
 		Complete(r)
 }
 
@@ -88,7 +100,7 @@ func (r *MembershipReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 		st.bindings = r.Client
 	}
 	if r.Hub != nil && r.Hub.exp != nil {
-		if !r.Hub.exp.wait(ctx) && ctx.Err() != nil {
+		if !r.Hub.exp.wait(ctx, everyWrite) && ctx.Err() != nil {
 			return reconcile.Result{}, nil // stopping: decide nothing on a cache left behind
 		}
 		st.indexed = true

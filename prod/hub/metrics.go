@@ -17,6 +17,10 @@ var (
 		Name: "fleetsim_hub_decision_retries_total",
 		Help: "Decisions taken again on fresh objects because a write met a Conflict, AlreadyExists or NotFound.",
 	}, []string{"controller"})
+	writesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "fleetsim_hub_writes_total",
+		Help: "Successful API writes of the hub's decisions, by kind and verb (create, update, update-status, patch, patch-status, delete).",
+	}, []string{"kind", "verb"})
 	expectationWaitSeconds = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "fleetsim_hub_expectation_wait_seconds_total",
 		Help: "Time decisions spent waiting for the cache to hold the hub's own earlier writes.",
@@ -24,5 +28,5 @@ var (
 )
 
 func init() {
-	crmetrics.Registry.MustRegister(decisionSeconds, decisionRetries, expectationWaitSeconds)
+	crmetrics.Registry.MustRegister(decisionSeconds, decisionRetries, writesTotal, expectationWaitSeconds)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net"
 	"net/http"
@@ -102,6 +103,8 @@ type Result struct {
 	PlacementPhaseSeconds float64 `json:"placementPhaseSeconds"`
 	// Decisions and APICalls the hub made during the placement phase.
 	Decisions float64 `json:"decisions"`
+	// DecisionsByController splits Decisions by the controller that made them.
+	DecisionsByController map[string]float64 `json:"decisionsByController,omitempty"`
 	// Retries: decisions taken again after a Conflict, AlreadyExists or NotFound.
 	Retries float64 `json:"retries"`
 	// WaitSeconds: the decisions' total wait for the cache to hold the hub's own writes.
@@ -110,9 +113,14 @@ type Result struct {
 	MeanDecisionSeconds float64 `json:"meanDecisionSeconds"`
 	APICalls            float64 `json:"apiCalls"`
 	APICallsPerDecision float64 `json:"apiCallsPerDecision"`
-	Hub                 Usage   `json:"hub"`
-	APIServer           *Usage  `json:"apiserver,omitempty"`
-	Etcd                *Usage  `json:"etcd,omitempty"`
+	// Writes: the hub's successful writes during the placement phase, by "Kind verb".
+	Writes map[string]float64 `json:"writes,omitempty"`
+	// WritesPerBinding: all of Writes over the bindings the placements made (pick, or
+	// members for PickAll, times placements).
+	WritesPerBinding float64 `json:"writesPerBinding,omitempty"`
+	Hub              Usage   `json:"hub"`
+	APIServer        *Usage  `json:"apiserver,omitempty"`
+	Etcd             *Usage  `json:"etcd,omitempty"`
 	// SteadyHubCPUPercent: the hub's CPU once everything is done, members heartbeating.
 	SteadyHubCPUPercent float64 `json:"steadyHubCPUPercent,omitempty"`
 	// RestartSeconds: from a new hub's start (the old one SIGKILLed) until it had decided
@@ -403,6 +411,27 @@ func (b *bench) run(ctx context.Context) (*Result, error) {
 	if res.Decisions > 0 {
 		res.APICallsPerDecision = res.APICalls / res.Decisions
 	}
+	for k, v := range m1.byController {
+		if d := v - m0.byController[k]; d > 0 {
+			if res.DecisionsByController == nil {
+				res.DecisionsByController = map[string]float64{}
+			}
+			res.DecisionsByController[k] = d
+		}
+	}
+	var writes float64
+	for k, v := range m1.writes {
+		if d := v - m0.writes[k]; d > 0 {
+			if res.Writes == nil {
+				res.Writes = map[string]float64{}
+			}
+			res.Writes[k] = d
+			writes += d
+		}
+	}
+	if n := b.bindingsPlaced(); n > 0 {
+		res.WritesPerBinding = math.Round(writes/float64(n)*10) / 10
+	}
 	span := time.Since(t0)
 	res.Hub = diff(u0["hub"], u1["hub"], span)
 	if _, ok := u1["kube-apiserver"]; ok {
@@ -570,12 +599,15 @@ func (b *bench) until(ctx context.Context, what string, f func(context.Context) 
 	}
 }
 
-type metricSums struct{ decisions, requests, retries, waited, decideSum, decideCount float64 }
+type metricSums struct {
+	decisions, requests, retries, waited, decideSum, decideCount float64
+	writes, byController                                         map[string]float64
+}
 
 // scrape reads the hub's decisions (controller-runtime's reconcile count, over every
 // controller) and API requests (client-go's) from its metrics endpoint.
 func (b *bench) scrape() (metricSums, error) {
-	var m metricSums
+	m := metricSums{writes: map[string]float64{}, byController: map[string]float64{}}
 	resp, err := http.Get("http://" + b.metrics + "/metrics")
 	if err != nil {
 		return m, err
@@ -589,6 +621,10 @@ func (b *bench) scrape() (metricSums, error) {
 		switch {
 		case strings.HasPrefix(line, "controller_runtime_reconcile_total{"):
 			into = &m.decisions
+			f := strings.Fields(line)
+			if v, err := strconv.ParseFloat(f[len(f)-1], 64); err == nil {
+				m.byController[label(line, "controller")] += v
+			}
 		case strings.HasPrefix(line, "rest_client_requests_total{"):
 			into = &m.requests
 		case strings.HasPrefix(line, "fleetsim_hub_decision_retries_total{"):
@@ -599,6 +635,13 @@ func (b *bench) scrape() (metricSums, error) {
 			into = &m.decideSum
 		case strings.HasPrefix(line, "fleetsim_hub_decision_duration_seconds_count{"):
 			into = &m.decideCount
+		case strings.HasPrefix(line, "fleetsim_hub_writes_total{"):
+			kind, verb := label(line, "kind"), label(line, "verb")
+			f := strings.Fields(line)
+			if v, err := strconv.ParseFloat(f[len(f)-1], 64); err == nil {
+				m.writes[kind+" "+verb] += v
+			}
+			continue
 		default:
 			continue
 		}
@@ -608,6 +651,26 @@ func (b *bench) scrape() (metricSums, error) {
 		}
 	}
 	return m, sc.Err()
+}
+
+// bindingsPlaced is how many bindings the placement phase makes: pick members per
+// placement (every member for PickAll).
+func (b *bench) bindingsPlaced() int {
+	per := b.o.Members
+	if b.o.Pick > 0 && b.o.Pick < b.o.Members {
+		per = b.o.Pick
+	}
+	return per * b.o.Placements
+}
+
+// label reads one label's value from a line of the Prometheus text format.
+func label(line, name string) string {
+	_, rest, ok := strings.Cut(line, name+`="`)
+	if !ok {
+		return ""
+	}
+	v, _, _ := strings.Cut(rest, `"`)
+	return v
 }
 
 type sample struct {
@@ -731,6 +794,20 @@ func WriteText(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "hub decisions %.0f (%.0f retried), API calls %.0f, %.1f per decision; waits for own writes %.1fs in all\n",
 		r.Decisions, r.Retries, r.APICalls, r.APICallsPerDecision, r.WaitSeconds)
 	fmt.Fprintf(w, "placement decisions take %.1fms on average (read, decide, write)\n", 1000*r.MeanDecisionSeconds)
+	if len(r.DecisionsByController) > 0 {
+		fmt.Fprintf(w, "decisions by controller:")
+		for _, k := range slices.Sorted(maps.Keys(r.DecisionsByController)) {
+			fmt.Fprintf(w, " %s %.0f;", k, r.DecisionsByController[k])
+		}
+		fmt.Fprintln(w)
+	}
+	if len(r.Writes) > 0 {
+		fmt.Fprintf(w, "hub writes: %.1f per binding:", r.WritesPerBinding)
+		for _, k := range slices.Sorted(maps.Keys(r.Writes)) {
+			fmt.Fprintf(w, " %s %.0f;", k, r.Writes[k])
+		}
+		fmt.Fprintln(w)
+	}
 	use := func(name string, u Usage) {
 		fmt.Fprintf(w, "%-15s cpu %.2fs (%.0f%% of one core)  rss %.0f MiB\n", name, u.CPUSeconds, u.CPUPercent, u.RSSMiB)
 	}
