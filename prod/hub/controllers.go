@@ -114,6 +114,12 @@ const DefaultResync = 5 * time.Minute
 // cache holds them. A change a binding-only decision made reaches placement-wide
 // controllers after rolloutBatchDelay, so a burst of reports is decided once.
 func (h *Hub) fire(ctx context.Context, st *state, c triggers.Change, key, placementName, memberName string) {
+	h.fireExcept(ctx, st, c, key, placementName, memberName, nil)
+}
+
+// fireExcept is fire without waking the work generator for the bindings in generated,
+// whose Works the decision already generated and wrote.
+func (h *Hub) fireExcept(ctx context.Context, st *state, c triggers.Change, key, placementName, memberName string, generated map[string]bool) {
 	delay := time.Duration(0)
 	if st != nil && st.scope.bindingOnly() {
 		delay = rolloutBatchDelay
@@ -124,6 +130,9 @@ func (h *Hub) fire(ctx context.Context, st *state, c triggers.Change, key, place
 			d = delay
 		}
 		for _, k := range h.keys(ctx, st, t.Scope, key, placementName, memberName) {
+			if t.Controller == triggers.WorkGenerator && generated[k] {
+				continue
+			}
 			h.enqueueAfter(t.Controller, k, d)
 		}
 	}
@@ -634,12 +643,28 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 	}
 	log := h.Log.WithValues("controller", string(c), "key", key)
 	env := &decisionEnv{now: now, log: log}
+	var generated map[string]bool // bindings whose Work this decision generated
 	if c == WorkStatus {
 		h.receiveWorkStatus(st, env, key)
 	} else {
 		sched := h.schedulers.Get().(*scheduler.Scheduler)
-		(&mhub.Controllers{Store: st, Env: env, Scheduler: sched, Eligibility: h.Eligibility}).Reconcile(c, key)
+		ctrls := &mhub.Controllers{Store: st, Env: env, Scheduler: sched, Eligibility: h.Eligibility}
+		ctrls.Reconcile(c, key)
+		if sc.allBindings {
+			generated = generateWorksInline(ctrls, st, env)
+		}
 		h.schedulers.Put(sched)
+	}
+	// Works this decision creates have no report to fan in: the agent's first report
+	// wakes the fan-in through the Work's watch.
+	var newWorks map[string]bool
+	for _, b := range env.worksWritten {
+		if st.workObjs[b] == nil {
+			if newWorks == nil {
+				newWorks = map[string]bool{}
+			}
+			newWorks[b] = true
+		}
 	}
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
 	defer cancel()
@@ -647,8 +672,13 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 	// Changes are fired even when the writes stopped part-way: some of them happened, and
 	// every controller decides on current objects, so a change fired for nothing costs one
 	// decision while a change lost could stall a rollout.
+	if flushErr != nil {
+		// The Works generated inline may not be written: the work generator decides
+		// them again on its own.
+		generated = nil
+	}
 	for _, f := range env.fired {
-		h.fire(ctx, st, f.change, f.key, f.placement, f.memberOf)
+		h.fireExcept(ctx, st, f.change, f.key, f.placement, f.memberOf, generated)
 	}
 	if flushErr != nil {
 		if retryable(flushErr) {
@@ -664,9 +694,36 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 	// The simulator delivers the agent's report after every Work it writes; here the agent
 	// may report nothing new (a Work whose manifests did not change), so the fan-in looks.
 	for _, b := range env.worksWritten {
-		h.enqueue(WorkStatus, b)
+		if !newWorks[b] {
+			h.enqueue(WorkStatus, b)
+		}
 	}
 	return reconcile.Result{RequeueAfter: env.requeue}, nil
+}
+
+// generateWorksInline runs the work generator, inside a placement-wide decision (scheduler,
+// rollout, eviction, staged update run), for every binding the decision changed (created,
+// bound, moved to a new snapshot), as the trigger table would next: a rollout then writes
+// each binding's spec and status once, with its Work, instead of a status write of its own
+// and another by a work generator decision a queue hop later, and a scheduler's new
+// bindings need no decision each to find nothing to generate yet. The decision holds its
+// placement's lock exclusively, which covers the bindings' (rule 3 of consistency.go), and
+// its scope loads every binding and Work of the placement. A binding the decision deleted
+// is left to its own decision.
+func generateWorksInline(ctrls *mhub.Controllers, st *state, env *decisionEnv) map[string]bool {
+	var generated map[string]bool
+	for i := 0; i < len(env.fired); i++ { // the work generator may fire more
+		f := env.fired[i]
+		if f.change != triggers.BindingChanged || generated[f.key] || st.bindings[f.key] == nil {
+			continue
+		}
+		if generated == nil {
+			generated = map[string]bool{}
+		}
+		generated[f.key] = true
+		ctrls.Reconcile(triggers.WorkGenerator, f.key)
+	}
+	return generated
 }
 
 // retryable errors mean the decision was made on objects that changed since: it is taken
