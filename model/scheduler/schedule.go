@@ -49,20 +49,23 @@ type memo struct {
 	key      uint64 // rankKey, once scored
 }
 
-// slot gathers the placement's bindings on one cluster.
+// slot gathers the placement's bindings on one cluster. Bindings are named by their index
+// in Input.Bindings, so slots hold no pointers (no write barriers, nothing to scan).
 type slot struct {
-	cluster string
-	// live is the Scheduled or Bound binding kept for the cluster (a current one if any).
-	live *placement.Binding
-	// duplicates are further live bindings on the same cluster; they are unscheduled.
-	duplicates []*placement.Binding
-	// unscheduled is the Unscheduled binding reused if the cluster is picked again.
-	unscheduled *placement.Binding
+	// live is the Scheduled or Bound binding kept for the cluster (a current one if any),
+	// or -1; liveCurrent says whether it names the current policy snapshot.
+	live        int32
+	liveCurrent bool
+	// unscheduled is the Unscheduled binding reused if the cluster is picked again, or -1.
+	unscheduled int32
 	deleting    bool
 	found       bool
 	member      int32 // index of the cluster's memo, when found
 	n           int32 // bindings on the cluster
 }
+
+// duplicate is a further live binding on a cluster; it is unscheduled.
+type duplicate struct{ slot, binding int32 }
 
 // Scheduler makes scheduling decisions, reusing scratch memory and its fleet index between
 // them, so it is not safe for concurrent use: give each goroutine its own.
@@ -79,12 +82,16 @@ type Scheduler struct {
 	stamp  []uint32 // per member
 	gen    uint32
 	slots  []slot
+	dups   []duplicate
 	cands  []int32
 	picks  []ranked
-	ranked []ranked
-	sets   []bitset // label selections of one decision
-	match  []bool
-	bslot  []int32 // per binding: its slot
+	// pickSpread's scratch: each candidate's group, and the groups' members back to back.
+	groupOf []int32
+	spread  []ranked
+	ranked  []ranked
+	sets    []bitset // label selections of one decision
+	match   []bool
+	bslot   []int32 // per binding: its slot
 	// bcache remembers where the previous decision's bindings pointed, by position, so a
 	// steady placement does not look its clusters up by name again.
 	bcache struct {
@@ -186,6 +193,7 @@ func (s *Scheduler) begin() {
 	}
 	s.memos = s.memos[:0]
 	s.slots = s.slots[:0]
+	s.dups = s.dups[:0]
 	s.cands = s.cands[:0]
 	s.sets = s.sets[:0]
 }
@@ -264,7 +272,7 @@ func (d *decision) classifyBindings() {
 		if id >= 0 {
 			mi := d.memoIndex(id)
 			if si = d.memos[mi].slot; si < 0 {
-				si = d.newSlot(b.TargetCluster)
+				si = d.newSlot()
 				d.slots[si].found, d.slots[si].member = true, mi
 				d.memos[mi].slot = si
 			}
@@ -274,7 +282,7 @@ func (d *decision) classifyBindings() {
 			}
 			var ok bool
 			if si, ok = d.orphans[b.TargetCluster]; !ok {
-				si = d.newSlot(b.TargetCluster)
+				si = d.newSlot()
 				d.orphans[b.TargetCluster] = si
 			}
 		}
@@ -283,56 +291,61 @@ func (d *decision) classifyBindings() {
 		if sl.n++; sl.n > 1 {
 			multi = true
 		}
-		d.classify(sl, b)
+		d.classify(si, int32(i))
 	}
 	if multi {
 		// Clusters with several bindings: classify them again in name order.
-		var group []*placement.Binding
+		d.dups = slices.DeleteFunc(d.dups, func(x duplicate) bool { return d.slots[x.slot].n > 1 })
+		var group []int32
 		for si := range d.slots {
 			sl := &d.slots[si]
 			if sl.n < 2 {
 				continue
 			}
 			group = group[:0]
-			for i, b := range bs {
+			for i := range bs {
 				if d.bslot[i] == int32(si) {
-					group = append(group, b)
+					group = append(group, int32(i))
 				}
 			}
-			slices.SortFunc(group, func(a, b *placement.Binding) int { return cmp.Compare(a.Name, b.Name) })
-			sl.live, sl.duplicates, sl.unscheduled, sl.deleting = nil, nil, nil, false
-			for _, b := range group {
-				d.classify(sl, b)
+			slices.SortFunc(group, func(a, b int32) int { return cmp.Compare(bs[a].Name, bs[b].Name) })
+			sl.live, sl.liveCurrent, sl.unscheduled, sl.deleting = -1, false, -1, false
+			for _, i := range group {
+				d.classify(int32(si), i)
 			}
 		}
 	}
 	for si := range d.slots {
-		if sl := &d.slots[si]; sl.found && sl.live != nil && !d.isCurrent(sl.live) {
+		if sl := &d.slots[si]; sl.found && sl.live >= 0 && !sl.liveCurrent {
 			d.memos[sl.member].obsolete = true
 		}
 	}
 }
 
-func (d *decision) newSlot(cluster string) int32 {
-	d.slots = append(d.slots, slot{cluster: cluster, member: -1})
+func (d *decision) newSlot() int32 {
+	d.slots = append(d.slots, slot{live: -1, unscheduled: -1, member: -1})
 	return int32(len(d.slots) - 1)
 }
 
-func (d *decision) classify(sl *slot, b *placement.Binding) {
+// binding is the input binding at index i.
+func (d *decision) binding(i int32) *placement.Binding { return d.in.Bindings[i] }
+
+func (d *decision) classify(si, i int32) {
+	sl, b := &d.slots[si], d.in.Bindings[i]
 	switch {
 	case b.Deleting:
 		sl.deleting = true
 	case b.State == placement.Unscheduled:
-		if sl.unscheduled == nil {
-			sl.unscheduled = b
+		if sl.unscheduled < 0 {
+			sl.unscheduled = i
 		}
-	case sl.live == nil:
-		sl.live = b
-	case sl.live.SchedulingPolicySnapshotName != d.in.Snapshot.Name && b.SchedulingPolicySnapshotName == d.in.Snapshot.Name:
-		sl.duplicates = append(sl.duplicates, sl.live)
-		sl.live = b
+	case sl.live < 0:
+		sl.live, sl.liveCurrent = i, d.isCurrent(b)
+	case !sl.liveCurrent && d.isCurrent(b):
+		d.dups = append(d.dups, duplicate{si, sl.live})
+		sl.live, sl.liveCurrent = i, true
 	default:
-		sl.duplicates = append(sl.duplicates, b)
+		d.dups = append(d.dups, duplicate{si, i})
 	}
 }
 
@@ -457,7 +470,7 @@ func (d *decision) filter(mm *memo) {
 	}
 	if mm.slot >= 0 {
 		sl := &d.slots[mm.slot]
-		if sl.live != nil && d.isCurrent(sl.live) && !m.Leaving {
+		if sl.live >= 0 && sl.liveCurrent && !m.Leaving {
 			mm.code = codeKept
 			if cp.typ == placement.PickFixed {
 				// PickFixed is only fulfilled while every named cluster is eligible, even
@@ -489,22 +502,22 @@ func (d *decision) filter(mm *memo) {
 
 // unscheduleDangling unschedules live bindings whose cluster left or is gone, and duplicates.
 func (d *decision) unscheduleDangling() {
+	for _, x := range d.dups {
+		d.unschedule(d.binding(x.binding), "another binding of this placement already targets the cluster")
+	}
 	for si := range d.slots {
 		sl := &d.slots[si]
-		for _, b := range sl.duplicates {
-			d.unschedule(b, "another binding of this placement already targets the cluster")
-		}
-		if sl.live == nil {
+		if sl.live < 0 {
 			continue
 		}
 		switch {
 		case !sl.found:
-			d.unschedule(sl.live, "cluster is not found in the fleet")
-			sl.live = nil
-		case d.isCurrent(sl.live) && d.member(&d.memos[sl.member]).Leaving:
-			d.unschedule(sl.live, "cluster has left the fleet")
-			sl.live = nil
-		case d.isCurrent(sl.live):
+			d.unschedule(d.binding(sl.live), "cluster is not found in the fleet")
+			sl.live = -1
+		case sl.liveCurrent && d.member(&d.memos[sl.member]).Leaving:
+			d.unschedule(d.binding(sl.live), "cluster has left the fleet")
+			sl.live = -1
+		case sl.liveCurrent:
 			d.kept++
 		}
 	}
@@ -549,7 +562,7 @@ func (d *decision) pickN() {
 func (d *decision) scaleIn(n int) {
 	var kept []int32
 	for si := range d.slots {
-		if sl := &d.slots[si]; sl.live != nil && d.isCurrent(sl.live) {
+		if sl := &d.slots[si]; sl.live >= 0 && sl.liveCurrent {
 			kept = append(kept, int32(si))
 		}
 	}
@@ -565,15 +578,15 @@ func (d *decision) scaleIn(n int) {
 		return state, topo, aff
 	}
 	slices.SortFunc(kept, func(x, y int32) int {
-		a, b := d.slots[x].live, d.slots[y].live
+		a, b := d.binding(d.slots[x].live), d.binding(d.slots[y].live)
 		as, at, aa := rank(a)
 		bs, bt, ba := rank(b)
 		return cmp.Or(cmp.Compare(as, bs), cmp.Compare(at, bt), cmp.Compare(aa, ba), cmp.Compare(a.TargetCluster, b.TargetCluster))
 	})
 	for _, si := range kept[:n] {
 		sl := &d.slots[si]
-		d.unschedule(sl.live, fmt.Sprintf("placement scaled in to %d cluster(s) and this cluster ranks lowest", d.wanted))
-		sl.live = nil
+		d.unschedule(d.binding(sl.live), fmt.Sprintf("placement scaled in to %d cluster(s) and this cluster ranks lowest", d.wanted))
+		sl.live = -1
 		d.kept--
 	}
 }
@@ -667,7 +680,7 @@ func (d *decision) unscheduleObsoleteNotPicked() {
 		if mm.code == codeNotNamed {
 			why = "no longer in the placement's clusterNames"
 		}
-		d.unschedule(sl.live, why)
+		d.unschedule(d.binding(sl.live), why)
 	}
 }
 
@@ -692,7 +705,7 @@ func (d *decision) finish() {
 		if mm.picked {
 			nPicked++
 			sel.set(mm.id)
-		} else if mm.code == codeKept && d.slots[mm.slot].live != nil {
+		} else if mm.code == codeKept && d.slots[mm.slot].live >= 0 {
 			sel.set(mm.id)
 		}
 	}
@@ -706,7 +719,7 @@ func (d *decision) finish() {
 		mm := &d.memos[d.memoOf[id]]
 		name := d.ix.ents[id].name
 		if !mm.picked {
-			dec := d.slots[mm.slot].live.ClusterDecision
+			dec := d.binding(d.slots[mm.slot].live).ClusterDecision
 			if dec.ClusterName == "" {
 				dec = placement.ClusterDecision{ClusterName: name, Selected: true, Reason: ReasonPicked}
 			} else if !sameString(dec.ClusterName, name) {
@@ -723,12 +736,12 @@ func (d *decision) finish() {
 			sl = &d.slots[mm.slot]
 		}
 		switch {
-		case sl != nil && sl.live != nil: // obsolete, picked again under the new policy
-			nb := *sl.live
+		case sl != nil && sl.live >= 0: // obsolete, picked again under the new policy
+			nb := *d.binding(sl.live)
 			nb.SchedulingPolicySnapshotName, nb.ClusterDecision = snap.Name, dec
 			d.plan.Update = append(d.plan.Update, Change{Binding: nb, Reason: "picked again by the new scheduling policy snapshot " + snap.Name})
-		case sl != nil && sl.unscheduled != nil:
-			nb := *sl.unscheduled
+		case sl != nil && sl.unscheduled >= 0:
+			nb := *d.binding(sl.unscheduled)
 			nb.State = nb.PreviousState
 			if nb.State != placement.Bound {
 				nb.State = placement.Scheduled

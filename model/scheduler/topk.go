@@ -31,7 +31,7 @@ func rankKey(affinity int32, obsolete bool, rank int32) uint64 {
 
 // topK appends to dst the k best of items, best first. It keeps a bounded heap of the best
 // seen so far, so choosing 50 of 10,000 candidates costs about one comparison per candidate
-// instead of a full sort. items is reordered.
+// instead of a full sort. items is reordered; dst may be items[:0].
 func topK(dst, items []ranked, k int) []ranked {
 	dst = dst[:0]
 	if k <= 0 || len(items) == 0 {

@@ -36,6 +36,10 @@ func TestTopK(t *testing.T) {
 		if !slices.Equal(got, want) {
 			rt.Fatalf("topK(%v, %d) = %v, want %v", items, k, got, want)
 		}
+		inPlace := slices.Clone(items)
+		if got := topK(inPlace[:0], inPlace, k); !slices.Equal(got, want) {
+			rt.Fatalf("topK in place (%v, %d) = %v, want %v", items, k, got, want)
+		}
 	})
 }
 

@@ -1,6 +1,9 @@
 package scheduler
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // topologyState holds, per constraint, the number of Scheduled or Bound clusters in each
 // domain, kept up to date as picks are made. A domain is a value of the constraint's key
@@ -164,7 +167,8 @@ func (d *decision) pickSpread(need int) {
 	var groups []spreadGroup
 	var doms []int32 // every group's domains, back to back
 	var key []byte
-	groupOf := make([]int32, len(d.cands))
+	d.groupOf = slices.Grow(d.groupOf[:0], len(d.cands))[:len(d.cands)]
+	groupOf := d.groupOf
 	var sizes []int
 	nc := len(t.cols)
 	for ci, i := range d.cands {
@@ -208,7 +212,8 @@ func (d *decision) pickSpread(need int) {
 		groupOf[ci] = g
 		sizes[g]++
 	}
-	all := make([]ranked, len(d.cands))
+	d.spread = slices.Grow(d.spread[:0], len(d.cands))[:len(d.cands)]
+	all := d.spread
 	offset := 0
 	for g := range groups {
 		groups[g].domains = doms[g*nc : (g+1)*nc : (g+1)*nc]
@@ -222,7 +227,7 @@ func (d *decision) pickSpread(need int) {
 	for g := range groups {
 		// Within a group the topology score is equal, so rank once by the other keys; only
 		// the best `need` members of a group can ever be picked.
-		groups[g].members = topK(groups[g].members[:0:0], groups[g].members, need)
+		groups[g].members = topK(groups[g].members[:0], groups[g].members, need) // in place
 	}
 
 	for picked := 0; picked < need || picked == 0; picked++ {
