@@ -709,7 +709,9 @@ func (d *decision) finish() {
 			sel.set(mm.id)
 		}
 	}
-	d.selected = make([]placement.ClusterDecision, 0, nPicked+d.kept)
+	// One slice holds the selected decisions and then the unselected ones (up to the limit).
+	unselected := min(max(d.opts.MaxDecisions-(nPicked+d.kept), 0), len(d.ix.ents)+len(d.policy.fixed))
+	d.selected = make([]placement.ClusterDecision, 0, nPicked+d.kept+unselected)
 	d.plan.Create = make([]Change, 0, nPicked)
 	if d.policy.typ == placement.PickN {
 		d.scores = make([]placement.ClusterScore, 0, nPicked+d.opts.MaxDecisions)
@@ -776,7 +778,7 @@ func (d *decision) finish() {
 	if !sorted {
 		slices.SortFunc(d.selected, func(a, b placement.ClusterDecision) int { return cmp.Compare(a.ClusterName, b.ClusterName) })
 	}
-	d.plan.Decisions = append(d.selected, d.unselectedDecisions(d.opts.MaxDecisions-len(d.selected))...)
+	d.plan.Decisions = d.unselectedDecisions(d.selected, d.opts.MaxDecisions-len(d.selected))
 	d.plan.Wanted, d.plan.Placed = d.wanted, placed
 	d.plan.Scheduled = d.condition(placed)
 }
@@ -816,10 +818,11 @@ func (d *decision) condition(placed int) condition.Condition {
 	return condition.False(condition.TypeScheduled, condition.ReasonSchedulingPolicyUnfulfilled, condition.MessageUnfulfilled)
 }
 
-// unselectedDecisions reports up to limit clusters that were not picked: PickFixed names not
-// found; scored candidates by rank; then filtered members by name.
-func (d *decision) unselectedDecisions(limit int) []placement.ClusterDecision {
-	var out []placement.ClusterDecision
+// unselectedDecisions appends to selected up to limit clusters that were not picked:
+// PickFixed names not found; scored candidates by rank; then filtered members by name.
+func (d *decision) unselectedDecisions(selected []placement.ClusterDecision, limit int) []placement.ClusterDecision {
+	out := selected
+	n0 := len(selected)
 	if d.policy.typ == placement.PickFixed {
 		var missing []string
 		for n := range d.policy.fixed {
@@ -832,10 +835,11 @@ func (d *decision) unselectedDecisions(limit int) []placement.ClusterDecision {
 			out = append(out, placement.ClusterDecision{ClusterName: n, Reason: ReasonNotFound})
 		}
 	}
-	if limit-len(out) <= 0 {
+	if limit-(len(out)-n0) <= 0 {
 		return out
 	}
-	for _, r := range topK(d.picks[:0], d.rankedCands(), limit-len(out)) {
+	d.picks = topK(d.picks[:0], d.rankedCands(), limit-(len(out)-n0))
+	for _, r := range d.picks {
 		mm := &d.memos[r.mi]
 		out = append(out, placement.ClusterDecision{
 			ClusterName:  d.ix.ents[mm.id].name,
@@ -844,7 +848,7 @@ func (d *decision) unselectedDecisions(limit int) []placement.ClusterDecision {
 		})
 	}
 	// Filtered members by name: walk the fleet in name order until the limit is reached.
-	for r := 0; r < len(d.ix.ents) && len(out) < limit; r++ {
+	for r := 0; r < len(d.ix.ents) && (len(out)-n0) < limit; r++ {
 		id := int32(r)
 		if !d.ix.sortedByName {
 			id = d.ix.order()[r]
