@@ -128,6 +128,7 @@ type decision struct {
 	in       Input
 	policy   *compiledPolicy
 	orphans  map[string]int32 // slots of clusters not in the fleet
+	terms    []affinityTerm   // PickN: the preferred terms, ready to score
 	names    map[string]bool  // every binding name, to keep new names unique; built when needed
 	topo     *topologyState
 	wanted   int
@@ -383,10 +384,17 @@ func (d *decision) scanMembers() {
 			}
 		}
 	}
+	scoring := cp.typ == placement.PickN
+	if scoring {
+		d.prepareAffinity()
+	}
 	consider := func(id int32) {
 		if d.stamp[id] == d.gen {
 			if mi := d.memoOf[id]; d.memos[mi].code == codeCandidate {
 				d.cands = append(d.cands, mi)
+				if scoring {
+					d.scoreCandidate(&d.memos[mi])
+				}
 			}
 			return
 		}
@@ -401,6 +409,9 @@ func (d *decision) scanMembers() {
 		mi := d.memoIndex(id)
 		d.memos[mi].code, d.memos[mi].elig = codeCandidate, elig
 		d.cands = append(d.cands, mi)
+		if scoring {
+			d.scoreCandidate(&d.memos[mi])
+		}
 	}
 	switch {
 	case cp.typ == placement.PickFixed:
@@ -514,7 +525,7 @@ func (d *decision) unscheduleDangling() {
 		case !sl.found:
 			d.unschedule(d.binding(sl.live), "cluster is not found in the fleet")
 			sl.live = -1
-		case sl.liveCurrent && d.member(&d.memos[sl.member]).Leaving:
+		case sl.liveCurrent && d.memos[sl.member].code != codeKept && d.member(&d.memos[sl.member]).Leaving:
 			d.unschedule(d.binding(sl.live), "cluster has left the fleet")
 			sl.live = -1
 		case sl.liveCurrent:
@@ -537,13 +548,6 @@ func (d *decision) pickN() {
 	need := d.wanted - d.kept
 	if need < 0 {
 		d.scaleIn(-need)
-	}
-	// Candidates are scored even when nothing is to be picked, so that the decisions report
-	// true scores for the clusters that were passed over.
-	d.scoreAffinity()
-	for _, i := range d.cands {
-		mm := &d.memos[i]
-		mm.key = rankKey(mm.affinity, mm.obsolete, mm.rank)
 	}
 	switch {
 	case d.topo != nil:
@@ -591,22 +595,22 @@ func (d *decision) scaleIn(n int) {
 	}
 }
 
-// scoreAffinity computes affinity scores for the candidates (PickN): label terms are
-// selected once over the index, sorter values read from the property columns.
-func (d *decision) scoreAffinity() {
+// affinityTerm is a preferred term ready to score candidates: its label selection over the
+// fleet and its sorter's column and range.
+type affinityTerm struct {
+	set    bitset // nil: every member
+	col    *propColumn
+	lo, hi float64
+}
+
+// prepareAffinity selects each preferred term's labels once over the index and reads its
+// sorter's range (PickN).
+func (d *decision) prepareAffinity() {
 	cp := d.policy
-	if len(cp.preferred) == 0 || len(d.cands) == 0 {
-		return
-	}
-	type term struct {
-		set    bitset // nil: every member
-		col    *propColumn
-		lo, hi float64
-	}
-	terms := make([]term, len(cp.preferred))
+	d.terms = make([]affinityTerm, len(cp.preferred))
 	for pi := range cp.preferred {
 		p := &cp.preferred[pi]
-		t := &terms[pi]
+		t := &d.terms[pi]
 		if p.labels != nil {
 			t.set = d.newSet()
 			d.match, t.set = d.ix.selectLabels(p.labels, t.set, d.match)
@@ -616,30 +620,35 @@ func (d *decision) scoreAffinity() {
 			t.lo, t.hi = t.col.span()
 		}
 	}
-	for _, i := range d.cands {
-		mm := &d.memos[i]
-		var total int32
-		for pi := range cp.preferred {
-			p, t := &cp.preferred[pi], &terms[pi]
-			if t.set != nil && !t.set.has(mm.id) {
-				continue
-			}
-			if p.sorter < 0 {
-				total += p.weight
-				continue
-			}
-			v := t.col.f[mm.id]
-			if math.IsNaN(v) || t.hi <= t.lo {
-				continue // no value, or no spread: the term adds nothing
-			}
-			ratio := (v - t.lo) / (t.hi - t.lo)
-			if !p.desc {
-				ratio = 1 - ratio
-			}
-			total += int32(math.Round(float64(p.weight) * ratio))
+}
+
+// scoreCandidate computes a candidate's affinity score and ranking key (PickN). Candidates are
+// scored even when nothing is to be picked, so that the decisions report true scores for
+// the clusters that were passed over.
+func (d *decision) scoreCandidate(mm *memo) {
+	cp := d.policy
+	var total int32
+	for pi := range d.terms {
+		p, t := &cp.preferred[pi], &d.terms[pi]
+		if t.set != nil && !t.set.has(mm.id) {
+			continue
 		}
-		mm.affinity = total
+		if p.sorter < 0 {
+			total += p.weight
+			continue
+		}
+		v := t.col.f[mm.id]
+		if math.IsNaN(v) || t.hi <= t.lo {
+			continue // no value, or no spread: the term adds nothing
+		}
+		ratio := (v - t.lo) / (t.hi - t.lo)
+		if !p.desc {
+			ratio = 1 - ratio
+		}
+		total += int32(math.Round(float64(p.weight) * ratio))
 	}
+	mm.affinity = total
+	mm.key = rankKey(total, mm.obsolete, mm.rank)
 }
 
 // better ranks candidates: topology score, affinity score, an existing obsolete binding
