@@ -101,7 +101,7 @@ func propChangeFleet(t *rapid.T, c *propCase, label string, next *int) {
 	}
 	i := rapid.IntRange(0, len(c.Members)-1).Draw(t, label+"member")
 	m := c.Members[i]
-	switch rapid.IntRange(0, 9).Draw(t, label+"change") {
+	switch rapid.IntRange(0, 10).Draw(t, label+"change") {
 	case 0:
 		ls := maps.Clone(m.Labels)
 		k := rapid.SampledFrom(propLabelKeys).Draw(t, label+"key")
@@ -130,11 +130,54 @@ func propChangeFleet(t *rapid.T, c *propCase, label string, next *int) {
 	case 8:
 		c.Members = slices.Insert(c.Members, i, propDrawMember(t, fmt.Sprint("new", *next)))
 		*next++
+	case 10: // a binding's recorded decision names no cluster, or another one (written in place)
+		if len(c.Bindings) > 0 {
+			b := c.Bindings[rapid.IntRange(0, len(c.Bindings)-1).Draw(t, label+"binding")]
+			b.ClusterDecision.ClusterName = rapid.SampledFrom([]string{"", "a", "zz", b.TargetCluster}).Draw(t, label+"decisionName")
+		}
 	case 9:
 		n := *c.Snapshot
 		if n.Policy != nil && n.Policy.Type() == placement.PickN {
 			n.NumberOfClusters = int32(rapid.IntRange(0, 10).Draw(t, label+"n"))
 			c.Snapshot = &n
+		}
+	}
+}
+
+// TestSteadyPickAllMatchesReference: the short cut for a PickAll placement already in place
+// decides as the reference, also when a binding's recorded decision names no cluster or
+// another one, and when the fleet is not sorted by name.
+func TestSteadyPickAllMatchesReference(t *testing.T) {
+	for _, names := range [][]string{{"a", "b", "c"}, {"c", "a", "b"}} {
+		for _, recorded := range [][]string{{"a", "b", "c"}, {"", "b", "c"}, {"a", "zz", "c"}, {"c", "b", "a"}} {
+			var ms []*member.Member
+			for _, n := range names {
+				ms = append(ms, cluster(n))
+			}
+			var bs []*placement.Binding
+			for i, n := range []string{"a", "b", "c"} {
+				b := binding(n, placement.Bound, "crp-0")
+				b.ClusterDecision.ClusterName = recorded[i]
+				bs = append(bs, b)
+			}
+			in := scheduler.Input{Snapshot: snapshot(policy(t, "placementType: PickAll"), 0), Members: ms, Bindings: bs, Now: now}
+			for _, max := range []int{1, 3, 4} {
+				opts := scheduler.Options{MaxDecisions: max}
+				want, err := reference.New(opts).Schedule(in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := scheduler.New(opts)
+				for range 2 { // the second decision reuses the index and the binding positions
+					got, err := s.Schedule(in)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if diff := cmp.Diff(want, got); diff != "" {
+						t.Errorf("members %v, recorded %q, MaxDecisions %d: Schedule (-reference +indexed):\n%s", names, recorded, max, diff)
+					}
+				}
+			}
 		}
 	}
 }

@@ -92,6 +92,8 @@ type Scheduler struct {
 	sets    []bitset // label selections of one decision
 	match   []bool
 	bslot   []int32 // per binding: its slot
+	// bindingOf is steady's scratch: per member, its binding.
+	bindingOf []int32
 	// bcache remembers where the previous decision's bindings pointed, by position, so a
 	// steady placement does not look its clusters up by name again.
 	bcache struct {
@@ -158,6 +160,9 @@ func (s *Scheduler) Schedule(in Input) (Plan, error) {
 	s.ix.sync(in.Members, in.TargetKind)
 	s.begin()
 	d := &decision{Scheduler: s, in: in, policy: cp}
+	if cp.typ == placement.PickAll && d.steady() {
+		return d.plan, nil
+	}
 	d.classifyBindings()
 	d.scanMembers()
 	d.unscheduleDangling()
@@ -254,6 +259,74 @@ func (d *decision) clusterOf(i int, b *placement.Binding) int32 {
 	}
 	c.ptrs[i], c.targets[i], c.ids[i] = b, b.TargetCluster, id
 	return id
+}
+
+// steady is the short cut for a PickAll placement that is already in place, the common
+// re-run: every binding is live, of the current policy snapshot, alone on a cluster of the
+// fleet that is not leaving; every member the required affinity selects holds one; and the
+// kept clusters fill MaxDecisions. Then nothing is picked, unscheduled or reported besides
+// the kept clusters, so the decision is one pass over the bindings. It reports false, having
+// changed nothing but scratch, when any condition fails.
+func (d *decision) steady() bool {
+	bs := d.in.Bindings
+	n := len(d.ix.ents)
+	if len(bs) == 0 || len(bs) < d.opts.MaxDecisions {
+		return false
+	}
+	held := d.newSet()
+	held.zero()
+	if cap(d.bindingOf) < n {
+		d.bindingOf = make([]int32, n)
+	}
+	bindingOf := d.bindingOf[:n]
+	for i, b := range bs {
+		if b.Deleting || b.State == placement.Unscheduled || !d.isCurrent(b) {
+			return false
+		}
+		id := d.clusterOf(i, b)
+		if id < 0 || held.has(id) {
+			return false
+		}
+		held.set(id)
+		bindingOf[id] = int32(i)
+	}
+	if len(d.policy.required) == 0 {
+		if len(bs) != n {
+			return false
+		}
+	} else {
+		req := d.requiredSet()
+		for w := range req {
+			if req[w]&^held[w] != 0 {
+				return false // a selected member holds no binding: a candidate, maybe
+			}
+		}
+	}
+	selected := make([]placement.ClusterDecision, 0, len(bs))
+	sorted := d.ix.sortedByName
+	for w, word := range held {
+		for ; word != 0; word &= word - 1 {
+			id := int32(w*64 + bits.TrailingZeros64(word))
+			e := &d.ix.ents[id]
+			if e.m.Leaving {
+				return false
+			}
+			dec := bs[bindingOf[id]].ClusterDecision
+			if dec.ClusterName == "" {
+				dec = placement.ClusterDecision{ClusterName: e.name, Selected: true, Reason: ReasonPicked}
+			} else if !sameString(dec.ClusterName, e.name) {
+				sorted = false
+			}
+			selected = append(selected, dec)
+		}
+	}
+	if !sorted {
+		slices.SortFunc(selected, func(a, b placement.ClusterDecision) int { return cmp.Compare(a.ClusterName, b.ClusterName) })
+	}
+	d.wanted, d.kept = -1, len(bs)
+	d.plan = Plan{Create: []Change{}, Decisions: selected, Wanted: -1, Placed: len(bs)}
+	d.plan.Scheduled = d.condition(len(bs))
+	return true
 }
 
 // classifyBindings groups the placement's bindings by cluster. Within a cluster they are
