@@ -57,6 +57,8 @@ type labelColumn struct {
 	ids     []int32 // per member: value id, -1 when the member lacks the key
 	values  []string
 	count   []int32 // per value id: members holding it; 0 means the value is gone
+	seen    []bool  // per value id: some member has held it
+	dead    int     // values no member holds any more
 	valueID map[string]int32
 }
 
@@ -187,7 +189,7 @@ func (ix *fleetIndex) refresh(i int32) {
 	} else {
 		ix.tainted.clear(i)
 	}
-	for _, c := range ix.keys {
+	for key, c := range ix.keys {
 		old := c.ids[i]
 		nv := int32(-1)
 		if v, ok := m.Labels[c.key]; ok {
@@ -195,12 +197,20 @@ func (ix *fleetIndex) refresh(i int32) {
 		}
 		if old != nv {
 			if old >= 0 {
-				c.count[old]--
+				if c.count[old]--; c.count[old] == 0 {
+					c.dead++
+				}
 			}
 			if nv >= 0 {
-				c.count[nv]++
+				if c.count[nv]++; c.count[nv] == 1 && c.seen[nv] {
+					c.dead-- // a value no member held, back again
+				}
+				c.seen[nv] = true
 			}
 			c.ids[i] = nv
+		}
+		if c.dead > 64 && c.dead > len(c.values)/2 {
+			delete(ix.keys, key) // mostly values no member holds any more: rebuilt when next needed
 		}
 	}
 	for _, p := range ix.props {
@@ -233,6 +243,7 @@ func (ix *fleetIndex) column(key string) *labelColumn {
 			id := c.valueOf(v)
 			c.ids[i] = id
 			c.count[id]++
+			c.seen[id] = true
 		}
 	}
 	ix.keys[key] = c
@@ -247,6 +258,7 @@ func (c *labelColumn) valueOf(v string) int32 {
 	c.valueID[v] = id
 	c.values = append(c.values, v)
 	c.count = append(c.count, 0)
+	c.seen = append(c.seen, false)
 	return id
 }
 

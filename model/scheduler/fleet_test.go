@@ -201,3 +201,29 @@ func TestPropIndexIncrementalMatchesRebuild(t *testing.T) {
 		}
 	})
 }
+
+// TestLabelColumnForgetsDeadValues: a label that takes ever new values (a timestamp, say)
+// does not grow its column without bound: once most of its values are held by no member the
+// column is dropped and rebuilt when next needed, equal to a rebuilt index.
+func TestLabelColumnForgetsDeadValues(t *testing.T) {
+	ms := []*member.Member{{Name: "a", Kind: member.KindCluster, Labels: map[string]string{"stamp": "0"}}, {Name: "b", Kind: member.KindCluster, Labels: map[string]string{"stamp": "x"}}}
+	var ix fleetIndex
+	ix.sync(ms, member.KindCluster)
+	ix.column("stamp")
+	most := 0
+	for i := 1; i <= 1000; i++ {
+		ms[0].Labels = map[string]string{"stamp": fmt.Sprint(i)}
+		ix.sync(ms, member.KindCluster)
+		c := ix.column("stamp")
+		most = max(most, len(c.values))
+	}
+	if most > 200 {
+		t.Errorf("the stamp column held up to %d values for 2 members, want it rebuilt long before", most)
+	}
+	var fresh fleetIndex
+	fresh.sync(ms, member.KindCluster)
+	fresh.column("stamp")
+	if diff := cmp.Diff(viewOf(&fresh), viewOf(&ix), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("index after 1,000 label changes differs from a rebuilt one (-rebuilt +incremental):\n%s", diff)
+	}
+}
