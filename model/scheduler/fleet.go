@@ -26,9 +26,8 @@ import (
 // converts a new member per version of its objects). Taints are compared by value, and
 // status (eligibility, leaving) is read from the member at every decision.
 type fleetIndex struct {
-	kind  member.Kind
-	ents  []entry
-	words int // bitset length in words
+	kind member.Kind
+	ents []entry
 	// gen changes whenever member positions change (a rebuild); caches keyed by position
 	// check it.
 	gen uint64
@@ -47,8 +46,7 @@ type entry struct {
 	m                                     *member.Member
 	name                                  string
 	labels, props, capacity, alloc, avail unsafe.Pointer
-	taints                                []member.Taint
-	nTaints                               int
+	taints                                []member.Taint // a copy: taints are edited in place
 }
 
 // labelColumn holds one label key's value for every member.
@@ -114,17 +112,13 @@ func (e *entry) current(m *member.Member) bool {
 		e.alloc != mapID(m.Resources.Allocatable) || e.avail != mapID(m.Resources.Available) {
 		return false
 	}
-	if len(m.Taints) != e.nTaints {
-		return false
-	}
-	return e.nTaints == 0 || slices.Equal(m.Taints, e.taints)
+	return slices.Equal(m.Taints, e.taints)
 }
 
 func (e *entry) capture(m *member.Member) {
 	e.m, e.name = m, m.Name
 	e.labels, e.props = mapID(m.Labels), mapID(m.Properties)
 	e.capacity, e.alloc, e.avail = mapID(m.Resources.Capacity), mapID(m.Resources.Allocatable), mapID(m.Resources.Available)
-	e.nTaints = len(m.Taints)
 	e.taints = append(e.taints[:0], m.Taints...)
 }
 
@@ -143,7 +137,6 @@ func (ix *fleetIndex) rebuild(members []*member.Member, kind member.Kind) {
 		ix.ents = []entry{}
 	}
 	n := len(ix.ents)
-	ix.words = (n + 63) / 64
 	ix.byName = nil
 	ix.keys = map[string]*labelColumn{}
 	ix.props = map[member.PropertyRef]*propColumn{}
@@ -158,6 +151,7 @@ func (ix *fleetIndex) rebuild(members []*member.Member, kind member.Kind) {
 			ix.sortedByName = false
 		}
 	}
+	ix.byRank = nil
 	if ix.sortedByName {
 		for i := range ix.rank {
 			ix.rank[i] = int32(i)
