@@ -29,6 +29,34 @@ func Schedule(b *testing.B, members int, p *placement.PlacementPolicy, n int32, 
 	}
 }
 
+// ScheduleSteady measures a decision that changes nothing: the placement's bindings are
+// those its first decision created, as a store holds them once that plan is applied. It
+// is the hub re-running the scheduler after a change that does not affect the placement.
+func ScheduleSteady(b *testing.B, members int, p *placement.PlacementPolicy, n int32) {
+	fleet := Fleet(members, 1)
+	snap := &placement.PolicySnapshot{Name: "crp-0", Placement: "crp", Policy: p, NumberOfClusters: n}
+	in := scheduler.Input{Snapshot: snap, Members: fleet, Now: Epoch}
+	s := scheduler.New(scheduler.Options{})
+	first, err := s.Schedule(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range first.Create {
+		in.Bindings = append(in.Bindings, &c.Binding)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		plan, err := s.Schedule(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !plan.Empty() || plan.Placed != len(first.Create) {
+			b.Fatalf("steady decision wrote %d bindings and placed %d clusters, want none and %d", len(plan.Create)+len(plan.Update)+len(plan.Unschedule), plan.Placed, len(first.Create))
+		}
+	}
+}
+
 // SimHeartbeats measures simulating members heartbeating every 60s for the given simulated
 // time with the hub evaluating their health; one op is the whole run. It reports events/op,
 // events/s and the speed-up over real time.

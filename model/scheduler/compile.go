@@ -152,27 +152,31 @@ func (t *compiledTerm) matches(m *member.Member) bool {
 		if !ok {
 			return false
 		}
-		cmp := v.Cmp(r.value)
-		var pass bool
-		switch r.op {
-		case placement.PropertyGt:
-			pass = cmp > 0
-		case placement.PropertyGe:
-			pass = cmp >= 0
-		case placement.PropertyEq:
-			pass = cmp == 0
-		case placement.PropertyNe:
-			pass = cmp != 0
-		case placement.PropertyLt:
-			pass = cmp < 0
-		case placement.PropertyLe:
-			pass = cmp <= 0
-		}
-		if !pass {
+		if !r.pass(&v) {
 			return false
 		}
 	}
 	return true
+}
+
+// pass reports whether a reported value satisfies the matcher.
+func (r *compiledPropertyRequirement) pass(v *resource.Quantity) bool {
+	cmp := v.Cmp(r.value)
+	switch r.op {
+	case placement.PropertyGt:
+		return cmp > 0
+	case placement.PropertyGe:
+		return cmp >= 0
+	case placement.PropertyEq:
+		return cmp == 0
+	case placement.PropertyNe:
+		return cmp != 0
+	case placement.PropertyLt:
+		return cmp < 0
+	case placement.PropertyLe:
+		return cmp <= 0
+	}
+	return false
 }
 
 // matchesRequired: terms are ORed; no terms means no requirement.

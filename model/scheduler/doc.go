@@ -14,4 +14,16 @@
 // Results never depend on the order of the members or bindings given: every tie is broken
 // by name. A Scheduler reuses its scratch memory between decisions so that deciding over
 // thousands of members allocates nothing per member; it is not safe for concurrent use.
+//
+// A Scheduler keeps a fleet index between decisions (fleet.go): each member's label values
+// and property values in dense columns, and which members carry taints. Every decision
+// first brings it up to date from the members it is given, re-reading only members whose
+// label, property or resource maps were replaced or whose taints changed (the stores
+// replace those maps rather than write them in place; a caller that writes in place calls
+// Forget). The decision then compiles its selectors once, selects the members a required
+// term matches as a set operation over the columns, filters only those by eligibility and
+// taints, scores candidates from the columns, and ranks them by packed integer keys. It
+// touches the other members only to report why they were filtered, up to MaxDecisions.
+// internal/reference keeps the decision as it was before the index, as the oracle the
+// property tests compare with.
 package scheduler

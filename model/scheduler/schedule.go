@@ -7,7 +7,7 @@ import (
 	"math"
 	"slices"
 
-	"k8s.io/apimachinery/pkg/labels"
+	"math/bits"
 
 	"github.com/fleetsim/fleetsim/model/condition"
 	"github.com/fleetsim/fleetsim/model/member"
@@ -31,41 +31,77 @@ const (
 	codeTopology
 )
 
-// memo is the per-member scratch of one decision.
+const codeUnset filterCode = 255
+
+// memo is the scratch of one decision about one member: only members the decision touches
+// (candidates, members holding a binding, members reported) get one.
 type memo struct {
-	m        *member.Member
-	slot     *slot
+	id       int32 // position in the fleet index
+	rank     int32 // position in name order
+	slot     int32 // index into decision.slots, or -1
 	elig     member.Eligibility
 	code     filterCode
+	obsolete bool // holds a Scheduled or Bound binding of an older policy snapshot
+	picked   bool
 	detail   int32 // taint index (codeUntolerated) or constraint index (codeTopology)
 	affinity int32
 	topo     int32
-	picked   bool
+	key      uint64 // rankKey, once scored
 }
 
-// slot gathers the placement's bindings on one cluster.
+// slot gathers the placement's bindings on one cluster. Bindings are named by their index
+// in Input.Bindings, so slots hold no pointers (no write barriers, nothing to scan).
 type slot struct {
-	cluster string
-	// live is the Scheduled or Bound binding kept for the cluster (a current one if any).
-	live *placement.Binding
-	// duplicates are further live bindings on the same cluster; they are unscheduled.
-	duplicates []*placement.Binding
-	// unscheduled is the Unscheduled binding reused if the cluster is picked again.
-	unscheduled *placement.Binding
+	// live is the Scheduled or Bound binding kept for the cluster (a current one if any),
+	// or -1; liveCurrent says whether it names the current policy snapshot.
+	live        int32
+	liveCurrent bool
+	// unscheduled is the Unscheduled binding reused if the cluster is picked again, or -1.
+	unscheduled int32
 	deleting    bool
 	found       bool
 	member      int32 // index of the cluster's memo, when found
+	n           int32 // bindings on the cluster
 }
 
-// Scheduler makes scheduling decisions, reusing scratch memory between them, so it is not
-// safe for concurrent use: give each goroutine its own.
+// duplicate is a further live binding on a cluster; it is unscheduled.
+type duplicate struct{ slot, binding int32 }
+
+// Scheduler makes scheduling decisions, reusing scratch memory and its fleet index between
+// them, so it is not safe for concurrent use: give each goroutine its own.
+//
+// The index is brought up to date from Input.Members at every decision. It assumes, as the
+// simulator's and the production hub's stores guarantee, that a member's Labels,
+// Properties and Resources maps are replaced rather than written in place once a decision
+// has seen them; a caller that writes them in place must call Forget first.
 type Scheduler struct {
-	opts     Options
-	memos    []memo
-	domains  []int32   // len(memos) × len(topology): domain index per constraint, -1 for none
-	sortVals []float64 // len(memos) × len(sorters): property value, NaN when not reported
-	cands    []int32
-	picks    []int32
+	opts   Options
+	ix     fleetIndex
+	memos  []memo
+	memoOf []int32  // per member: its memo, valid when stamp matches gen
+	stamp  []uint32 // per member
+	gen    uint32
+	slots  []slot
+	dups   []duplicate
+	cands  []int32
+	picks  []ranked
+	// pickSpread's scratch: each candidate's group, and the groups' members back to back.
+	groupOf []int32
+	spread  []ranked
+	ranked  []ranked
+	sets    []bitset // label selections of one decision
+	match   []bool
+	bslot   []int32 // per binding: its slot
+	// bindingOf is steady's scratch: per member, its binding.
+	bindingOf []int32
+	// bcache remembers where the previous decision's bindings pointed, by position, so a
+	// steady placement does not look its clusters up by name again.
+	bcache struct {
+		gen     uint64
+		ptrs    []*placement.Binding
+		targets []string
+		ids     []int32
+	}
 }
 
 // New returns a Scheduler; zero Options fields take upstream's defaults.
@@ -79,6 +115,12 @@ func New(opts Options) *Scheduler {
 	return &Scheduler{opts: opts}
 }
 
+// Forget drops the fleet index; the next decision indexes the fleet from scratch.
+func (s *Scheduler) Forget() {
+	s.ix = fleetIndex{}
+	s.bcache.gen = 0
+}
+
 // Schedule decides with default options and fresh scratch memory.
 func Schedule(in Input) (Plan, error) { return New(Options{}).Schedule(in) }
 
@@ -87,11 +129,10 @@ type decision struct {
 	*Scheduler
 	in       Input
 	policy   *compiledPolicy
-	slots    map[string]*slot
-	names    map[string]bool // every binding name, to keep new names unique
+	orphans  map[string]int32 // slots of clusters not in the fleet
+	terms    []affinityTerm   // PickN: the preferred terms, ready to score
+	names    map[string]bool  // every binding name, to keep new names unique; built when needed
 	topo     *topologyState
-	minVal   []float64
-	maxVal   []float64
 	wanted   int
 	kept     int
 	plan     Plan
@@ -116,7 +157,12 @@ func (s *Scheduler) Schedule(in Input) (Plan, error) {
 	if err != nil {
 		return Plan{}, fmt.Errorf("schedule %s: policy snapshot %s: %w", in.Snapshot.Placement, in.Snapshot.Name, err)
 	}
+	s.ix.sync(in.Members, in.TargetKind)
+	s.begin()
 	d := &decision{Scheduler: s, in: in, policy: cp}
+	if cp.typ == placement.PickAll && d.steady() {
+		return d.plan, nil
+	}
 	d.classifyBindings()
 	d.scanMembers()
 	d.unscheduleDangling()
@@ -137,123 +183,383 @@ func (s *Scheduler) Schedule(in Input) (Plan, error) {
 	return d.plan, nil
 }
 
-// classifyBindings groups the placement's bindings by cluster.
-func (d *decision) classifyBindings() {
-	d.slots = make(map[string]*slot, len(d.in.Bindings))
-	d.names = make(map[string]bool, len(d.in.Bindings))
-	current := d.in.Snapshot.Name
-	// Sorting first makes the choice among duplicates independent of input order.
-	bs := slices.Clone(d.in.Bindings)
-	slices.SortFunc(bs, func(a, b *placement.Binding) int { return cmp.Compare(a.Name, b.Name) })
-	for _, b := range bs {
-		d.names[b.Name] = true
-		sl := d.slots[b.TargetCluster]
-		if sl == nil {
-			sl = &slot{cluster: b.TargetCluster}
-			d.slots[b.TargetCluster] = sl
+// begin resets the per-decision scratch; per-member memo slots are invalidated by bumping
+// the generation rather than by clearing.
+func (s *Scheduler) begin() {
+	n := len(s.ix.ents)
+	if len(s.stamp) != n {
+		s.stamp = make([]uint32, n)
+		s.memoOf = make([]int32, n)
+		s.gen = 0
+	}
+	s.gen++
+	if s.gen == 0 {
+		clear(s.stamp)
+		s.gen = 1
+	}
+	s.memos = s.memos[:0]
+	s.slots = s.slots[:0]
+	s.dups = s.dups[:0]
+	s.cands = s.cands[:0]
+	s.sets = s.sets[:0]
+}
+
+// memoIndex returns the member's memo, creating it (with its filter code unset).
+func (d *decision) memoIndex(id int32) int32 {
+	if d.stamp[id] == d.gen {
+		return d.memoOf[id]
+	}
+	mi := int32(len(d.memos))
+	d.memos = append(d.memos, memo{id: id, rank: d.ix.rank[id], slot: -1, code: codeUnset})
+	d.stamp[id], d.memoOf[id] = d.gen, mi
+	return mi
+}
+
+// filtered returns the member's memo with its filter code computed.
+func (d *decision) filtered(id int32) *memo {
+	mm := &d.memos[d.memoIndex(id)]
+	if mm.code == codeUnset {
+		d.filter(mm)
+	}
+	return mm
+}
+
+func (d *decision) member(mm *memo) *member.Member { return d.ix.ents[mm.id].m }
+
+// newSet returns a scratch bitset for this decision.
+func (d *decision) newSet() bitset {
+	if len(d.sets) < cap(d.sets) {
+		d.sets = d.sets[:len(d.sets)+1]
+		b := d.sets[len(d.sets)-1].resize(len(d.ix.ents))
+		d.sets[len(d.sets)-1] = b
+		return b
+	}
+	b := newBitset(len(d.ix.ents))
+	d.sets = append(d.sets, b)
+	return b
+}
+
+// clusterOf finds the fleet position of a binding's cluster (-1 when absent), remembering
+// it by the binding's position for the next decision.
+func (d *decision) clusterOf(i int, b *placement.Binding) int32 {
+	c := &d.bcache
+	if c.gen == d.ix.gen && i < len(c.ptrs) && c.ptrs[i] == b && sameString(c.targets[i], b.TargetCluster) {
+		return c.ids[i]
+	}
+	id, ok := d.ix.names()[b.TargetCluster]
+	if !ok {
+		id = -1
+	}
+	if c.gen != d.ix.gen {
+		c.gen = d.ix.gen
+		c.ptrs, c.targets, c.ids = c.ptrs[:0], c.targets[:0], c.ids[:0]
+	}
+	for len(c.ptrs) <= i {
+		c.ptrs, c.targets, c.ids = append(c.ptrs, nil), append(c.targets, ""), append(c.ids, -1)
+	}
+	c.ptrs[i], c.targets[i], c.ids[i] = b, b.TargetCluster, id
+	return id
+}
+
+// steady is the short cut for a PickAll placement that is already in place, the common
+// re-run: every binding is live, of the current policy snapshot, alone on a cluster of the
+// fleet that is not leaving; every member the required affinity selects holds one; and the
+// kept clusters fill MaxDecisions. Then nothing is picked, unscheduled or reported besides
+// the kept clusters, so the decision is one pass over the bindings. It reports false, having
+// changed nothing but scratch, when any condition fails.
+func (d *decision) steady() bool {
+	bs := d.in.Bindings
+	n := len(d.ix.ents)
+	if len(bs) == 0 || len(bs) < d.opts.MaxDecisions {
+		return false
+	}
+	held := d.newSet()
+	held.zero()
+	if cap(d.bindingOf) < n {
+		d.bindingOf = make([]int32, n)
+	}
+	bindingOf := d.bindingOf[:n]
+	for i, b := range bs {
+		if b.Deleting || b.State == placement.Unscheduled || !d.isCurrent(b) {
+			return false
 		}
-		switch {
-		case b.Deleting:
-			sl.deleting = true
-		case b.State == placement.Unscheduled:
-			if sl.unscheduled == nil {
-				sl.unscheduled = b
+		id := d.clusterOf(i, b)
+		if id < 0 || held.has(id) {
+			return false
+		}
+		held.set(id)
+		bindingOf[id] = int32(i)
+	}
+	if len(d.policy.required) == 0 {
+		if len(bs) != n {
+			return false
+		}
+	} else {
+		req := d.requiredSet()
+		for w := range req {
+			if req[w]&^held[w] != 0 {
+				return false // a selected member holds no binding: a candidate, maybe
 			}
-		case sl.live == nil:
-			sl.live = b
-		case sl.live.SchedulingPolicySnapshotName != current && b.SchedulingPolicySnapshotName == current:
-			sl.duplicates = append(sl.duplicates, sl.live)
-			sl.live = b
-		default:
-			sl.duplicates = append(sl.duplicates, b)
 		}
 	}
+	selected := make([]placement.ClusterDecision, 0, len(bs))
+	sorted := d.ix.sortedByName
+	for w, word := range held {
+		for ; word != 0; word &= word - 1 {
+			id := int32(w*64 + bits.TrailingZeros64(word))
+			e := &d.ix.ents[id]
+			if e.m.Leaving {
+				return false
+			}
+			dec := bs[bindingOf[id]].ClusterDecision
+			if dec.ClusterName == "" {
+				dec = placement.ClusterDecision{ClusterName: e.name, Selected: true, Reason: ReasonPicked}
+			} else if !sameString(dec.ClusterName, e.name) {
+				sorted = false
+			}
+			selected = append(selected, dec)
+		}
+	}
+	if !sorted {
+		slices.SortFunc(selected, func(a, b placement.ClusterDecision) int { return cmp.Compare(a.ClusterName, b.ClusterName) })
+	}
+	d.wanted, d.kept = -1, len(bs)
+	d.plan = Plan{Create: []Change{}, Decisions: selected, Wanted: -1, Placed: len(bs)}
+	d.plan.Scheduled = d.condition(len(bs))
+	return true
+}
+
+// classifyBindings groups the placement's bindings by cluster. Within a cluster they are
+// taken in name order, so the choice among duplicates does not depend on input order.
+func (d *decision) classifyBindings() {
+	bs := d.in.Bindings
+	if len(d.bcache.ptrs) > len(bs) {
+		d.bcache.ptrs = d.bcache.ptrs[:len(bs)]
+		d.bcache.targets = d.bcache.targets[:len(bs)]
+		d.bcache.ids = d.bcache.ids[:len(bs)]
+	}
+	d.bslot = d.bslot[:0]
+	multi := false
+	for i, b := range bs {
+		id := d.clusterOf(i, b)
+		var si int32
+		if id >= 0 {
+			mi := d.memoIndex(id)
+			if si = d.memos[mi].slot; si < 0 {
+				si = d.newSlot()
+				d.slots[si].found, d.slots[si].member = true, mi
+				d.memos[mi].slot = si
+			}
+		} else {
+			if d.orphans == nil {
+				d.orphans = map[string]int32{}
+			}
+			var ok bool
+			if si, ok = d.orphans[b.TargetCluster]; !ok {
+				si = d.newSlot()
+				d.orphans[b.TargetCluster] = si
+			}
+		}
+		d.bslot = append(d.bslot, si)
+		sl := &d.slots[si]
+		if sl.n++; sl.n > 1 {
+			multi = true
+		}
+		d.classify(si, int32(i))
+	}
+	if multi {
+		// Clusters with several bindings: classify them again in name order.
+		d.dups = slices.DeleteFunc(d.dups, func(x duplicate) bool { return d.slots[x.slot].n > 1 })
+		var group []int32
+		for si := range d.slots {
+			sl := &d.slots[si]
+			if sl.n < 2 {
+				continue
+			}
+			group = group[:0]
+			for i := range bs {
+				if d.bslot[i] == int32(si) {
+					group = append(group, int32(i))
+				}
+			}
+			slices.SortFunc(group, func(a, b int32) int { return cmp.Compare(bs[a].Name, bs[b].Name) })
+			sl.live, sl.liveCurrent, sl.unscheduled, sl.deleting = -1, false, -1, false
+			for _, i := range group {
+				d.classify(int32(si), i)
+			}
+		}
+	}
+	for si := range d.slots {
+		if sl := &d.slots[si]; sl.found && sl.live >= 0 && !sl.liveCurrent {
+			d.memos[sl.member].obsolete = true
+		}
+	}
+}
+
+func (d *decision) newSlot() int32 {
+	d.slots = append(d.slots, slot{live: -1, unscheduled: -1, member: -1})
+	return int32(len(d.slots) - 1)
+}
+
+// binding is the input binding at index i.
+func (d *decision) binding(i int32) *placement.Binding { return d.in.Bindings[i] }
+
+func (d *decision) classify(si, i int32) {
+	sl, b := &d.slots[si], d.in.Bindings[i]
+	switch {
+	case b.Deleting:
+		sl.deleting = true
+	case b.State == placement.Unscheduled:
+		if sl.unscheduled < 0 {
+			sl.unscheduled = i
+		}
+	case sl.live < 0:
+		sl.live, sl.liveCurrent = i, d.isCurrent(b)
+	case !sl.liveCurrent && d.isCurrent(b):
+		d.dups = append(d.dups, duplicate{si, sl.live})
+		sl.live, sl.liveCurrent = i, true
+	default:
+		d.dups = append(d.dups, duplicate{si, i})
+	}
+}
+
+// bindingNames is the set of every binding name, built the first time a name is made.
+func (d *decision) bindingNames() map[string]bool {
+	if d.names == nil {
+		d.names = make(map[string]bool, len(d.in.Bindings))
+		for _, b := range d.in.Bindings {
+			d.names[b.Name] = true
+		}
+	}
+	return d.names
 }
 
 func (d *decision) isCurrent(b *placement.Binding) bool {
 	return b.SchedulingPolicySnapshotName == d.in.Snapshot.Name
 }
 
-// scanMembers is the one pass over the fleet: domains, sorter ranges and filters.
+// scanMembers finds the candidates. Members holding a binding are filtered one by one;
+// the others are candidates only if the required affinity selects them (a set operation
+// over the index), they are eligible and they tolerate their taints. Members that are not
+// candidates get their filter code only if a decision or a reason needs it.
 func (d *decision) scanMembers() {
 	cp := d.policy
-	nTopo, nSort := len(cp.topology), len(cp.sorters)
-	d.memos = d.memos[:0]
-	d.domains = d.domains[:0]
-	d.sortVals = d.sortVals[:0]
-	d.cands = d.cands[:0]
-	d.minVal = make([]float64, nSort)
-	d.maxVal = make([]float64, nSort)
-	for i := range d.minVal {
-		d.minVal[i], d.maxVal[i] = math.Inf(1), math.Inf(-1)
-	}
-	if nTopo > 0 {
-		d.topo = newTopologyState(cp.topology)
-	}
-	for _, m := range d.in.Members {
-		if m.Kind != d.in.TargetKind && !(m.Kind == "" && d.in.TargetKind == member.KindCluster) {
-			continue
-		}
-		idx := int32(len(d.memos))
-		d.memos = append(d.memos, memo{m: m})
-		mm := &d.memos[idx]
-		if len(d.slots) > 0 {
-			if sl := d.slots[m.Name]; sl != nil {
-				sl.found, sl.member = true, idx
-				mm.slot = sl
-			}
-		}
-		// Topology domains come from every member carrying the key, filtered or not (TOPO-SKEW).
-		for c := range nTopo {
-			dom := int32(-1)
-			if v, ok := m.Labels[cp.topology[c].key]; ok {
-				dom = d.topo.domain(c, v)
-			}
-			d.domains = append(d.domains, dom)
-		}
-		// Sorter ranges span every member reporting the property (AFF-PROPERTY-SORTER).
-		for si := range nSort {
-			v := math.NaN()
-			if q, ok := m.Property(cp.sorters[si]); ok {
-				v = q.AsApproximateFloat64()
-				d.minVal[si] = min(d.minVal[si], v)
-				d.maxVal[si] = max(d.maxVal[si], v)
-			}
-			d.sortVals = append(d.sortVals, v)
-		}
-		d.filter(mm)
-		if mm.code == codeCandidate {
-			d.cands = append(d.cands, idx)
+	for si := range d.slots {
+		if sl := &d.slots[si]; sl.found {
+			d.filter(&d.memos[sl.member])
 		}
 	}
-	if d.topo != nil {
+	if len(cp.topology) > 0 {
+		d.topo = newTopologyState(cp.topology, &d.ix)
 		for i := range d.memos {
 			if d.memos[i].code == codeKept {
-				d.topo.add(d.domainsOf(int32(i)))
+				d.topo.add(d.memos[i].id)
 			}
 		}
+	}
+	scoring := cp.typ == placement.PickN
+	if scoring {
+		d.prepareAffinity()
+	}
+	consider := func(id int32) {
+		if d.stamp[id] == d.gen {
+			if mi := d.memoOf[id]; d.memos[mi].code == codeCandidate {
+				d.cands = append(d.cands, mi)
+				if scoring {
+					d.scoreCandidate(&d.memos[mi])
+				}
+			}
+			return
+		}
+		m := d.ix.ents[id].m
+		elig := m.CheckEligibility(d.in.Now, d.opts.Eligibility)
+		if !elig.OK() {
+			return
+		}
+		if cp.typ != placement.PickFixed && d.ix.tainted.has(id) && placement.FirstUntolerated(m.Taints, cp.tolerations) >= 0 {
+			return
+		}
+		mi := d.memoIndex(id)
+		d.memos[mi].code, d.memos[mi].elig = codeCandidate, elig
+		d.cands = append(d.cands, mi)
+		if scoring {
+			d.scoreCandidate(&d.memos[mi])
+		}
+	}
+	switch {
+	case cp.typ == placement.PickFixed:
+		var named []int32
+		for n := range cp.fixed {
+			if id, ok := d.ix.names()[n]; ok {
+				named = append(named, id)
+			}
+		}
+		slices.Sort(named)
+		for _, id := range named {
+			d.filtered(id)
+			consider(id)
+		}
+	case len(cp.required) == 0:
+		for id := range int32(len(d.ix.ents)) {
+			consider(id)
+		}
+	default:
+		d.requiredSet().each(consider)
 	}
 }
 
-func (d *decision) domainsOf(i int32) []int32 {
-	n := int32(len(d.policy.topology))
-	return d.domains[i*n : (i+1)*n]
+// requiredSet is the members the required affinity selects: its terms ORed.
+func (d *decision) requiredSet() bitset {
+	out := d.newSet()
+	out.zero()
+	for i := range d.policy.required {
+		out.or(d.termSet(&d.policy.required[i]))
+	}
+	return out
+}
+
+// termSet is the members a term selects: its labels, then each property matcher.
+func (d *decision) termSet(t *compiledTerm) bitset {
+	set := d.newSet()
+	if t.labels != nil {
+		d.match, set = d.ix.selectLabels(t.labels, set, d.match)
+	} else {
+		set.fill(len(d.ix.ents))
+	}
+	for i := range t.props {
+		r := &t.props[i]
+		col := d.ix.property(r.ref)
+		for w := range set {
+			word := set[w] & col.has[w]
+			for rest := word; rest != 0; rest &= rest - 1 {
+				id := int32(w*64 + bits.TrailingZeros64(rest))
+				if !r.pass(&col.q[id]) {
+					word &^= 1 << (id & 63)
+				}
+			}
+			set[w] = word
+		}
+	}
+	return set
 }
 
 // filter runs the filter plugins in order; the first that rejects a member wins.
 func (d *decision) filter(mm *memo) {
 	cp := d.policy
-	if cp.typ == placement.PickFixed && !cp.fixed[mm.m.Name] {
+	m := d.member(mm)
+	mm.code = codeCandidate
+	if cp.typ == placement.PickFixed && !cp.fixed[m.Name] {
 		mm.code = codeNotNamed
 		return
 	}
-	if sl := mm.slot; sl != nil {
-		if sl.live != nil && d.isCurrent(sl.live) && !mm.m.Leaving {
+	if mm.slot >= 0 {
+		sl := &d.slots[mm.slot]
+		if sl.live >= 0 && sl.liveCurrent && !m.Leaving {
 			mm.code = codeKept
 			if cp.typ == placement.PickFixed {
 				// PickFixed is only fulfilled while every named cluster is eligible, even
 				// one that keeps its placement (CRP-POL-PICKFIXED).
-				mm.elig = mm.m.CheckEligibility(d.in.Now, d.opts.Eligibility)
+				mm.elig = m.CheckEligibility(d.in.Now, d.opts.Eligibility)
 			}
 			return
 		}
@@ -262,39 +568,40 @@ func (d *decision) filter(mm *memo) {
 			return
 		}
 	}
-	if mm.elig = mm.m.CheckEligibility(d.in.Now, d.opts.Eligibility); !mm.elig.OK() {
+	if mm.elig = m.CheckEligibility(d.in.Now, d.opts.Eligibility); !mm.elig.OK() {
 		mm.code = codeIneligible
 		return
 	}
 	if cp.typ == placement.PickFixed {
 		return // PickFixed ignores taints and has no affinity (TAINT-SCOPE).
 	}
-	if i := placement.FirstUntolerated(mm.m.Taints, cp.tolerations); i >= 0 {
+	if i := placement.FirstUntolerated(m.Taints, cp.tolerations); i >= 0 {
 		mm.code, mm.detail = codeUntolerated, int32(i)
 		return
 	}
-	if !cp.matchesRequired(mm.m) {
+	if !cp.matchesRequired(m) {
 		mm.code = codeNoAffinity
 	}
 }
 
 // unscheduleDangling unschedules live bindings whose cluster left or is gone, and duplicates.
 func (d *decision) unscheduleDangling() {
-	for _, sl := range d.slots {
-		for _, b := range sl.duplicates {
-			d.unschedule(b, "another binding of this placement already targets the cluster")
-		}
-		if sl.live == nil {
+	for _, x := range d.dups {
+		d.unschedule(d.binding(x.binding), "another binding of this placement already targets the cluster")
+	}
+	for si := range d.slots {
+		sl := &d.slots[si]
+		if sl.live < 0 {
 			continue
 		}
 		switch {
 		case !sl.found:
-			d.unschedule(sl.live, "cluster is not found in the fleet")
-			sl.live = nil
-		case d.isCurrent(sl.live) && d.memos[sl.member].m.Leaving:
-			d.unschedule(sl.live, "cluster has left the fleet")
-			sl.live = nil
-		case d.isCurrent(sl.live):
+			d.unschedule(d.binding(sl.live), "cluster is not found in the fleet")
+			sl.live = -1
+		case sl.liveCurrent && d.memos[sl.member].code != codeKept && d.member(&d.memos[sl.member]).Leaving:
+			d.unschedule(d.binding(sl.live), "cluster has left the fleet")
+			sl.live = -1
+		case sl.liveCurrent:
 			d.kept++
 		}
 	}
@@ -315,16 +622,13 @@ func (d *decision) pickN() {
 	if need < 0 {
 		d.scaleIn(-need)
 	}
-	// Candidates are scored even when nothing is to be picked, so that the decisions report
-	// true scores for the clusters that were passed over.
-	d.scoreAffinity()
 	switch {
 	case d.topo != nil:
 		d.pickSpread(max(need, 0))
 	case need > 0:
-		d.picks = topK(d.picks[:0], d.cands, need, d.better)
-		for _, i := range d.picks {
-			d.memos[i].picked = true
+		d.picks = topK(d.picks[:0], d.rankedCands(), need)
+		for _, r := range d.picks {
+			d.memos[r.mi].picked = true
 		}
 	}
 	d.unscheduleObsoleteNotPicked()
@@ -333,10 +637,10 @@ func (d *decision) pickN() {
 // scaleIn unschedules n kept bindings, weakest first: Scheduled before Bound, then the lower
 // stored topology score, then the lower affinity score, then the smaller name (CRP-POL-SCALE).
 func (d *decision) scaleIn(n int) {
-	var kept []*placement.Binding
-	for _, sl := range d.slots {
-		if sl.live != nil && d.isCurrent(sl.live) {
-			kept = append(kept, sl.live)
+	var kept []int32
+	for si := range d.slots {
+		if sl := &d.slots[si]; sl.live >= 0 && sl.liveCurrent {
+			kept = append(kept, int32(si))
 		}
 	}
 	rank := func(b *placement.Binding) (int, int32, int32) {
@@ -350,50 +654,74 @@ func (d *decision) scaleIn(n int) {
 		}
 		return state, topo, aff
 	}
-	slices.SortFunc(kept, func(a, b *placement.Binding) int {
+	slices.SortFunc(kept, func(x, y int32) int {
+		a, b := d.binding(d.slots[x].live), d.binding(d.slots[y].live)
 		as, at, aa := rank(a)
 		bs, bt, ba := rank(b)
 		return cmp.Or(cmp.Compare(as, bs), cmp.Compare(at, bt), cmp.Compare(aa, ba), cmp.Compare(a.TargetCluster, b.TargetCluster))
 	})
-	for _, b := range kept[:n] {
-		d.unschedule(b, fmt.Sprintf("placement scaled in to %d cluster(s) and this cluster ranks lowest", d.wanted))
-		d.slots[b.TargetCluster].live = nil
+	for _, si := range kept[:n] {
+		sl := &d.slots[si]
+		d.unschedule(d.binding(sl.live), fmt.Sprintf("placement scaled in to %d cluster(s) and this cluster ranks lowest", d.wanted))
+		sl.live = -1
 		d.kept--
 	}
 }
 
-// scoreAffinity computes affinity scores for the candidates (PickN).
-func (d *decision) scoreAffinity() {
+// affinityTerm is a preferred term ready to score candidates: its label selection over the
+// fleet and its sorter's column and range.
+type affinityTerm struct {
+	set    bitset // nil: every member
+	col    *propColumn
+	lo, hi float64
+}
+
+// prepareAffinity selects each preferred term's labels once over the index and reads its
+// sorter's range (PickN).
+func (d *decision) prepareAffinity() {
 	cp := d.policy
-	if len(cp.preferred) == 0 {
-		return
-	}
-	nSort := len(cp.sorters)
-	for _, i := range d.cands {
-		mm := &d.memos[i]
-		var total int32
-		for pi := range cp.preferred {
-			p := &cp.preferred[pi]
-			if p.labels != nil && !p.labels.Matches(labels.Set(mm.m.Labels)) {
-				continue
-			}
-			if p.sorter < 0 {
-				total += p.weight
-				continue
-			}
-			v := d.sortVals[int(i)*nSort+p.sorter]
-			lo, hi := d.minVal[p.sorter], d.maxVal[p.sorter]
-			if math.IsNaN(v) || hi <= lo {
-				continue // no value, or no spread: the term adds nothing
-			}
-			ratio := (v - lo) / (hi - lo)
-			if !p.desc {
-				ratio = 1 - ratio
-			}
-			total += int32(math.Round(float64(p.weight) * ratio))
+	d.terms = make([]affinityTerm, len(cp.preferred))
+	for pi := range cp.preferred {
+		p := &cp.preferred[pi]
+		t := &d.terms[pi]
+		if p.labels != nil {
+			t.set = d.newSet()
+			d.match, t.set = d.ix.selectLabels(p.labels, t.set, d.match)
 		}
-		mm.affinity = total
+		if p.sorter >= 0 {
+			t.col = d.ix.property(cp.sorters[p.sorter])
+			t.lo, t.hi = t.col.span()
+		}
 	}
+}
+
+// scoreCandidate computes a candidate's affinity score and ranking key (PickN). Candidates are
+// scored even when nothing is to be picked, so that the decisions report true scores for
+// the clusters that were passed over.
+func (d *decision) scoreCandidate(mm *memo) {
+	cp := d.policy
+	var total int32
+	for pi := range d.terms {
+		p, t := &cp.preferred[pi], &d.terms[pi]
+		if t.set != nil && !t.set.has(mm.id) {
+			continue
+		}
+		if p.sorter < 0 {
+			total += p.weight
+			continue
+		}
+		v := t.col.f[mm.id]
+		if math.IsNaN(v) || t.hi <= t.lo {
+			continue // no value, or no spread: the term adds nothing
+		}
+		ratio := (v - t.lo) / (t.hi - t.lo)
+		if !p.desc {
+			ratio = 1 - ratio
+		}
+		total += int32(math.Round(float64(p.weight) * ratio))
+	}
+	mm.affinity = total
+	mm.key = rankKey(total, mm.obsolete, mm.rank)
 }
 
 // better ranks candidates: topology score, affinity score, an existing obsolete binding
@@ -403,32 +731,38 @@ func (d *decision) better(a, b int32) bool {
 	if ma.topo != mb.topo {
 		return ma.topo > mb.topo
 	}
-	if ma.affinity != mb.affinity {
-		return ma.affinity > mb.affinity
-	}
-	if oa, ob := d.obsolete(ma), d.obsolete(mb); oa != ob {
-		return oa
-	}
-	return ma.m.Name > mb.m.Name
+	return ma.key > mb.key
 }
 
-func (d *decision) obsolete(mm *memo) bool {
-	return mm.slot != nil && mm.slot.live != nil && !d.isCurrent(mm.slot.live)
+// rankedCands is the candidates that are still candidates and not picked, as the ranking
+// sees them.
+func (d *decision) rankedCands() []ranked {
+	d.ranked = d.ranked[:0]
+	for _, i := range d.cands {
+		if mm := &d.memos[i]; !mm.picked && mm.code == codeCandidate {
+			d.ranked = append(d.ranked, ranked{topo: mm.topo, mi: i, key: mm.key})
+		}
+	}
+	return d.ranked
 }
 
 // unscheduleObsoleteNotPicked unschedules Scheduled or Bound bindings of an older policy
 // snapshot whose cluster was not picked again.
 func (d *decision) unscheduleObsoleteNotPicked() {
-	for i := range d.memos {
-		mm := &d.memos[i]
-		if !d.obsolete(mm) || mm.picked {
+	for si := range d.slots {
+		sl := &d.slots[si]
+		if !sl.found {
+			continue
+		}
+		mm := &d.memos[sl.member]
+		if !mm.obsolete || mm.picked {
 			continue
 		}
 		why := "no longer picked by the scheduling policy: " + d.reasonFor(mm)
 		if mm.code == codeNotNamed {
 			why = "no longer in the placement's clusterNames"
 		}
-		d.unschedule(mm.slot.live, why)
+		d.unschedule(d.binding(sl.live), why)
 	}
 }
 
@@ -439,80 +773,100 @@ func (d *decision) unschedule(b *placement.Binding, why string) {
 	d.plan.Unschedule = append(d.plan.Unschedule, Change{Binding: nb, Reason: why})
 }
 
-// finish turns picks into binding writes and builds decisions and the condition.
+// finish turns picks into binding writes and builds decisions and the condition. Members
+// are visited in fleet order; when the fleet is sorted by name (as the stores hand it
+// over) the lists come out sorted and are not sorted again.
 func (d *decision) finish() {
 	snap := d.in.Snapshot
 	placed := d.kept
 	nPicked := 0
+	sel := d.newSet()
+	sel.zero()
 	for i := range d.memos {
-		if d.memos[i].picked {
+		mm := &d.memos[i]
+		if mm.picked {
 			nPicked++
+			sel.set(mm.id)
+		} else if mm.code == codeKept && d.slots[mm.slot].live >= 0 {
+			sel.set(mm.id)
 		}
 	}
-	d.selected = make([]placement.ClusterDecision, 0, nPicked+d.kept)
+	// One slice holds the selected decisions and then the unselected ones (up to the limit).
+	unselected := min(max(d.opts.MaxDecisions-(nPicked+d.kept), 0), len(d.ix.ents)+len(d.policy.fixed))
+	d.selected = make([]placement.ClusterDecision, 0, nPicked+d.kept+unselected)
 	d.plan.Create = make([]Change, 0, nPicked)
 	if d.policy.typ == placement.PickN {
 		d.scores = make([]placement.ClusterScore, 0, nPicked+d.opts.MaxDecisions)
 	}
-	for i := range d.memos {
-		mm := &d.memos[i]
-		switch {
-		case mm.code == codeKept && mm.slot.live != nil:
-			dec := mm.slot.live.ClusterDecision
+	sorted := d.ix.sortedByName
+	sel.each(func(id int32) {
+		mm := &d.memos[d.memoOf[id]]
+		name := d.ix.ents[id].name
+		if !mm.picked {
+			dec := d.binding(d.slots[mm.slot].live).ClusterDecision
 			if dec.ClusterName == "" {
-				dec = placement.ClusterDecision{ClusterName: mm.m.Name, Selected: true, Reason: ReasonPicked}
+				dec = placement.ClusterDecision{ClusterName: name, Selected: true, Reason: ReasonPicked}
+			} else if !sameString(dec.ClusterName, name) {
+				sorted = false
 			}
 			d.selected = append(d.selected, dec)
-		case mm.picked:
-			placed++
-			dec := d.pickedDecision(mm)
-			d.selected = append(d.selected, dec)
-			sl := mm.slot
-			switch {
-			case sl != nil && sl.live != nil: // obsolete, picked again under the new policy
-				nb := *sl.live
-				nb.SchedulingPolicySnapshotName, nb.ClusterDecision = snap.Name, dec
-				d.plan.Update = append(d.plan.Update, Change{Binding: nb, Reason: "picked again by the new scheduling policy snapshot " + snap.Name})
-			case sl != nil && sl.unscheduled != nil:
-				nb := *sl.unscheduled
-				nb.State = nb.PreviousState
-				if nb.State != placement.Bound {
-					nb.State = placement.Scheduled
-				}
-				nb.PreviousState = ""
-				nb.SchedulingPolicySnapshotName, nb.ClusterDecision = snap.Name, dec
-				d.plan.Update = append(d.plan.Update, Change{Binding: nb, Reason: fmt.Sprintf("picked again; restoring the unscheduled binding to %s", nb.State)})
-			default:
-				name := ""
-				for attempt := 0; ; attempt++ {
-					if name = placement.BindingName(snap.Placement, mm.m.Name, attempt); !d.names[name] {
-						break
-					}
-				}
-				d.plan.Create = append(d.plan.Create, Change{
-					Binding: placement.Binding{
-						Name: name, Placement: snap.Placement, TargetCluster: mm.m.Name,
-						State: placement.Scheduled, SchedulingPolicySnapshotName: snap.Name, ClusterDecision: dec,
-					},
-					Reason: ReasonPicked,
-				})
-			}
+			return
 		}
-	}
+		placed++
+		dec := d.pickedDecision(mm)
+		d.selected = append(d.selected, dec)
+		var sl *slot
+		if mm.slot >= 0 {
+			sl = &d.slots[mm.slot]
+		}
+		switch {
+		case sl != nil && sl.live >= 0: // obsolete, picked again under the new policy
+			nb := *d.binding(sl.live)
+			nb.SchedulingPolicySnapshotName, nb.ClusterDecision = snap.Name, dec
+			d.plan.Update = append(d.plan.Update, Change{Binding: nb, Reason: "picked again by the new scheduling policy snapshot " + snap.Name})
+		case sl != nil && sl.unscheduled >= 0:
+			nb := *d.binding(sl.unscheduled)
+			nb.State = nb.PreviousState
+			if nb.State != placement.Bound {
+				nb.State = placement.Scheduled
+			}
+			nb.PreviousState = ""
+			nb.SchedulingPolicySnapshotName, nb.ClusterDecision = snap.Name, dec
+			d.plan.Update = append(d.plan.Update, Change{Binding: nb, Reason: fmt.Sprintf("picked again; restoring the unscheduled binding to %s", nb.State)})
+		default:
+			bn := ""
+			for attempt := 0; ; attempt++ {
+				if bn = placement.BindingName(snap.Placement, name, attempt); !d.bindingNames()[bn] {
+					break
+				}
+			}
+			d.plan.Create = append(d.plan.Create, Change{
+				Binding: placement.Binding{
+					Name: bn, Placement: snap.Placement, TargetCluster: name,
+					State: placement.Scheduled, SchedulingPolicySnapshotName: snap.Name, ClusterDecision: dec,
+				},
+				Reason: ReasonPicked,
+			})
+		}
+	})
 	byCluster := func(a, b Change) int { return cmp.Compare(a.Binding.TargetCluster, b.Binding.TargetCluster) }
-	slices.SortFunc(d.plan.Create, byCluster)
-	slices.SortFunc(d.plan.Update, byCluster)
+	if !d.ix.sortedByName {
+		slices.SortFunc(d.plan.Create, byCluster)
+		slices.SortFunc(d.plan.Update, byCluster)
+	}
 	slices.SortStableFunc(d.plan.Unschedule, func(a, b Change) int {
 		return cmp.Or(byCluster(a, b), cmp.Compare(a.Binding.Name, b.Binding.Name))
 	})
-	slices.SortFunc(d.selected, func(a, b placement.ClusterDecision) int { return cmp.Compare(a.ClusterName, b.ClusterName) })
-	d.plan.Decisions = append(d.selected, d.unselectedDecisions(d.opts.MaxDecisions-len(d.selected))...)
+	if !sorted {
+		slices.SortFunc(d.selected, func(a, b placement.ClusterDecision) int { return cmp.Compare(a.ClusterName, b.ClusterName) })
+	}
+	d.plan.Decisions = d.unselectedDecisions(d.selected, d.opts.MaxDecisions-len(d.selected))
 	d.plan.Wanted, d.plan.Placed = d.wanted, placed
 	d.plan.Scheduled = d.condition(placed)
 }
 
 func (d *decision) pickedDecision(mm *memo) placement.ClusterDecision {
-	dec := placement.ClusterDecision{ClusterName: mm.m.Name, Selected: true, Reason: ReasonPicked}
+	dec := placement.ClusterDecision{ClusterName: d.ix.ents[mm.id].name, Selected: true, Reason: ReasonPicked}
 	if d.policy.typ == placement.PickN {
 		dec.ClusterScore = d.score(mm)
 	}
@@ -534,7 +888,7 @@ func (d *decision) condition(placed int) condition.Condition {
 		// Every named cluster must exist and be eligible, whatever bindings remain.
 		eligible := 0
 		for i := range d.memos {
-			if mm := &d.memos[i]; mm.code != codeNotNamed && mm.elig.OK() {
+			if mm := &d.memos[i]; mm.code != codeNotNamed && mm.code != codeUnset && mm.elig.OK() {
 				eligible++
 			}
 		}
@@ -546,18 +900,15 @@ func (d *decision) condition(placed int) condition.Condition {
 	return condition.False(condition.TypeScheduled, condition.ReasonSchedulingPolicyUnfulfilled, condition.MessageUnfulfilled)
 }
 
-// unselectedDecisions reports up to limit clusters that were not picked: PickFixed names not
-// found; scored candidates by rank; then filtered members by name.
-func (d *decision) unselectedDecisions(limit int) []placement.ClusterDecision {
-	var out []placement.ClusterDecision
+// unselectedDecisions appends to selected up to limit clusters that were not picked:
+// PickFixed names not found; scored candidates by rank; then filtered members by name.
+func (d *decision) unselectedDecisions(selected []placement.ClusterDecision, limit int) []placement.ClusterDecision {
+	out := selected
+	n0 := len(selected)
 	if d.policy.typ == placement.PickFixed {
-		present := make(map[string]bool, len(d.memos))
-		for i := range d.memos {
-			present[d.memos[i].m.Name] = true
-		}
 		var missing []string
 		for n := range d.policy.fixed {
-			if !present[n] {
+			if _, ok := d.ix.names()[n]; !ok {
 				missing = append(missing, n)
 			}
 		}
@@ -566,29 +917,33 @@ func (d *decision) unselectedDecisions(limit int) []placement.ClusterDecision {
 			out = append(out, placement.ClusterDecision{ClusterName: n, Reason: ReasonNotFound})
 		}
 	}
-	var scored, filtered []int32
-	for i := range d.memos {
-		mm := &d.memos[i]
-		switch {
-		case mm.picked, mm.code == codeKept, mm.code == codeNotNamed:
-		case mm.code == codeCandidate:
-			scored = append(scored, int32(i))
-		default:
-			filtered = append(filtered, int32(i))
-		}
+	if limit-(len(out)-n0) <= 0 {
+		return out
 	}
-	for _, i := range topK(nil, scored, limit-len(out), d.better) {
-		mm := &d.memos[i]
+	d.picks = topK(d.picks[:0], d.rankedCands(), limit-(len(out)-n0))
+	for _, r := range d.picks {
+		mm := &d.memos[r.mi]
 		out = append(out, placement.ClusterDecision{
-			ClusterName:  mm.m.Name,
+			ClusterName:  d.ix.ents[mm.id].name,
 			ClusterScore: d.score(mm),
 			Reason:       ReasonNotHighEnough,
 		})
 	}
-	byName := func(a, b int32) bool { return d.memos[a].m.Name < d.memos[b].m.Name }
-	for _, i := range topK(nil, filtered, limit-len(out), byName) {
-		mm := &d.memos[i]
-		out = append(out, placement.ClusterDecision{ClusterName: mm.m.Name, Reason: d.reasonFor(mm), Plugin: d.pluginFor(mm)})
+	// Filtered members by name: walk the fleet in name order until the limit is reached.
+	for r := 0; r < len(d.ix.ents) && (len(out)-n0) < limit; r++ {
+		id := int32(r)
+		if !d.ix.sortedByName {
+			id = d.ix.order()[r]
+		}
+		if d.policy.typ == placement.PickFixed && !d.policy.fixed[d.ix.ents[id].name] {
+			continue
+		}
+		mm := d.filtered(id)
+		switch {
+		case mm.picked, mm.code == codeKept, mm.code == codeNotNamed, mm.code == codeCandidate:
+			continue
+		}
+		out = append(out, placement.ClusterDecision{ClusterName: d.ix.ents[id].name, Reason: d.reasonFor(mm), Plugin: d.pluginFor(mm)})
 	}
 	return out
 }
@@ -606,7 +961,7 @@ func (d *decision) reasonFor(mm *memo) string {
 	case codeDeleting:
 		return unschedulablePrefix + "a binding of this placement on the cluster is still being deleted"
 	case codeUntolerated:
-		return unschedulablePrefix + "cluster has an untolerated taint " + mm.m.Taints[mm.detail].String()
+		return unschedulablePrefix + "cluster has an untolerated taint " + d.member(mm).Taints[mm.detail].String()
 	case codeNoAffinity:
 		return unschedulablePrefix + reasonAffinityNoMatch
 	case codeTopology:

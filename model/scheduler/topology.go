@@ -1,48 +1,60 @@
 package scheduler
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
-// topologyState holds, per constraint, the domains (label values) and the number of
-// Scheduled or Bound clusters in each, kept up to date as picks are made.
+// topologyState holds, per constraint, the number of Scheduled or Bound clusters in each
+// domain, kept up to date as picks are made. A domain is a value of the constraint's key
+// that some member carries; its id is the value's id in the fleet index's label column.
 type topologyState struct {
 	constraints []compiledConstraint
-	index       []map[string]int32 // per constraint: label value → domain
-	counts      [][]int32          // per constraint: domain → clusters holding the placement
-	stats       []skewStats        // per constraint, refreshed after each change
+	cols        []*labelColumn
+	counts      [][]int32   // per constraint: value id → clusters holding the placement
+	stats       []skewStats // per constraint, refreshed after each change
 	dirty       []bool
 }
 
 // skewStats are the smallest, second smallest and largest domain counts.
 type skewStats struct{ smallest, second, largest int32 }
 
-func newTopologyState(cs []compiledConstraint) *topologyState {
+func newTopologyState(cs []compiledConstraint, ix *fleetIndex) *topologyState {
 	t := &topologyState{
 		constraints: cs,
-		index:       make([]map[string]int32, len(cs)),
+		cols:        make([]*labelColumn, len(cs)),
 		counts:      make([][]int32, len(cs)),
 		stats:       make([]skewStats, len(cs)),
 		dirty:       make([]bool, len(cs)),
 	}
 	for i := range cs {
-		t.index[i] = map[string]int32{}
+		t.cols[i] = ix.column(cs[i].key)
+		t.counts[i] = make([]int32, len(t.cols[i].values))
 		t.dirty[i] = true
 	}
 	return t
 }
 
-func (t *topologyState) domain(c int, value string) int32 {
-	if d, ok := t.index[c][value]; ok {
-		return d
+// domains appends the member's domain per constraint (-1 where it lacks the key).
+func (t *topologyState) domains(dst []int32, id int32) []int32 {
+	for _, c := range t.cols {
+		dst = append(dst, c.ids[id])
 	}
-	d := int32(len(t.counts[c]))
-	t.index[c][value] = d
-	t.counts[c] = append(t.counts[c], 0)
-	t.dirty[c] = true
-	return d
+	return dst
 }
 
-// add counts one more cluster holding the placement in the given domains.
-func (t *topologyState) add(domains []int32) {
+// add counts one more cluster holding the placement: the member at id.
+func (t *topologyState) add(id int32) {
+	for c, col := range t.cols {
+		if d := col.ids[id]; d >= 0 {
+			t.counts[c][d]++
+			t.dirty[c] = true
+		}
+	}
+}
+
+// addDomains counts one more cluster holding the placement in the given domains.
+func (t *topologyState) addDomains(domains []int32) {
 	for c, d := range domains {
 		if d >= 0 {
 			t.counts[c][d]++
@@ -56,7 +68,11 @@ func (t *topologyState) refresh(c int) skewStats {
 		return t.stats[c]
 	}
 	s := skewStats{smallest: math.MaxInt32, second: math.MaxInt32, largest: math.MinInt32}
-	for _, n := range t.counts[c] {
+	live := t.cols[c].count
+	for v, n := range t.counts[c] {
+		if live[v] == 0 {
+			continue // no member carries the value any more: not a domain
+		}
 		switch {
 		case n < s.smallest:
 			s.second, s.smallest = s.smallest, n
@@ -111,7 +127,7 @@ func (t *topologyState) score(domains []int32) (score int32, violated int) {
 // the same, so only each group's best member competes in a round.
 type spreadGroup struct {
 	domains []int32
-	members []int32 // best first
+	members []ranked // best first
 	next    int
 	// score and violated are from the latest round: what users see for the clusters left
 	// over is why they lost the round in which the last pick was made.
@@ -121,40 +137,97 @@ type spreadGroup struct {
 
 // pickSpread picks up to need candidates one at a time, rescoring after each pick.
 func (d *decision) pickSpread(need int) {
-	groupIndex := map[string]int32{}
-	var groups []spreadGroup
-	var key []byte
-	groupOf := make([]int32, len(d.cands))
-	var sizes []int
-	for ci, i := range d.cands {
-		key = key[:0]
-		for _, dom := range d.domainsOf(i) {
-			key = append(key, byte(dom), byte(dom>>8), byte(dom>>16), byte(dom>>24))
+	t := d.topo
+	// Group candidates by their combination of domains: a mixed-radix code of the value ids.
+	radix := make([]uint64, len(t.cols))
+	combos := uint64(1)
+	overflow := false
+	for c, col := range t.cols {
+		radix[c] = combos
+		r := uint64(len(col.values) + 1)
+		if combos > math.MaxUint64/r/2 {
+			overflow = true
 		}
-		g, ok := groupIndex[string(key)]
-		if !ok {
+		combos *= r
+	}
+	var dense []int32
+	var sparse map[uint64]int32
+	var byKey map[string]int32
+	switch {
+	case overflow:
+		byKey = map[string]int32{}
+	case combos <= 1<<16:
+		dense = make([]int32, combos)
+		for i := range dense {
+			dense[i] = -1
+		}
+	default:
+		sparse = map[uint64]int32{}
+	}
+	var groups []spreadGroup
+	var doms []int32 // every group's domains, back to back
+	var key []byte
+	d.groupOf = slices.Grow(d.groupOf[:0], len(d.cands))[:len(d.cands)]
+	groupOf := d.groupOf
+	var sizes []int
+	nc := len(t.cols)
+	for ci, i := range d.cands {
+		id := d.memos[i].id
+		var g int32
+		found := false
+		var code uint64
+		switch {
+		case byKey != nil:
+			key = key[:0]
+			for _, col := range t.cols {
+				dom := col.ids[id]
+				key = append(key, byte(dom), byte(dom>>8), byte(dom>>16), byte(dom>>24))
+			}
+			g, found = byKey[string(key)]
+		default:
+			for c, col := range t.cols {
+				code += uint64(col.ids[id]+1) * radix[c]
+			}
+			if dense != nil {
+				g = dense[code]
+				found = g >= 0
+			} else {
+				g, found = sparse[code]
+			}
+		}
+		if !found {
 			g = int32(len(groups))
-			groupIndex[string(key)] = g
-			groups = append(groups, spreadGroup{domains: d.domainsOf(i)})
+			switch {
+			case byKey != nil:
+				byKey[string(key)] = g
+			case dense != nil:
+				dense[code] = g
+			default:
+				sparse[code] = g
+			}
+			doms = t.domains(doms, id)
+			groups = append(groups, spreadGroup{})
 			sizes = append(sizes, 0)
 		}
 		groupOf[ci] = g
 		sizes[g]++
 	}
-	all := make([]int32, len(d.cands))
+	d.spread = slices.Grow(d.spread[:0], len(d.cands))[:len(d.cands)]
+	all := d.spread
 	offset := 0
 	for g := range groups {
+		groups[g].domains = doms[g*nc : (g+1)*nc : (g+1)*nc]
 		groups[g].members = all[offset : offset : offset+sizes[g]]
 		offset += sizes[g]
 	}
 	for ci, i := range d.cands {
 		g := &groups[groupOf[ci]]
-		g.members = append(g.members, i)
+		g.members = append(g.members, ranked{mi: i, key: d.memos[i].key})
 	}
 	for g := range groups {
 		// Within a group the topology score is equal, so rank once by the other keys; only
 		// the best `need` members of a group can ever be picked.
-		groups[g].members = topK(groups[g].members[:0:0], groups[g].members, need, d.better)
+		groups[g].members = topK(groups[g].members[:0], groups[g].members, need) // in place
 	}
 
 	for picked := 0; picked < need || picked == 0; picked++ {
@@ -164,11 +237,11 @@ func (d *decision) pickSpread(need int) {
 		bestGroup := -1
 		for g := range groups {
 			grp := &groups[g]
-			grp.score, grp.violated = d.topo.score(grp.domains)
+			grp.score, grp.violated = t.score(grp.domains)
 			if grp.violated >= 0 || grp.next >= len(grp.members) || picked >= need {
 				continue
 			}
-			head := grp.members[grp.next]
+			head := grp.members[grp.next].mi
 			d.memos[head].topo = grp.score
 			if best < 0 || d.better(head, best) {
 				best, bestGroup = head, g
@@ -179,7 +252,7 @@ func (d *decision) pickSpread(need int) {
 		}
 		d.memos[best].picked = true
 		groups[bestGroup].next++
-		d.topo.add(groups[bestGroup].domains)
+		t.addDomains(groups[bestGroup].domains)
 	}
 	for ci, i := range d.cands {
 		mm := &d.memos[i]

@@ -1,0 +1,229 @@
+package scheduler
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"pgregory.net/rapid"
+
+	"github.com/fleetsim/fleetsim/model/member"
+)
+
+// indexView renders a fleet index by value (no ids), so an index maintained incrementally
+// can be compared with one rebuilt from scratch.
+type indexView struct {
+	Kind     member.Kind
+	Names    []string
+	Rank     []int32
+	ByRank   []int32
+	Sorted   bool
+	Tainted  []bool
+	Taints   [][]member.Taint
+	Labels   map[string][]string         // key → value per member ("∅" when absent)
+	Domains  map[string]map[string]int32 // key → live value → members holding it
+	Props    map[string][]string         // property → value per member ("∅" when absent)
+	Spans    map[string][2]float64
+	Identity []bool // every entry's recorded identity matches its member
+}
+
+func viewOf(ix *fleetIndex) indexView {
+	v := indexView{
+		Kind: ix.kind, Rank: slices.Clone(ix.rank), Sorted: ix.sortedByName,
+		Labels: map[string][]string{}, Domains: map[string]map[string]int32{}, Props: map[string][]string{}, Spans: map[string][2]float64{},
+	}
+	if !ix.sortedByName {
+		v.ByRank = slices.Clone(ix.byRank)
+	}
+	for i := range ix.ents {
+		e := &ix.ents[i]
+		v.Names = append(v.Names, e.name)
+		v.Tainted = append(v.Tainted, ix.tainted.has(int32(i)))
+		v.Taints = append(v.Taints, slices.Clone(e.taints))
+		v.Identity = append(v.Identity, e.current(e.m))
+	}
+	for k, c := range ix.keys {
+		vals := make([]string, len(ix.ents))
+		for i, id := range c.ids {
+			vals[i] = "∅"
+			if id >= 0 {
+				vals[i] = c.values[id]
+			}
+		}
+		v.Labels[k] = vals
+		live := map[string]int32{}
+		for id, n := range c.count {
+			if n > 0 {
+				live[c.values[id]] = n
+			}
+		}
+		v.Domains[k] = live
+	}
+	for ref, p := range ix.props {
+		vals := make([]string, len(ix.ents))
+		for i := range ix.ents {
+			vals[i] = "∅"
+			if p.has.has(int32(i)) {
+				vals[i] = fmt.Sprintf("%s/%g", p.q[i].String(), p.f[i])
+			}
+		}
+		name := fmt.Sprintf("%+v", ref)
+		v.Props[name] = vals
+		lo, hi := p.span()
+		v.Spans[name] = [2]float64{lo, hi}
+	}
+	return v
+}
+
+var (
+	fleetTestKeys   = []string{"region", "zone", "env"}
+	fleetTestValues = []string{"a", "b", "c", "d"}
+	fleetTestProps  = []member.PropertyRef{
+		member.ParsePropertyName(member.NodeCountProperty),
+		member.ParsePropertyName(member.ResourcePropertyPrefix + "available-cpu"),
+	}
+	fleetTestTaints = []member.Taint{{Key: "maint", Effect: member.NoSchedule}, {Key: "gpu", Value: "x", Effect: member.NoSchedule}}
+)
+
+func drawLabels(t *rapid.T) map[string]string {
+	ls := map[string]string{}
+	for _, k := range fleetTestKeys {
+		if v := rapid.SampledFrom(append([]string{""}, fleetTestValues...)).Draw(t, k); v != "" {
+			ls[k] = v
+		}
+	}
+	return ls
+}
+
+func drawFleetMember(t *rapid.T, name string) *member.Member {
+	m := &member.Member{Name: name, Kind: member.KindCluster, Labels: drawLabels(t)}
+	if rapid.IntRange(0, 5).Draw(t, "machine") == 0 {
+		m.Kind = member.KindMachine
+	}
+	if rapid.Bool().Draw(t, "nodes") {
+		m.Properties = map[string]resource.Quantity{member.NodeCountProperty: *resource.NewQuantity(int64(rapid.IntRange(0, 9).Draw(t, "n")), resource.DecimalSI)}
+	}
+	if rapid.Bool().Draw(t, "cpu") {
+		m.Resources.Available = member.ResourceList{"cpu": *resource.NewMilliQuantity(int64(rapid.IntRange(0, 5000).Draw(t, "m")), resource.DecimalSI)}
+	}
+	if rapid.IntRange(0, 3).Draw(t, "tainted") == 0 {
+		m.Taints = []member.Taint{rapid.SampledFrom(fleetTestTaints).Draw(t, "taint")}
+	}
+	return m
+}
+
+// TestPropIndexIncrementalMatchesRebuild: after random member changes of every kind the
+// stores make (labels and properties replaced, taints edited in place, members added,
+// removed, reordered, turned into another kind), the index a Scheduler keeps up to date
+// equals one rebuilt from scratch.
+func TestPropIndexIncrementalMatchesRebuild(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		names := rapid.SliceOfNDistinct(rapid.StringOfN(rapid.RuneFrom([]rune("abcde")), 1, 3, -1), 1, 30, rapid.ID[string]).Draw(t, "names")
+		var ms []*member.Member
+		for _, n := range names {
+			ms = append(ms, drawFleetMember(t, n))
+		}
+		if rapid.Bool().Draw(t, "sorted") {
+			slices.SortFunc(ms, func(a, b *member.Member) int { return strings.Compare(a.Name, b.Name) })
+		}
+		kind := member.KindCluster
+		var ix fleetIndex
+		ix.sync(ms, kind)
+		next := 0
+		for step := range rapid.IntRange(1, 12).Draw(t, "steps") {
+			label := fmt.Sprint("step", step)
+			if len(ms) > 0 {
+				m := ms[rapid.IntRange(0, len(ms)-1).Draw(t, label+"member")]
+				switch rapid.IntRange(0, 9).Draw(t, label+"change") {
+				case 0: // a label change replaces the map, as the simulator does
+					ls := maps.Clone(m.Labels)
+					k := rapid.SampledFrom(fleetTestKeys).Draw(t, label+"key")
+					if v := rapid.SampledFrom(append([]string{""}, fleetTestValues...)).Draw(t, label+"value"); v == "" {
+						delete(ls, k)
+					} else {
+						ls[k] = v
+					}
+					m.Labels = ls
+				case 1:
+					m.Properties = map[string]resource.Quantity{member.NodeCountProperty: *resource.NewQuantity(int64(rapid.IntRange(0, 20).Draw(t, label+"n")), resource.DecimalSI)}
+				case 2:
+					m.Resources = member.ResourceUsage{}
+				case 3: // taints are edited in place
+					m.Taints = slices.DeleteFunc(m.Taints, func(member.Taint) bool { return true })
+					m.Taints = append(m.Taints, rapid.SampledFrom(fleetTestTaints).Draw(t, label+"taint"))
+				case 4:
+					if len(m.Taints) > 0 {
+						m.Taints[0] = rapid.SampledFrom(fleetTestTaints).Draw(t, label+"retaint")
+					}
+				case 5:
+					i := slices.Index(ms, m)
+					ms = slices.Delete(ms, i, i+1)
+				case 6:
+					ms = append(ms, drawFleetMember(t, fmt.Sprint("new", next)))
+					next++
+				case 7:
+					i, j := rapid.IntRange(0, len(ms)-1).Draw(t, label+"i"), rapid.IntRange(0, len(ms)-1).Draw(t, label+"j")
+					ms[i], ms[j] = ms[j], ms[i]
+				case 8:
+					if m.Kind == member.KindMachine {
+						m.Kind = member.KindCluster
+					} else {
+						m.Kind = member.KindMachine
+					}
+				case 9:
+					m.Agent.Healthy = !m.Agent.Healthy // status: read at decision time, not indexed
+				}
+			}
+			ix.sync(ms, kind)
+			// Columns come into being as decisions need them.
+			if rapid.Bool().Draw(t, label+"useKey") {
+				ix.column(rapid.SampledFrom(fleetTestKeys).Draw(t, label+"col"))
+			}
+			if rapid.Bool().Draw(t, label+"useProp") {
+				ix.property(rapid.SampledFrom(fleetTestProps).Draw(t, label+"prop"))
+			}
+			var fresh fleetIndex
+			fresh.sync(ms, kind)
+			for k := range ix.keys {
+				fresh.column(k)
+			}
+			for ref := range ix.props {
+				fresh.property(ref)
+			}
+			if diff := cmp.Diff(viewOf(&fresh), viewOf(&ix), cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("step %d: incremental index differs from a rebuilt one (-rebuilt +incremental):\n%s", step, diff)
+			}
+		}
+	})
+}
+
+// TestLabelColumnForgetsDeadValues: a label that takes ever new values (a timestamp, say)
+// does not grow its column without bound: once most of its values are held by no member the
+// column is dropped and rebuilt when next needed, equal to a rebuilt index.
+func TestLabelColumnForgetsDeadValues(t *testing.T) {
+	ms := []*member.Member{{Name: "a", Kind: member.KindCluster, Labels: map[string]string{"stamp": "0"}}, {Name: "b", Kind: member.KindCluster, Labels: map[string]string{"stamp": "x"}}}
+	var ix fleetIndex
+	ix.sync(ms, member.KindCluster)
+	ix.column("stamp")
+	most := 0
+	for i := 1; i <= 1000; i++ {
+		ms[0].Labels = map[string]string{"stamp": fmt.Sprint(i)}
+		ix.sync(ms, member.KindCluster)
+		c := ix.column("stamp")
+		most = max(most, len(c.values))
+	}
+	if most > 200 {
+		t.Errorf("the stamp column held up to %d values for 2 members, want it rebuilt long before", most)
+	}
+	var fresh fleetIndex
+	fresh.sync(ms, member.KindCluster)
+	fresh.column("stamp")
+	if diff := cmp.Diff(viewOf(&fresh), viewOf(&ix), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("index after 1,000 label changes differs from a rebuilt one (-rebuilt +incremental):\n%s", diff)
+	}
+}

@@ -1,0 +1,183 @@
+package scheduler_test
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"pgregory.net/rapid"
+
+	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/placement"
+	"github.com/fleetsim/fleetsim/model/scheduler"
+	"github.com/fleetsim/fleetsim/model/scheduler/internal/reference"
+)
+
+// propDrawOptions draws scheduler options; a small MaxDecisions reaches the filtered
+// members' decisions and the caps.
+func propDrawOptions(t *rapid.T) scheduler.Options {
+	return scheduler.Options{MaxDecisions: rapid.SampledFrom([]int{0, 1, 2, 3, 5, 8, 20}).Draw(t, "maxDecisions")}
+}
+
+// propVariant reorders the fleet (the stores hand it over sorted by name; the scheduler
+// must not care) and mixes in members of another kind, which every decision ignores.
+func propVariant(t *rapid.T, c propCase) propCase {
+	switch rapid.IntRange(0, 2).Draw(t, "order") {
+	case 0:
+		slices.SortFunc(c.Members, func(a, b *member.Member) int { return strings.Compare(a.Name, b.Name) })
+	case 1:
+		slices.SortFunc(c.Members, func(a, b *member.Member) int { return strings.Compare(b.Name, a.Name) })
+	}
+	for i := range rapid.IntRange(0, 2).Draw(t, "machines") {
+		m := propDrawMember(t, fmt.Sprintf("machine-%d", i))
+		m.Kind = member.KindMachine
+		at := rapid.IntRange(0, len(c.Members)).Draw(t, "machineAt")
+		c.Members = slices.Insert(c.Members, at, m)
+	}
+	return c
+}
+
+// TestPropIndexedMatchesReference: the indexed scheduler decides exactly as the scheduler
+// did before the index (internal/reference) on random fleets, policies and bindings.
+func TestPropIndexedMatchesReference(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := propVariant(t, propGenCase().Draw(t, "case"))
+		opts := propDrawOptions(t)
+		want, werr := reference.New(opts).Schedule(c.input())
+		got, gerr := scheduler.New(opts).Schedule(c.input())
+		if (werr != nil) != (gerr != nil) {
+			t.Fatalf("Schedule(%#v) error = %v, the reference's = %v", c, gerr, werr)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("Schedule(%#v) = %s\nwant the reference's %s\n(-reference +indexed):\n%s", c, propDescribePlan(got), propDescribePlan(want), diff)
+		}
+	})
+}
+
+// TestPropIndexFollowsFleetChanges: one Scheduler, whose index is kept up to date between
+// decisions, decides as the reference after every random change to the fleet (made as the
+// stores make them: maps replaced, taints edited in place, status written in place,
+// members added and removed) and to the bindings (the previous plan applied).
+func TestPropIndexFollowsFleetChanges(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := propVariant(t, propGenCase().Draw(t, "case"))
+		opts := propDrawOptions(t)
+		s := scheduler.New(opts)
+		now := propNow
+		next := 0
+		for step := range rapid.IntRange(1, 6).Draw(t, "steps") {
+			label := fmt.Sprint("step", step)
+			in := c.input()
+			in.Now = now
+			want, werr := reference.New(opts).Schedule(in)
+			got, gerr := s.Schedule(in)
+			if (werr != nil) != (gerr != nil) {
+				t.Fatalf("step %d: Schedule(%#v) error = %v, the reference's = %v", step, c, gerr, werr)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("step %d: Schedule(%#v) = %s\nwant the reference's %s\n(-reference +indexed):\n%s", step, c, propDescribePlan(got), propDescribePlan(want), diff)
+			}
+			if rapid.Bool().Draw(t, label+"apply") {
+				c.Bindings = propApplyPlan(c.Bindings, got)
+			}
+			for range rapid.IntRange(0, 3).Draw(t, label+"changes") {
+				propChangeFleet(t, &c, label, &next)
+			}
+			now = now.Add(rapid.SampledFrom([]time.Duration{0, time.Second, time.Minute, 10 * time.Minute}).Draw(t, label+"elapse"))
+		}
+	})
+}
+
+func propChangeFleet(t *rapid.T, c *propCase, label string, next *int) {
+	if len(c.Members) == 0 {
+		c.Members = append(c.Members, propDrawMember(t, fmt.Sprint("new", *next)))
+		*next++
+		return
+	}
+	i := rapid.IntRange(0, len(c.Members)-1).Draw(t, label+"member")
+	m := c.Members[i]
+	switch rapid.IntRange(0, 10).Draw(t, label+"change") {
+	case 0:
+		ls := maps.Clone(m.Labels)
+		k := rapid.SampledFrom(propLabelKeys).Draw(t, label+"key")
+		if v := rapid.SampledFrom(append([]string{""}, propLabelValues[k]...)).Draw(t, label+"value"); v == "" {
+			delete(ls, k)
+		} else {
+			ls[k] = v
+		}
+		m.Labels = ls
+	case 1:
+		m.Properties = map[string]resource.Quantity{member.NodeCountProperty: *resource.NewQuantity(int64(rapid.IntRange(0, 8).Draw(t, label+"nodes")), resource.DecimalSI)}
+	case 2:
+		m.Resources = member.ResourceUsage{Available: member.ResourceList{"cpu": *resource.NewMilliQuantity(int64(500*rapid.IntRange(0, 12).Draw(t, label+"cpu")), resource.DecimalSI)}}
+	case 3:
+		m.Taints = slices.DeleteFunc(m.Taints, func(x member.Taint) bool { return x.Key == "maint" })
+		m.Taints = append(m.Taints, rapid.SampledFrom(propTaints).Draw(t, label+"taint"))
+	case 4:
+		m.Taints = slices.DeleteFunc(m.Taints, func(member.Taint) bool { return true })
+	case 5:
+		m.Agent.LastHeartbeat = propNow.Add(time.Duration(rapid.IntRange(-600, 600).Draw(t, label+"beat")) * time.Second)
+		m.Agent.Healthy = rapid.IntRange(0, 3).Draw(t, label+"healthy") > 0
+	case 6:
+		m.Leaving = !m.Leaving
+	case 7:
+		c.Members = slices.Delete(c.Members, i, i+1)
+	case 8:
+		c.Members = slices.Insert(c.Members, i, propDrawMember(t, fmt.Sprint("new", *next)))
+		*next++
+	case 10: // a binding's recorded decision names no cluster, or another one (written in place)
+		if len(c.Bindings) > 0 {
+			b := c.Bindings[rapid.IntRange(0, len(c.Bindings)-1).Draw(t, label+"binding")]
+			b.ClusterDecision.ClusterName = rapid.SampledFrom([]string{"", "a", "zz", b.TargetCluster}).Draw(t, label+"decisionName")
+		}
+	case 9:
+		n := *c.Snapshot
+		if n.Policy != nil && n.Policy.Type() == placement.PickN {
+			n.NumberOfClusters = int32(rapid.IntRange(0, 10).Draw(t, label+"n"))
+			c.Snapshot = &n
+		}
+	}
+}
+
+// TestSteadyPickAllMatchesReference: the short cut for a PickAll placement already in place
+// decides as the reference, also when a binding's recorded decision names no cluster or
+// another one, and when the fleet is not sorted by name.
+func TestSteadyPickAllMatchesReference(t *testing.T) {
+	for _, names := range [][]string{{"a", "b", "c"}, {"c", "a", "b"}} {
+		for _, recorded := range [][]string{{"a", "b", "c"}, {"", "b", "c"}, {"a", "zz", "c"}, {"c", "b", "a"}} {
+			var ms []*member.Member
+			for _, n := range names {
+				ms = append(ms, cluster(n))
+			}
+			var bs []*placement.Binding
+			for i, n := range []string{"a", "b", "c"} {
+				b := binding(n, placement.Bound, "crp-0")
+				b.ClusterDecision.ClusterName = recorded[i]
+				bs = append(bs, b)
+			}
+			in := scheduler.Input{Snapshot: snapshot(policy(t, "placementType: PickAll"), 0), Members: ms, Bindings: bs, Now: now}
+			for _, max := range []int{1, 3, 4} {
+				opts := scheduler.Options{MaxDecisions: max}
+				want, err := reference.New(opts).Schedule(in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := scheduler.New(opts)
+				for range 2 { // the second decision reuses the index and the binding positions
+					got, err := s.Schedule(in)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if diff := cmp.Diff(want, got); diff != "" {
+						t.Errorf("members %v, recorded %q, MaxDecisions %d: Schedule (-reference +indexed):\n%s", names, recorded, max, diff)
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,189 @@
+package reference
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/placement"
+)
+
+// compiledPolicy is a policy with every selector parsed once per decision, so that the
+// per-member work is map lookups and comparisons only.
+type compiledPolicy struct {
+	typ         placement.PlacementType
+	required    []compiledTerm // ORed; empty means no requirement
+	preferred   []compiledPreference
+	sorters     []member.PropertyRef // distinct sorter properties; preferences index into it
+	topology    []compiledConstraint
+	tolerations []placement.Toleration
+	fixed       map[string]bool // PickFixed cluster names
+}
+
+type compiledTerm struct {
+	labels labels.Selector // nil matches everything
+	props  []compiledPropertyRequirement
+}
+
+type compiledPropertyRequirement struct {
+	ref   member.PropertyRef
+	op    placement.PropertySelectorOperator
+	value resource.Quantity
+}
+
+type compiledPreference struct {
+	weight int32
+	labels labels.Selector // nil matches everything
+	sorter int             // index into compiledPolicy.sorters, or -1
+	desc   bool
+}
+
+type compiledConstraint struct {
+	key           string
+	maxSkew       int32
+	doNotSchedule bool
+}
+
+func compile(p *placement.PlacementPolicy) (*compiledPolicy, error) {
+	c := &compiledPolicy{typ: p.Type()}
+	if p == nil {
+		return c, nil
+	}
+	c.tolerations = p.Tolerations
+	if c.typ == placement.PickFixed {
+		c.fixed = make(map[string]bool, len(p.ClusterNames))
+		for _, n := range p.ClusterNames {
+			c.fixed[n] = true
+		}
+		return c, nil
+	}
+	if a := p.Affinity; a != nil && a.ClusterAffinity != nil {
+		if req := a.ClusterAffinity.RequiredDuringSchedulingIgnoredDuringExecution; req != nil {
+			for i, t := range req.ClusterSelectorTerms {
+				ct, err := compileTerm(t)
+				if err != nil {
+					return nil, fmt.Errorf("affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[%d]: %w", i, err)
+				}
+				c.required = append(c.required, ct)
+			}
+		}
+		// Preferred terms only rank PickN candidates; PickAll ignores them (AFF-PREFERRED).
+		if c.typ == placement.PickN {
+			for i, pref := range a.ClusterAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+				cp := compiledPreference{weight: pref.Weight, sorter: -1}
+				if ls := pref.Preference.LabelSelector; ls != nil {
+					sel, err := metav1.LabelSelectorAsSelector(ls)
+					if err != nil {
+						return nil, fmt.Errorf("affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[%d].preference.labelSelector: %w", i, err)
+					}
+					cp.labels = sel
+				}
+				if s := pref.Preference.PropertySorter; s != nil {
+					cp.sorter = c.sorterIndex(member.ParsePropertyName(s.Name))
+					cp.desc = s.SortOrder == placement.Descending
+				}
+				c.preferred = append(c.preferred, cp)
+			}
+		}
+	}
+	if c.typ == placement.PickN {
+		for _, t := range p.TopologySpreadConstraints {
+			c.topology = append(c.topology, compiledConstraint{
+				key:           t.TopologyKey,
+				maxSkew:       t.Skew(),
+				doNotSchedule: t.Action() == placement.DoNotSchedule,
+			})
+		}
+	}
+	return c, nil
+}
+
+func (c *compiledPolicy) sorterIndex(ref member.PropertyRef) int {
+	for i, r := range c.sorters {
+		if r == ref {
+			return i
+		}
+	}
+	c.sorters = append(c.sorters, ref)
+	return len(c.sorters) - 1
+}
+
+func compileTerm(t placement.ClusterSelectorTerm) (compiledTerm, error) {
+	var ct compiledTerm
+	if t.LabelSelector != nil {
+		sel, err := metav1.LabelSelectorAsSelector(t.LabelSelector)
+		if err != nil {
+			return ct, fmt.Errorf("labelSelector: %w", err)
+		}
+		ct.labels = sel
+	}
+	if t.PropertySelector != nil {
+		for i, r := range t.PropertySelector.MatchExpressions {
+			if len(r.Values) != 1 {
+				return ct, fmt.Errorf("propertySelector.matchExpressions[%d].values: must have exactly one value, got %d", i, len(r.Values))
+			}
+			q, err := resource.ParseQuantity(r.Values[0])
+			if err != nil {
+				return ct, fmt.Errorf("propertySelector.matchExpressions[%d].values[0]: %q is not a quantity: %w", i, r.Values[0], err)
+			}
+			switch r.Operator {
+			case placement.PropertyGt, placement.PropertyGe, placement.PropertyEq, placement.PropertyNe, placement.PropertyLt, placement.PropertyLe:
+			default:
+				return ct, fmt.Errorf("propertySelector.matchExpressions[%d].operator: unsupported operator %q", i, r.Operator)
+			}
+			ct.props = append(ct.props, compiledPropertyRequirement{ref: member.ParsePropertyName(r.Name), op: r.Operator, value: q})
+		}
+	}
+	return ct, nil
+}
+
+// matches reports whether a member satisfies the term: labels and every property matcher.
+// A member without the property fails its matcher (AFF-PROPERTY-SELECTOR).
+func (t *compiledTerm) matches(m *member.Member) bool {
+	if t.labels != nil && !t.labels.Matches(labels.Set(m.Labels)) {
+		return false
+	}
+	for i := range t.props {
+		r := &t.props[i]
+		v, ok := m.Property(r.ref)
+		if !ok {
+			return false
+		}
+		cmp := v.Cmp(r.value)
+		var pass bool
+		switch r.op {
+		case placement.PropertyGt:
+			pass = cmp > 0
+		case placement.PropertyGe:
+			pass = cmp >= 0
+		case placement.PropertyEq:
+			pass = cmp == 0
+		case placement.PropertyNe:
+			pass = cmp != 0
+		case placement.PropertyLt:
+			pass = cmp < 0
+		case placement.PropertyLe:
+			pass = cmp <= 0
+		}
+		if !pass {
+			return false
+		}
+	}
+	return true
+}
+
+// matchesRequired: terms are ORed; no terms means no requirement.
+func (c *compiledPolicy) matchesRequired(m *member.Member) bool {
+	if len(c.required) == 0 {
+		return true
+	}
+	for i := range c.required {
+		if c.required[i].matches(m) {
+			return true
+		}
+	}
+	return false
+}
