@@ -143,7 +143,7 @@ func (p *parser) objectExpectation(n *yaml.Node, fieldPath string, keyLine int) 
 }
 
 func (p *parser) placementExpectation(n *yaml.Node, fieldPath string, keyLine int) (*PlacementExpectation, error) {
-	f, err := p.fields(n, fieldPath, keyLine, "name", "clusters", "clusterCount", "condition", "details")
+	f, err := p.fields(n, fieldPath, keyLine, "name", "clusters", "clusterCount", "condition", "details", "statusObject")
 	if err != nil {
 		return nil, err
 	}
@@ -151,8 +151,30 @@ func (p *parser) placementExpectation(n *yaml.Node, fieldPath string, keyLine in
 	if pe.Name, err = p.requiredString(f, "name"); err != nil {
 		return nil, err
 	}
-	if f.get("clusters") == nil && f.get("clusterCount") == nil && f.get("condition") == nil && f.get("details") == nil {
-		return nil, p.errorf(f.line, fieldPath, "needs at least one of clusters, clusterCount, condition and details")
+	if f.get("clusters") == nil && f.get("clusterCount") == nil && f.get("condition") == nil && f.get("details") == nil && f.get("statusObject") == nil {
+		return nil, p.errorf(f.line, fieldPath, "needs at least one of clusters, clusterCount, condition, details and statusObject")
+	}
+	if so := f.get("statusObject"); so != nil {
+		sf, err := p.fields(so, f.child("statusObject"), f.keyLine("statusObject"), "namespace", "absent")
+		if err != nil {
+			return nil, err
+		}
+		pe.StatusObject = &StatusObjectExpectation{}
+		if a := sf.get("absent"); a != nil {
+			v, err := p.scalar(a, sf.child("absent"))
+			if err != nil {
+				return nil, err
+			}
+			if v != "true" && v != "false" {
+				return nil, p.errorf(a.Line, sf.child("absent"), "must be true or false, not %q", v)
+			}
+			pe.StatusObject.Absent = v == "true"
+		}
+		if !pe.StatusObject.Absent {
+			if pe.StatusObject.Namespace, err = p.requiredString(sf, "namespace"); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if d := f.get("details"); d != nil {
 		if pe.Details, err = p.details(d, f.child("details"), f.keyLine("details")); err != nil {

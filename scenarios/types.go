@@ -238,6 +238,17 @@ type PlacementExpectation struct {
 	Condition    *ConditionExpectation
 	// Details checks one cluster's failed, drifted and diffed placements.
 	Details *DetailsExpectation
+	// StatusObject checks the placement's ClusterResourcePlacementStatus
+	// (statusReportingScope NamespaceAccessible).
+	StatusObject *StatusObjectExpectation
+}
+
+// StatusObjectExpectation: with Absent, the placement keeps no ClusterResourcePlacementStatus;
+// otherwise one exists in Namespace and mirrors the placement's status (every condition but
+// ClusterResourcePlacementStatusSynced, with the same status and reason).
+type StatusObjectExpectation struct {
+	Namespace string
+	Absent    bool
 }
 
 // DetailsExpectation checks a cluster's entry in placementStatuses: FailedReason, when set,

@@ -252,6 +252,9 @@ func (s *Sim) ApplyPlacement(crp placement.ClusterResourcePlacement) error {
 		if err := placement.CheckPolicyUpdate(p.CRP.Spec.Policy, crp.Spec.Policy); err != nil {
 			return fmt.Errorf("placement %s: %w", crp.Name, err)
 		}
+		if err := placement.CheckScopeUpdate(p.CRP.Spec.StatusReportingScope, crp.Spec.StatusReportingScope); err != nil {
+			return fmt.Errorf("placement %s: %w", crp.Name, err)
+		}
 		oldSpec, _ := json.Marshal(p.CRP.Spec)
 		newSpec, _ := json.Marshal(crp.Spec)
 		if string(oldSpec) == string(newSpec) {

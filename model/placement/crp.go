@@ -26,6 +26,38 @@ type PlacementSpec struct {
 	Policy               *PlacementPolicy   `json:"policy,omitempty"`
 	Strategy             RolloutStrategy    `json:"strategy,omitempty"`
 	RevisionHistoryLimit *int32             `json:"revisionHistoryLimit,omitempty"`
+	// StatusReportingScope says where the placement's status can be read: on the
+	// placement only (ClusterScopeOnly, the default when empty) or also in a
+	// ClusterResourcePlacementStatus object in the one namespace the placement selects
+	// (NamespaceAccessible). Immutable.
+	StatusReportingScope StatusReportingScope `json:"statusReportingScope,omitempty"`
+}
+
+// StatusReportingScope is a placement's spec.statusReportingScope.
+type StatusReportingScope string
+
+const (
+	ClusterScopeOnly    StatusReportingScope = "ClusterScopeOnly"
+	NamespaceAccessible StatusReportingScope = "NamespaceAccessible"
+)
+
+// StatusNamespace is the namespace a NamespaceAccessible placement mirrors its status into:
+// the name its one Namespace selector names. It is "" for a ClusterScopeOnly placement and
+// for one whose Namespace selector picks by labels (no single namespace is named).
+func (s PlacementSpec) StatusNamespace() string {
+	if s.StatusReportingScope != NamespaceAccessible {
+		return ""
+	}
+	name, n := "", 0
+	for _, sel := range s.ResourceSelectors {
+		if sel.Kind == "Namespace" {
+			name, n = sel.Name, n+1
+		}
+	}
+	if n != 1 {
+		return ""
+	}
+	return name
 }
 
 // ResourceSelector selects hub resources by group, version, kind and name or labels (CRP-SEL-GVK).

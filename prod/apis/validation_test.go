@@ -241,6 +241,17 @@ affinity:
 		{name: "PickAll policy added", old: crp("", ""), obj: crp("placementType: PickAll\ntolerations: [{key: a, operator: Exists}]", "")},
 		{name: "PickN policy added", old: crp("", ""), obj: crp("placementType: PickN\nnumberOfClusters: 1", ""),
 			want: "placementType is immutable: a placement created without a policy is PickAll"},
+
+		// statusReportingScope (issue 17).
+		{name: "NamespaceAccessible with one namespace", obj: crp("", "") + "  statusReportingScope: NamespaceAccessible\n"},
+		{name: "NamespaceAccessible with two namespaces", obj: strings.Replace(crp("", ""), "  resourceSelectors:\n",
+			"  resourceSelectors:\n  - {group: \"\", version: v1, kind: Namespace, name: other}\n", 1) + "  statusReportingScope: NamespaceAccessible\n",
+			want: "when statusReportingScope is NamespaceAccessible, exactly one resourceSelector with kind 'Namespace' is required"},
+		{name: "unknown statusReportingScope", obj: crp("", "") + "  statusReportingScope: Everywhere\n",
+			want: `spec.statusReportingScope: Unsupported value: "Everywhere"`},
+		{name: "statusReportingScope changed", old: crp("", "") + "  statusReportingScope: ClusterScopeOnly\n", obj: crp("", "") + "  statusReportingScope: NamespaceAccessible\n",
+			want: "statusReportingScope is immutable"},
+		{name: "statusReportingScope kept", old: crp("", "") + "  statusReportingScope: NamespaceAccessible\n", obj: crp("placementType: PickAll", "") + "  statusReportingScope: NamespaceAccessible\n"},
 	})
 }
 

@@ -483,6 +483,13 @@ func (r *run) checkPlacement(p *scenarios.PlacementExpectation) (string, bool, s
 	if p.Details != nil {
 		want = append(want, describeDetails(p.Details))
 	}
+	if so := p.StatusObject; so != nil {
+		if so.Absent {
+			want = append(want, "no ClusterResourcePlacementStatus")
+		} else {
+			want = append(want, fmt.Sprintf("a ClusterResourcePlacementStatus in %s mirroring its status", so.Namespace))
+		}
+	}
 	desc := fmt.Sprintf("placement %s has %s", p.Name, strings.Join(want, ", "))
 	if !ok {
 		return desc, false, fmt.Sprintf("placement %s does not exist", p.Name)
@@ -507,6 +514,11 @@ func (r *run) checkPlacement(p *scenarios.PlacementExpectation) (string, bool, s
 			}
 		}
 		ok, text := matchCondition(p.Condition, conds)
+		passed = passed && ok
+		got = append(got, text)
+	}
+	if so := p.StatusObject; so != nil {
+		ok, text := checkStatusObject(so, st)
 		passed = passed && ok
 		got = append(got, text)
 	}
@@ -706,4 +718,31 @@ func (r *run) finalState() {
 	if r.report.Members == nil {
 		r.report.Members = []MemberReport{}
 	}
+}
+
+// checkStatusObject compares a placement's ClusterResourcePlacementStatus with the
+// expectation: its namespace, and conditions equal to the placement's but for StatusSynced.
+func checkStatusObject(so *scenarios.StatusObjectExpectation, st sim.PlacementStatus) (bool, string) {
+	m := st.StatusObject
+	if m == nil {
+		return so.Absent, "no ClusterResourcePlacementStatus"
+	}
+	text := fmt.Sprintf("a ClusterResourcePlacementStatus in %s", m.Namespace)
+	if so.Absent || m.Namespace != so.Namespace {
+		return false, text
+	}
+	var want, got []string
+	for _, c := range st.Status.Conditions {
+		if c.Type != status.TypePlacementStatusSynced {
+			want = append(want, fmt.Sprintf("%s=%s/%s", c.Type, c.Status, c.Reason))
+		}
+	}
+	for _, c := range m.Status.Conditions {
+		got = append(got, fmt.Sprintf("%s=%s/%s", c.Type, c.Status, c.Reason))
+	}
+	if !slices.Equal(want, got) || len(m.Status.PlacementStatuses) != len(st.Status.PlacementStatuses) {
+		return false, fmt.Sprintf("%s with conditions [%s] and %d cluster entries; the placement has [%s] and %d", text,
+			strings.Join(got, " "), len(m.Status.PlacementStatuses), strings.Join(want, " "), len(st.Status.PlacementStatuses))
+	}
+	return true, text + " mirroring its status"
 }
