@@ -228,7 +228,7 @@ func (p *parser) placementExpectation(n *yaml.Node, fieldPath string, keyLine in
 }
 
 func (p *parser) memberExpectation(n *yaml.Node, fieldPath string, keyLine int) (*MemberExpectation, error) {
-	f, err := p.fields(n, fieldPath, keyLine, "name", "condition", "object")
+	f, err := p.fields(n, fieldPath, keyLine, "name", "condition", "object", "gone")
 	if err != nil {
 		return nil, err
 	}
@@ -238,6 +238,20 @@ func (p *parser) memberExpectation(n *yaml.Node, fieldPath string, keyLine int) 
 	}
 	if !p.knownMember(me.Name) {
 		return nil, p.errorf(f.get("name").Line, f.child("name"), "unknown member %q: not defined in members, nor created by a MemberCluster manifest", me.Name)
+	}
+	if g := f.get("gone"); g != nil {
+		if f.present("condition") || f.present("object") {
+			return nil, p.errorf(f.keyLine("gone"), fieldPath, "a member expectation has one of condition, object and gone")
+		}
+		v, err := p.scalar(g, f.child("gone"))
+		if err != nil {
+			return nil, err
+		}
+		if v != "true" {
+			return nil, p.errorf(g.Line, f.child("gone"), "must be true, not %q", v)
+		}
+		me.Gone = true
+		return me, nil
 	}
 	if o := f.get("object"); o != nil {
 		if f.present("condition") {

@@ -267,6 +267,9 @@ type MemberExpectation struct {
 	Condition *ConditionExpectation
 	// Object, when set, checks an object on the member cluster instead of a condition.
 	Object *MemberObjectExpectation
+	// Gone, instead of a condition, expects the member to have left the fleet: its
+	// MemberCluster is removed.
+	Gone bool
 }
 
 // MemberObjectExpectation checks one object on a member cluster: State is ObjectOwned (it

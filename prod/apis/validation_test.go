@@ -277,6 +277,10 @@ func TestMemberClusterValidation(t *testing.T) {
 			want: "identity.kind must be ServiceAccount, User or Group"},
 		{name: "service account without namespace", obj: "apiVersion: cluster.kubernetes-fleet.io/v1beta1\nkind: MemberCluster\nmetadata:\n  name: m\nspec:\n  identity: {kind: ServiceAccount, name: agent}\n",
 			want: "identity.namespace is required for a ServiceAccount"},
+		{name: "deleteOptions Skip", obj: mc("deleteOptions: {validationMode: Skip}")},
+		{name: "deleteOptions Strict", obj: mc("deleteOptions: {validationMode: Strict}")},
+		{name: "deleteOptions of an unknown mode", obj: mc("deleteOptions: {validationMode: Force}"),
+			want: `spec.deleteOptions.validationMode: Unsupported value: "Force": supported values: "Skip", "Strict"`},
 	})
 	runAdmissions(t, "InternalMemberCluster", []admission{
 		{name: "join", obj: "apiVersion: cluster.kubernetes-fleet.io/v1beta1\nkind: InternalMemberCluster\nmetadata: {name: m, namespace: fleet-member-m}\nspec: {state: Join}\n"},
@@ -504,5 +508,24 @@ func TestDefaults(t *testing.T) {
 	tsc := obj["spec"].(map[string]any)["policy"].(map[string]any)["topologySpreadConstraints"].([]any)[0].(map[string]any)
 	if got := tsc["whenUnsatisfiable"]; got != "DoNotSchedule" {
 		t.Errorf("whenUnsatisfiable defaults to %v, want DoNotSchedule", got)
+	}
+}
+
+// TestIssue17Defaults: statusReportingScope defaults to ClusterScopeOnly and a MemberCluster's
+// deleteOptions.validationMode to Strict, as KubeFleet's CRDs default them.
+func TestIssue17Defaults(t *testing.T) {
+	obj := decodeObject(t, crp("", ""))
+	if _, errs := servers(t)["ClusterResourcePlacement"].Admit(obj, nil); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if got := obj["spec"].(map[string]any)["statusReportingScope"]; got != "ClusterScopeOnly" {
+		t.Errorf("statusReportingScope defaults to %v, want ClusterScopeOnly", got)
+	}
+	mc := decodeObject(t, "apiVersion: cluster.kubernetes-fleet.io/v1beta1\nkind: MemberCluster\nmetadata:\n  name: m\nspec:\n  identity: {kind: User, name: agent}\n  deleteOptions: {}\n")
+	if _, errs := servers(t)["MemberCluster"].Admit(mc, nil); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if got := mc["spec"].(map[string]any)["deleteOptions"].(map[string]any)["validationMode"]; got != "Strict" {
+		t.Errorf("deleteOptions.validationMode defaults to %v, want Strict", got)
 	}
 }

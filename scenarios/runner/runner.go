@@ -355,13 +355,23 @@ func (r *run) applyMemberCluster(o *unstructured.Unstructured) error {
 		Spec struct {
 			HeartbeatPeriodSeconds int            `json:"heartbeatPeriodSeconds"`
 			Taints                 []member.Taint `json:"taints"`
+			DeleteOptions          *struct {
+				ValidationMode member.DeleteValidationMode `json:"validationMode"`
+			} `json:"deleteOptions"`
 		} `json:"spec"`
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &spec); err != nil {
 		return err
 	}
 	name := o.GetName()
+	var validation member.DeleteValidationMode
+	if d := spec.Spec.DeleteOptions; d != nil {
+		validation = d.ValidationMode
+	}
 	if cur, ok := r.s.Member(name); ok {
+		if err := r.s.SetDeleteValidation(name, validation); err != nil {
+			return err
+		}
 		// An update, like kubectl apply: the manifest's labels and taints replace the
 		// member's, so ones left out are removed. They are what scheduling sees change.
 		var removed []string
@@ -395,7 +405,8 @@ func (r *run) applyMemberCluster(o *unstructured.Unstructured) error {
 	}
 	return r.s.AddMember(sim.MemberSpec{
 		Name: name, Kind: member.KindCluster, Labels: o.GetLabels(), Taints: spec.Spec.Taints,
-		HeartbeatPeriod: time.Duration(spec.Spec.HeartbeatPeriodSeconds) * time.Second,
+		HeartbeatPeriod:  time.Duration(spec.Spec.HeartbeatPeriodSeconds) * time.Second,
+		DeleteValidation: validation,
 	})
 }
 
@@ -577,6 +588,13 @@ func describeDetails(d *scenarios.DetailsExpectation) string {
 func (r *run) checkMember(m *scenarios.MemberExpectation) (string, bool, string) {
 	if o := m.Object; o != nil {
 		return r.checkMemberObject(m.Name, o)
+	}
+	if m.Gone {
+		desc := fmt.Sprintf("member %s has left the fleet", m.Name)
+		if _, ok := r.s.Member(m.Name); ok {
+			return desc, false, fmt.Sprintf("member %s still exists", m.Name)
+		}
+		return desc, true, fmt.Sprintf("member %s does not exist", m.Name)
 	}
 	desc := fmt.Sprintf("member %s has %s", m.Name, describeCondition(m.Condition))
 	st, ok := r.s.Member(m.Name)
