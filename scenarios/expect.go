@@ -143,7 +143,7 @@ func (p *parser) objectExpectation(n *yaml.Node, fieldPath string, keyLine int) 
 }
 
 func (p *parser) placementExpectation(n *yaml.Node, fieldPath string, keyLine int) (*PlacementExpectation, error) {
-	f, err := p.fields(n, fieldPath, keyLine, "name", "clusters", "clusterCount", "condition", "details", "statusObject")
+	f, err := p.fields(n, fieldPath, keyLine, "name", "clusters", "clusterCount", "condition", "details", "statusObject", "backReported")
 	if err != nil {
 		return nil, err
 	}
@@ -151,8 +151,31 @@ func (p *parser) placementExpectation(n *yaml.Node, fieldPath string, keyLine in
 	if pe.Name, err = p.requiredString(f, "name"); err != nil {
 		return nil, err
 	}
-	if f.get("clusters") == nil && f.get("clusterCount") == nil && f.get("condition") == nil && f.get("details") == nil && f.get("statusObject") == nil {
-		return nil, p.errorf(f.line, fieldPath, "needs at least one of clusters, clusterCount, condition, details and statusObject")
+	if f.get("clusters") == nil && f.get("clusterCount") == nil && f.get("condition") == nil && f.get("details") == nil && f.get("statusObject") == nil && f.get("backReported") == nil {
+		return nil, p.errorf(f.line, fieldPath, "needs at least one of clusters, clusterCount, condition, details, statusObject and backReported")
+	}
+	if br := f.get("backReported"); br != nil {
+		bf, err := p.fields(br, f.child("backReported"), f.keyLine("backReported"), "cluster", "objects")
+		if err != nil {
+			return nil, err
+		}
+		pe.BackReported = &BackReportedExpectation{Objects: []string{}}
+		if pe.BackReported.Cluster, err = p.requiredString(bf, "cluster"); err != nil {
+			return nil, err
+		}
+		if o := bf.get("objects"); o != nil {
+			items, err := p.list(o, bf.child("objects"))
+			if err != nil {
+				return nil, err
+			}
+			for i, it := range items {
+				v, err := p.scalar(it, index(bf.child("objects"), i))
+				if err != nil {
+					return nil, err
+				}
+				pe.BackReported.Objects = append(pe.BackReported.Objects, v)
+			}
+		}
 	}
 	if so := f.get("statusObject"); so != nil {
 		sf, err := p.fields(so, f.child("statusObject"), f.keyLine("statusObject"), "namespace", "absent")

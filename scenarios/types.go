@@ -241,6 +241,17 @@ type PlacementExpectation struct {
 	// StatusObject checks the placement's ClusterResourcePlacementStatus
 	// (statusReportingScope NamespaceAccessible).
 	StatusObject *StatusObjectExpectation
+	// BackReported checks what the placement's Work on one cluster reports back in its
+	// status (strategy.reportBackStrategy Mirror to WorkAPI).
+	BackReported *BackReportedExpectation
+}
+
+// BackReportedExpectation: Objects is the exact list, in manifest order, of the objects the
+// Work on Cluster reports back, as "Kind/name" or "Kind/namespace/name"; empty means the
+// Work reports nothing back.
+type BackReportedExpectation struct {
+	Cluster string
+	Objects []string
 }
 
 // StatusObjectExpectation: with Absent, the placement keeps no ClusterResourcePlacementStatus;

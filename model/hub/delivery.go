@@ -199,12 +199,15 @@ func (c *Controllers) reconcileWork(bindingName string) {
 		return
 	}
 	abandon := p.CRP.Spec.Strategy.Abandons()
-	if w := st.Work(b.Name); w != nil && w.Generation == b.Generation && w.Abandon != abandon {
-		// Only the delete strategy changed: the Work carries it to the member agent.
+	reportBack := p.CRP.Spec.Strategy.ReportBackStrategy
+	if w := st.Work(b.Name); w != nil && w.Generation == b.Generation && (w.Abandon != abandon || !sameReportBack(w.ReportBack, reportBack)) {
+		// Only the delete or report-back strategy changed: the Work carries them to the
+		// member agent.
 		nw := *w
-		nw.Abandon = abandon
+		nw.Abandon, nw.ReportBack = abandon, copyReportBack(reportBack)
 		st.PutWork(&nw)
-		env.Record("work-synchronized", membership.Namespace(b.TargetCluster)+"/"+nw.Name, fmt.Sprintf("binding %s delete strategy abandon=%t", b.Name, abandon))
+		env.Record("work-synchronized", membership.Namespace(b.TargetCluster)+"/"+nw.Name,
+			fmt.Sprintf("binding %s delete strategy abandon=%t, report back %s", b.Name, abandon, reportBackText(reportBack)))
 		env.WorkWritten(&nw)
 	}
 	if w := st.Work(b.Name); w != nil && w.Generation == b.Generation {
@@ -276,10 +279,37 @@ func (c *Controllers) reconcileWork(bindingName string) {
 		return
 	}
 	if w := st.Work(b.Name); w == nil || w.Generation != b.Generation {
-		w = &Work{Name: b.Placement + "-work", Binding: b.Name, Placement: b.Placement, Member: b.TargetCluster, Generation: b.Generation, Manifests: manifests, Envelopes: envelopes, Abandon: abandon}
+		w = &Work{Name: b.Placement + "-work", Binding: b.Name, Placement: b.Placement, Member: b.TargetCluster, Generation: b.Generation, Manifests: manifests, Envelopes: envelopes, Abandon: abandon, ReportBack: copyReportBack(reportBack)}
 		st.PutWork(w)
 		env.Record("work-synchronized", membership.Namespace(b.TargetCluster)+"/"+w.Name, fmt.Sprintf("binding %s generation %d, %d manifest(s)", b.Name, b.Generation, len(manifests)))
 		env.WorkWritten(w)
 	}
 	set(condition.True(condition.TypeWorkSynchronized, ReasonAllWorkSynced, "All of the works are synchronized to the latest"))
+}
+
+func sameReportBack(a, b *placement.ReportBackStrategy) bool {
+	return reportBackText(a) == reportBackText(b)
+}
+
+func copyReportBack(r *placement.ReportBackStrategy) *placement.ReportBackStrategy {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	if r.Destination != nil {
+		d := *r.Destination
+		c.Destination = &d
+	}
+	return &c
+}
+
+// reportBackText renders a report-back strategy for events and comparisons.
+func reportBackText(r *placement.ReportBackStrategy) string {
+	switch {
+	case r == nil:
+		return "none"
+	case r.Destination == nil:
+		return string(r.Type)
+	}
+	return string(r.Type) + " to " + string(*r.Destination)
 }

@@ -120,4 +120,7 @@ type Work struct {
 	// because its placement is deleted, the member agent leaves what it applied on the
 	// member, removing only its ownership.
 	Abandon bool
+	// ReportBack is the placement's strategy.reportBackStrategy: under Mirror the member
+	// agent reports each applied object's status in the Work's status.
+	ReportBack *placement.ReportBackStrategy
 }

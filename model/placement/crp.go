@@ -95,6 +95,40 @@ type RolloutStrategy struct {
 	ApplyStrategy *ApplyStrategy       `json:"applyStrategy,omitempty"`
 	// DeleteStrategy says what deleting the placement does to what it placed.
 	DeleteStrategy *DeleteStrategy `json:"deleteStrategy,omitempty"`
+	// ReportBackStrategy says whether and where the member agents report the status of
+	// the placed objects.
+	ReportBackStrategy *ReportBackStrategy `json:"reportBackStrategy,omitempty"`
+}
+
+// ReportBackStrategyType is strategy.reportBackStrategy.type.
+type ReportBackStrategyType string
+
+// ReportBackDestination is strategy.reportBackStrategy.destination.
+type ReportBackDestination string
+
+const (
+	// ReportBackDisabled (the default): no object status is reported back.
+	ReportBackDisabled ReportBackStrategyType = "Disabled"
+	// ReportBackMirror: the member agents copy each placed object's status, as it is on
+	// the member, to the destination.
+	ReportBackMirror ReportBackStrategyType = "Mirror"
+
+	// ReportBackToWorkAPI: into the Work's status (manifestConditions[].backReportedStatus).
+	ReportBackToWorkAPI ReportBackDestination = "WorkAPI"
+	// ReportBackToOriginalResource: onto the placed object on the hub; only for a placement
+	// of exactly one cluster (not supported here yet: refused by validation).
+	ReportBackToOriginalResource ReportBackDestination = "OriginalResource"
+)
+
+// ReportBackStrategy mirrors v1beta1 ReportBackStrategy.
+type ReportBackStrategy struct {
+	Type        ReportBackStrategyType `json:"type"`
+	Destination *ReportBackDestination `json:"destination,omitempty"`
+}
+
+// Mirrors reports whether the member agents report the placed objects' status back.
+func (s *ReportBackStrategy) Mirrors() bool {
+	return s != nil && s.Type == ReportBackMirror
 }
 
 // DeletePropagationPolicy is a placement's strategy.deleteStrategy.propagationPolicy.

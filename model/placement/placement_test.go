@@ -257,3 +257,36 @@ func TestStatusReportingScope(t *testing.T) {
 		}
 	}
 }
+
+func TestValidateReportBackStrategy(t *testing.T) {
+	dest := func(d ReportBackDestination) *ReportBackDestination { return &d }
+	for _, tc := range []struct {
+		name   string
+		rs     *ReportBackStrategy
+		want   string // "" means valid
+		mirror bool
+	}{
+		{"none", nil, "", false},
+		{"disabled", &ReportBackStrategy{Type: ReportBackDisabled}, "", false},
+		{"mirror to the Work API", &ReportBackStrategy{Type: ReportBackMirror, Destination: dest(ReportBackToWorkAPI)}, "", true},
+		{"mirror without destination", &ReportBackStrategy{Type: ReportBackMirror}, "a destination must be specified", true},
+		{"mirror to the original resource", &ReportBackStrategy{Type: ReportBackMirror, Destination: dest(ReportBackToOriginalResource)}, `Unsupported value: "OriginalResource"`, true},
+		{"no type", &ReportBackStrategy{}, "spec.strategy.reportBackStrategy.type: Required value", false},
+		{"unknown type", &ReportBackStrategy{Type: "Copy"}, `Unsupported value: "Copy"`, false},
+		{"unknown destination", &ReportBackStrategy{Type: ReportBackMirror, Destination: dest("Elsewhere")}, `Unsupported value: "Elsewhere"`, true},
+	} {
+		c := &ClusterResourcePlacement{Spec: PlacementSpec{ResourceSelectors: []ResourceSelector{{Version: "v1", Kind: "Namespace", Name: "a"}}}}
+		c.Name = "p"
+		c.Spec.Strategy.ReportBackStrategy = tc.rs
+		got := ValidatePlacement(c).ToAggregate()
+		switch {
+		case tc.want == "" && got != nil:
+			t.Errorf("%s: %v, want valid", tc.name, got)
+		case tc.want != "" && (got == nil || !strings.Contains(got.Error(), tc.want)):
+			t.Errorf("%s: %v, want an error containing %q", tc.name, got, tc.want)
+		}
+		if m := tc.rs.Mirrors(); m != tc.mirror {
+			t.Errorf("%s: Mirrors() = %t, want %t", tc.name, m, tc.mirror)
+		}
+	}
+}

@@ -368,6 +368,27 @@ func validateStrategy(s RolloutStrategy, path *field.Path) field.ErrorList {
 				[]DeletePropagationPolicy{DeletePropagationAbandon, DeletePropagationDelete}))
 		}
 	}
+	if r := s.ReportBackStrategy; r != nil {
+		rp := path.Child("reportBackStrategy")
+		switch r.Type {
+		case ReportBackDisabled, ReportBackMirror:
+		case "":
+			errs = append(errs, field.Required(rp.Child("type"), "Disabled or Mirror"))
+		default:
+			errs = append(errs, field.NotSupported(rp.Child("type"), r.Type, []ReportBackStrategyType{ReportBackDisabled, ReportBackMirror}))
+		}
+		switch {
+		case r.Destination == nil:
+			if r.Type == ReportBackMirror {
+				errs = append(errs, field.Required(rp.Child("destination"), "when reportBackStrategy.type is 'Mirror', a destination must be specified"))
+			}
+		case *r.Destination == ReportBackToWorkAPI:
+		case *r.Destination == ReportBackToOriginalResource:
+			errs = append(errs, field.NotSupported(rp.Child("destination"), *r.Destination, []ReportBackDestination{ReportBackToWorkAPI}))
+		default:
+			errs = append(errs, field.NotSupported(rp.Child("destination"), *r.Destination, []ReportBackDestination{ReportBackToOriginalResource, ReportBackToWorkAPI}))
+		}
+	}
 	ru := s.RollingUpdate
 	if ru == nil {
 		return errs

@@ -77,6 +77,8 @@ var wantCRDs = map[string]crdWant{
 			"maxSurge must not be negative",
 			"when statusReportingScope is NamespaceAccessible, exactly one resourceSelector with kind 'Namespace' is required",
 			"statusReportingScope is immutable",
+			"when reportBackStrategy.type is 'Mirror', a destination must be specified",
+			"reportBackStrategy.destination OriginalResource is not supported by this hub yet: use WorkAPI",
 		}},
 	"ClusterResourcePlacementStatus": {group: placementGroup, plural: "clusterresourceplacementstatuses", namespaced: true, shortNames: []string{"crps"},
 		columns: [][2]string{{"Resource-Index", ".sourceStatus.observedResourceIndex"}, {"Last-Updated", ".lastUpdatedTime"}, age}},

@@ -251,6 +251,14 @@ affinity:
 			want: `spec.statusReportingScope: Unsupported value: "Everywhere"`},
 		{name: "statusReportingScope changed", old: crp("", "") + "  statusReportingScope: ClusterScopeOnly\n", obj: crp("", "") + "  statusReportingScope: NamespaceAccessible\n",
 			want: "statusReportingScope is immutable"},
+		{name: "reportBackStrategy Disabled", obj: crp("", "reportBackStrategy: {type: Disabled}")},
+		{name: "reportBackStrategy Mirror to the Work API", obj: crp("", "reportBackStrategy: {type: Mirror, destination: WorkAPI}")},
+		{name: "reportBackStrategy Mirror without destination", obj: crp("", "reportBackStrategy: {type: Mirror}"),
+			want: "when reportBackStrategy.type is 'Mirror', a destination must be specified"},
+		{name: "reportBackStrategy Mirror to the original resource", obj: crp("", "reportBackStrategy: {type: Mirror, destination: OriginalResource}"),
+			want: "reportBackStrategy.destination OriginalResource is not supported by this hub yet"},
+		{name: "reportBackStrategy of an unknown type", obj: crp("", "reportBackStrategy: {type: Copy}"),
+			want: `spec.strategy.reportBackStrategy.type: Unsupported value: "Copy"`},
 		{name: "statusReportingScope kept", old: crp("", "") + "  statusReportingScope: NamespaceAccessible\n", obj: crp("placementType: PickAll", "") + "  statusReportingScope: NamespaceAccessible\n"},
 	})
 }

@@ -203,6 +203,7 @@ func strategyToModel(s v1beta1.RolloutStrategy) placement.RolloutStrategy {
 	if d := s.DeleteStrategy; d != nil {
 		out.DeleteStrategy = &placement.DeleteStrategy{PropagationPolicy: d.PropagationPolicy}
 	}
+	out.ReportBackStrategy = ReportBackToModel(s.ReportBackStrategy)
 	if r := s.RollingUpdate; r != nil {
 		out.RollingUpdate = &placement.RollingUpdateConfig{
 			MaxUnavailable:           copyPtr(r.MaxUnavailable),
@@ -218,6 +219,7 @@ func strategyFromModel(s placement.RolloutStrategy) v1beta1.RolloutStrategy {
 	if d := s.DeleteStrategy; d != nil {
 		out.DeleteStrategy = &v1beta1.DeleteStrategy{PropagationPolicy: d.PropagationPolicy}
 	}
+	out.ReportBackStrategy = ReportBackFromModel(s.ReportBackStrategy)
 	if r := s.RollingUpdate; r != nil {
 		out.RollingUpdate = &v1beta1.RollingUpdateConfig{
 			MaxUnavailable:           copyPtr(r.MaxUnavailable),

@@ -183,6 +183,7 @@ spec:
       allowCoOwnership: true
       serverSideApplyConfig: {force: true}
     deleteStrategy: {propagationPolicy: Abandon}
+    reportBackStrategy: {type: Mirror, destination: WorkAPI}
   revisionHistoryLimit: 5
   statusReportingScope: NamespaceAccessible
 `

@@ -494,6 +494,9 @@ func (r *run) checkPlacement(p *scenarios.PlacementExpectation) (string, bool, s
 	if p.Details != nil {
 		want = append(want, describeDetails(p.Details))
 	}
+	if br := p.BackReported; br != nil {
+		want = append(want, fmt.Sprintf("its Work on %s reporting back [%s]", br.Cluster, strings.Join(br.Objects, " ")))
+	}
 	if so := p.StatusObject; so != nil {
 		if so.Absent {
 			want = append(want, "no ClusterResourcePlacementStatus")
@@ -527,6 +530,17 @@ func (r *run) checkPlacement(p *scenarios.PlacementExpectation) (string, bool, s
 		ok, text := matchCondition(p.Condition, conds)
 		passed = passed && ok
 		got = append(got, text)
+	}
+	if br := p.BackReported; br != nil {
+		objs := []string{}
+		for _, b := range r.s.BackReported(p.Name, br.Cluster) {
+			if b.Reported["kind"] != strings.SplitN(b.Object, "/", 2)[0] {
+				passed = false // the report must describe the object it is for
+			}
+			objs = append(objs, b.Object)
+		}
+		passed = passed && slices.Equal(objs, br.Objects)
+		got = append(got, fmt.Sprintf("its Work on %s reporting back [%s]", br.Cluster, strings.Join(objs, " ")))
 	}
 	if so := p.StatusObject; so != nil {
 		ok, text := checkStatusObject(so, st)

@@ -323,6 +323,30 @@ type RolloutStrategy struct {
 	// placement is deleted.
 	// +optional
 	DeleteStrategy *DeleteStrategy `json:"deleteStrategy,omitempty"`
+
+	// ReportBackStrategy says whether the member agents report the status of the placed
+	// objects back to the hub, and where.
+	// +kubebuilder:validation:XValidation:rule="self.type != 'Mirror' || has(self.destination)",message="when reportBackStrategy.type is 'Mirror', a destination must be specified"
+	// +kubebuilder:validation:XValidation:rule="!has(self.destination) || self.destination != 'OriginalResource'",message="reportBackStrategy.destination OriginalResource is not supported by this hub yet: use WorkAPI"
+	// +optional
+	ReportBackStrategy *ReportBackStrategy `json:"reportBackStrategy,omitempty"`
+}
+
+// ReportBackStrategy describes how the status of placed objects is reported back.
+type ReportBackStrategy struct {
+	// Type: Disabled (the default) reports nothing back; Mirror copies each placed object's
+	// status, as it is on the member, to the destination.
+	// +kubebuilder:default=Disabled
+	// +kubebuilder:validation:Enum=Disabled;Mirror
+	// +required
+	Type placement.ReportBackStrategyType `json:"type"`
+
+	// Destination, required with Mirror: WorkAPI puts the statuses in the Works' status
+	// (manifestConditions[].backReportedStatus); OriginalResource (onto the placed objects
+	// on the hub, for a placement of exactly one cluster) is not supported by this hub yet.
+	// +kubebuilder:validation:Enum=OriginalResource;WorkAPI
+	// +optional
+	Destination *placement.ReportBackDestination `json:"destination,omitempty"`
 }
 
 // DeleteStrategy configures what deleting a placement does to what it placed.
