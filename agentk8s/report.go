@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/fleetsim/fleetsim/model/condition"
 	"github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/placement"
@@ -31,6 +34,25 @@ type ManifestResult struct {
 	// ObservedAt is when the agent looked; DriftSince and DiffSince when it first saw the
 	// drifts or diffs it reports (the agent remembers them across checks).
 	ObservedAt, DriftSince, DiffSince time.Time
+	// BackReported is the object's status as the member holds it, wrapped with its
+	// apiVersion and kind (BackReport), when the Work's report-back strategy is Mirror;
+	// nil otherwise.
+	BackReported map[string]any
+}
+
+// BackReport is what a member agent reports back for an object under the report-back
+// strategy rs (strategy.reportBackStrategy): nil unless rs mirrors and the object exists on
+// the member; otherwise the object's apiVersion, kind and status (absent when the object
+// has none), as copied into a Work's manifestConditions[].backReportedStatus.observedStatus.
+func BackReport(rs *placement.ReportBackStrategy, live *unstructured.Unstructured) map[string]any {
+	if !rs.Mirrors() || live == nil {
+		return nil
+	}
+	out := map[string]any{"apiVersion": live.GetAPIVersion(), "kind": live.GetKind()}
+	if st, ok := live.Object["status"]; ok {
+		out["status"] = runtime.DeepCopyJSONValue(st)
+	}
+	return out
 }
 
 // Manifest-level reasons and messages (WORK-API, AVAIL-*).

@@ -143,7 +143,7 @@ func (p *parser) objectExpectation(n *yaml.Node, fieldPath string, keyLine int) 
 }
 
 func (p *parser) placementExpectation(n *yaml.Node, fieldPath string, keyLine int) (*PlacementExpectation, error) {
-	f, err := p.fields(n, fieldPath, keyLine, "name", "clusters", "clusterCount", "condition", "details")
+	f, err := p.fields(n, fieldPath, keyLine, "name", "clusters", "clusterCount", "condition", "details", "statusObject", "backReported")
 	if err != nil {
 		return nil, err
 	}
@@ -151,8 +151,53 @@ func (p *parser) placementExpectation(n *yaml.Node, fieldPath string, keyLine in
 	if pe.Name, err = p.requiredString(f, "name"); err != nil {
 		return nil, err
 	}
-	if f.get("clusters") == nil && f.get("clusterCount") == nil && f.get("condition") == nil && f.get("details") == nil {
-		return nil, p.errorf(f.line, fieldPath, "needs at least one of clusters, clusterCount, condition and details")
+	if f.get("clusters") == nil && f.get("clusterCount") == nil && f.get("condition") == nil && f.get("details") == nil && f.get("statusObject") == nil && f.get("backReported") == nil {
+		return nil, p.errorf(f.line, fieldPath, "needs at least one of clusters, clusterCount, condition, details, statusObject and backReported")
+	}
+	if br := f.get("backReported"); br != nil {
+		bf, err := p.fields(br, f.child("backReported"), f.keyLine("backReported"), "cluster", "objects")
+		if err != nil {
+			return nil, err
+		}
+		pe.BackReported = &BackReportedExpectation{Objects: []string{}}
+		if pe.BackReported.Cluster, err = p.requiredString(bf, "cluster"); err != nil {
+			return nil, err
+		}
+		if o := bf.get("objects"); o != nil {
+			items, err := p.list(o, bf.child("objects"))
+			if err != nil {
+				return nil, err
+			}
+			for i, it := range items {
+				v, err := p.scalar(it, index(bf.child("objects"), i))
+				if err != nil {
+					return nil, err
+				}
+				pe.BackReported.Objects = append(pe.BackReported.Objects, v)
+			}
+		}
+	}
+	if so := f.get("statusObject"); so != nil {
+		sf, err := p.fields(so, f.child("statusObject"), f.keyLine("statusObject"), "namespace", "absent")
+		if err != nil {
+			return nil, err
+		}
+		pe.StatusObject = &StatusObjectExpectation{}
+		if a := sf.get("absent"); a != nil {
+			v, err := p.scalar(a, sf.child("absent"))
+			if err != nil {
+				return nil, err
+			}
+			if v != "true" && v != "false" {
+				return nil, p.errorf(a.Line, sf.child("absent"), "must be true or false, not %q", v)
+			}
+			pe.StatusObject.Absent = v == "true"
+		}
+		if !pe.StatusObject.Absent {
+			if pe.StatusObject.Namespace, err = p.requiredString(sf, "namespace"); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if d := f.get("details"); d != nil {
 		if pe.Details, err = p.details(d, f.child("details"), f.keyLine("details")); err != nil {
@@ -206,7 +251,7 @@ func (p *parser) placementExpectation(n *yaml.Node, fieldPath string, keyLine in
 }
 
 func (p *parser) memberExpectation(n *yaml.Node, fieldPath string, keyLine int) (*MemberExpectation, error) {
-	f, err := p.fields(n, fieldPath, keyLine, "name", "condition", "object")
+	f, err := p.fields(n, fieldPath, keyLine, "name", "condition", "object", "gone")
 	if err != nil {
 		return nil, err
 	}
@@ -216,6 +261,20 @@ func (p *parser) memberExpectation(n *yaml.Node, fieldPath string, keyLine int) 
 	}
 	if !p.knownMember(me.Name) {
 		return nil, p.errorf(f.get("name").Line, f.child("name"), "unknown member %q: not defined in members, nor created by a MemberCluster manifest", me.Name)
+	}
+	if g := f.get("gone"); g != nil {
+		if f.present("condition") || f.present("object") {
+			return nil, p.errorf(f.keyLine("gone"), fieldPath, "a member expectation has one of condition, object and gone")
+		}
+		v, err := p.scalar(g, f.child("gone"))
+		if err != nil {
+			return nil, err
+		}
+		if v != "true" {
+			return nil, p.errorf(g.Line, f.child("gone"), "must be true, not %q", v)
+		}
+		me.Gone = true
+		return me, nil
 	}
 	if o := f.get("object"); o != nil {
 		if f.present("condition") {

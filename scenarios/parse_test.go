@@ -359,7 +359,7 @@ func TestParseErrors(t *testing.T) {
 		{"member edit without an object", head + "timeline:\n  - at: 1m\n    memberEdit: {member: m1}\n", 5, "timeline[0].memberEdit.object", "required"},
 		{"member edit of an object without a name", head + "timeline:\n  - at: 1m\n    memberEdit: {member: m1, object: \"{apiVersion: v1, kind: ConfigMap}\"}\n", 5, "timeline[0].memberEdit.object", "needs apiVersion, kind and metadata.name"},
 		{"details without checks", head + "members:\n  - name: m1\nexpect:\n  - placement:\n      name: p\n      details: {cluster: m1}\n", 8, "expect[0].placement.details", "needs at least one of failedReason, driftedPaths and diffedPaths"},
-		{"placement expectation without checks", head + "expect:\n  - placement:\n      name: p\n", 4, "expect[0].placement", "needs at least one of clusters, clusterCount, condition and details"},
+		{"placement expectation without checks", head + "expect:\n  - placement:\n      name: p\n", 4, "expect[0].placement", "needs at least one of clusters, clusterCount, condition, details, statusObject and backReported"},
 		{"placement expectation unknown cluster", head + members + "expect:\n  - placement: {name: p, clusters: [c1, c9]}\n", 6, "expect[0].placement.clusters[1]", `unknown member "c9"`},
 		{"clusterCount disagrees", head + members + "expect:\n  - placement: {name: p, clusters: [c1, c2], clusterCount: 3}\n", 6, "expect[0].placement.clusterCount", "is 3 but clusters lists 2"},
 		{"negative clusterCount", head + "expect:\n  - placement: {name: p, clusterCount: -1}\n", 4, "expect[0].placement.clusterCount", "must not be negative"},

@@ -238,6 +238,28 @@ type PlacementExpectation struct {
 	Condition    *ConditionExpectation
 	// Details checks one cluster's failed, drifted and diffed placements.
 	Details *DetailsExpectation
+	// StatusObject checks the placement's ClusterResourcePlacementStatus
+	// (statusReportingScope NamespaceAccessible).
+	StatusObject *StatusObjectExpectation
+	// BackReported checks what the placement's Work on one cluster reports back in its
+	// status (strategy.reportBackStrategy Mirror to WorkAPI).
+	BackReported *BackReportedExpectation
+}
+
+// BackReportedExpectation: Objects is the exact list, in manifest order, of the objects the
+// Work on Cluster reports back, as "Kind/name" or "Kind/namespace/name"; empty means the
+// Work reports nothing back.
+type BackReportedExpectation struct {
+	Cluster string
+	Objects []string
+}
+
+// StatusObjectExpectation: with Absent, the placement keeps no ClusterResourcePlacementStatus;
+// otherwise one exists in Namespace and mirrors the placement's status (every condition but
+// ClusterResourcePlacementStatusSynced, with the same status and reason).
+type StatusObjectExpectation struct {
+	Namespace string
+	Absent    bool
 }
 
 // DetailsExpectation checks a cluster's entry in placementStatuses: FailedReason, when set,
@@ -256,6 +278,9 @@ type MemberExpectation struct {
 	Condition *ConditionExpectation
 	// Object, when set, checks an object on the member cluster instead of a condition.
 	Object *MemberObjectExpectation
+	// Gone, instead of a condition, expects the member to have left the fleet: its
+	// MemberCluster is removed.
+	Gone bool
 }
 
 // MemberObjectExpectation checks one object on a member cluster: State is ObjectOwned (it

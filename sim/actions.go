@@ -27,6 +27,8 @@ type MemberSpec struct {
 	HeartbeatPeriod time.Duration
 	// Unhealthy makes the agent report the member unhealthy.
 	Unhealthy bool
+	// DeleteValidation is spec.deleteOptions.validationMode ("" means Strict).
+	DeleteValidation member.DeleteValidationMode
 }
 
 // AddMember creates the MemberCluster now; its agent joins once the hub has prepared it.
@@ -43,11 +45,14 @@ func (s *Sim) AddMember(spec MemberSpec) error {
 	if spec.HeartbeatPeriod < member.MinHeartbeatPeriod || spec.HeartbeatPeriod > member.MaxHeartbeatPeriod {
 		return fmt.Errorf("member %s: heartbeat period %s is outside [%s, %s]", spec.Name, spec.HeartbeatPeriod, member.MinHeartbeatPeriod, member.MaxHeartbeatPeriod)
 	}
+	if err := checkDeleteValidation(spec.DeleteValidation); err != nil {
+		return fmt.Errorf("member %s: %w", spec.Name, err)
+	}
 	labels := s.sharedLabels(spec.Labels)
 	r := &memberRecord{MemberCluster: mhub.MemberCluster{
 		Member: &member.Member{
 			Name: spec.Name, Kind: spec.Kind, Labels: labels, Taints: slices.Clone(spec.Taints),
-			HeartbeatPeriod: spec.HeartbeatPeriod,
+			HeartbeatPeriod: spec.HeartbeatPeriod, DeleteValidation: spec.DeleteValidation,
 		},
 		Created: s.Now(),
 	}}
@@ -85,6 +90,36 @@ func (s *Sim) record(name string) (*memberRecord, error) {
 		return nil, fmt.Errorf("member %s does not exist", name)
 	}
 	return r, nil
+}
+
+func checkDeleteValidation(m member.DeleteValidationMode) error {
+	switch m {
+	case "", member.DeleteValidationStrict, member.DeleteValidationSkip:
+		return nil
+	}
+	return fmt.Errorf("spec.deleteOptions.validationMode: Unsupported value: %q: supported values: %q, %q", m, member.DeleteValidationSkip, member.DeleteValidationStrict)
+}
+
+// SetDeleteValidation changes a member's spec.deleteOptions.validationMode; a member that is
+// already leaving is decided again under the new mode.
+func (s *Sim) SetDeleteValidation(name string, m member.DeleteValidationMode) error {
+	r, err := s.record(name)
+	if err != nil {
+		return err
+	}
+	if err := checkDeleteValidation(m); err != nil {
+		return fmt.Errorf("member %s: %w", name, err)
+	}
+	if r.Member.DeleteValidation == m {
+		return nil
+	}
+	r.Member.DeleteValidation = m
+	s.Record("member-updated", name, "deleteOptions.validationMode "+string(m))
+	if r.Member.Leaving {
+		// Only the membership decision reads the mode.
+		s.hub.memberChanged(name, triggers.MemberStatusChanged)
+	}
+	return nil
 }
 
 // DeleteMember asks the member to leave (deletes its MemberCluster).
@@ -250,6 +285,9 @@ func (s *Sim) ApplyPlacement(crp placement.ClusterResourcePlacement) error {
 			return fmt.Errorf("placement %s is being deleted", crp.Name)
 		}
 		if err := placement.CheckPolicyUpdate(p.CRP.Spec.Policy, crp.Spec.Policy); err != nil {
+			return fmt.Errorf("placement %s: %w", crp.Name, err)
+		}
+		if err := placement.CheckScopeUpdate(p.CRP.Spec.StatusReportingScope, crp.Spec.StatusReportingScope); err != nil {
 			return fmt.Errorf("placement %s: %w", crp.Name, err)
 		}
 		oldSpec, _ := json.Marshal(p.CRP.Spec)

@@ -135,6 +135,9 @@ func (s *Sim) applyWork(memberName, bindingName string, gen int64) {
 				res.MemberGeneration = &g
 			}
 		}
+		if res.ApplyError == "" && !res.ReportDiff {
+			res.BackReported = agentk8s.BackReport(w.ReportBack, a.objects[objectKey(m)])
+		}
 		res.Identifier.Envelope = w.Envelopes[i]
 		key := w.Name + "|" + objectKey(m)
 		res.ObservedAt = now
@@ -164,7 +167,58 @@ func (s *Sim) applyWork(memberName, bindingName string, gen int64) {
 	if nextCheck >= 0 {
 		s.scheduleApply(memberName, bindingName, gen, nextCheck-s.now)
 	}
-	s.sendMessage(a, "work-status", func() { s.deliverWorkStatus(bindingName, gen, summary) })
+	var backs []map[string]any
+	if w.ReportBack.Mirrors() {
+		backs = make([]map[string]any, len(results))
+		for i, r := range results {
+			backs[i] = r.BackReported
+		}
+	}
+	s.sendMessage(a, "work-status", func() {
+		s.deliverWorkStatus(bindingName, gen, summary)
+		if cur := s.store.works[bindingName]; cur != nil && cur.Generation == gen {
+			// The Work's status as the agent writes it: what it reported back replaces
+			// what it reported before (nothing, once the strategy is no longer Mirror).
+			if backs == nil {
+				delete(s.store.backReported, bindingName)
+			} else {
+				s.store.backReported[bindingName] = backs
+			}
+		}
+	})
+}
+
+// BackReport is one object a Work reports back: the manifest it came from ("Kind/name" or
+// "Kind/namespace/name") and its backReportedStatus.observedStatus ({apiVersion, kind,
+// status}).
+type BackReport struct {
+	Object   string
+	Reported map[string]any
+}
+
+// BackReported returns what the Work of placement on member reports back in its status
+// (strategy.reportBackStrategy Mirror), in manifest order; manifests with nothing reported
+// are left out.
+func (s *Sim) BackReported(placementName, member string) []BackReport {
+	var out []BackReport
+	for _, b := range s.store.byCRP[placementName] {
+		w := s.store.works[b.Name]
+		if b.TargetCluster != member || w == nil {
+			continue
+		}
+		for i, rep := range s.store.backReported[b.Name] {
+			if rep == nil || i >= len(w.Manifests) {
+				continue
+			}
+			m := w.Manifests[i]
+			id := m.GetKind() + "/" + m.GetName()
+			if m.GetNamespace() != "" {
+				id = m.GetKind() + "/" + m.GetNamespace() + "/" + m.GetName()
+			}
+			out = append(out, BackReport{Object: id, Reported: rep})
+		}
+	}
+	return out
 }
 
 // deliverWorkStatus writes a member's work status into its binding, as the hub's status

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/fleetsim/fleetsim/model/condition"
+	mhub "github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/membership"
 	"github.com/fleetsim/fleetsim/model/placement"
@@ -51,6 +52,9 @@ type PlacementStatus struct {
 	// Status is the placement's status as KubeFleet reports it: conditions,
 	// placementStatuses, selectedResources, observedResourceIndex.
 	Status status.Status `json:"status"`
+	// StatusObject is the ClusterResourcePlacementStatus a NamespaceAccessible placement
+	// keeps in its namespace (statusReportingScope), or nil.
+	StatusObject *mhub.StatusMirror `json:"statusObject,omitempty"`
 }
 
 // Placement returns one placement's status.
@@ -59,7 +63,7 @@ func (s *Sim) Placement(name string) (PlacementStatus, bool) {
 	if p == nil {
 		return PlacementStatus{}, false
 	}
-	st := PlacementStatus{Name: name, Clusters: []string{}, Conditions: conditionsOf(p.Status.Conditions), Decisions: p.Decisions, Bindings: []BindingStatus{}, Wanted: -1, Status: p.Status}
+	st := PlacementStatus{Name: name, Clusters: []string{}, Conditions: conditionsOf(p.Status.Conditions), Decisions: p.Decisions, Bindings: []BindingStatus{}, Wanted: -1, Status: p.Status, StatusObject: p.Mirror}
 	if len(st.Conditions) == 0 {
 		// Before the first status aggregation (or for an invalid policy), show what the
 		// scheduler said.

@@ -25,13 +25,17 @@ type store struct {
 	byCRP      map[string][]*placement.Binding // sorted by name
 	byMember   map[string]int                  // bindings targeting each member
 
-	overrides  overrideStore
-	works      map[string]*mhub.Work // by binding name
-	runs       map[string]*staged.ClusterStagedUpdateRun
-	strategies map[string]*staged.ClusterStagedUpdateStrategy
-	approvals  map[string]*staged.ClusterApprovalRequest
-	evictions  map[string]*eviction.Eviction
-	budgets    map[string]*eviction.DisruptionBudget
+	overrides overrideStore
+	works     map[string]*mhub.Work // by binding name
+	// backReported is what each Work's status holds in manifestConditions[].backReportedStatus
+	// (strategy.reportBackStrategy Mirror), by binding name: one entry per manifest, nil for
+	// a manifest with nothing reported.
+	backReported map[string][]map[string]any
+	runs         map[string]*staged.ClusterStagedUpdateRun
+	strategies   map[string]*staged.ClusterStagedUpdateStrategy
+	approvals    map[string]*staged.ClusterApprovalRequest
+	evictions    map[string]*eviction.Eviction
+	budgets      map[string]*eviction.DisruptionBudget
 
 	// resources are the hub objects placements select, by resources.Key.
 	resources      map[string]*unstructured.Unstructured
@@ -56,19 +60,20 @@ var _ mhub.Store = (*store)(nil)
 
 func newStore() *store {
 	return &store{
-		members:    map[string]*memberRecord{},
-		placements: map[string]*mhub.Placement{},
-		bindings:   map[string]*placement.Binding{},
-		byCRP:      map[string][]*placement.Binding{},
-		byMember:   map[string]int{},
-		resources:  map[string]*unstructured.Unstructured{},
-		overrides:  newOverrideStore(),
-		works:      map[string]*mhub.Work{},
-		runs:       map[string]*staged.ClusterStagedUpdateRun{},
-		evictions:  map[string]*eviction.Eviction{},
-		strategies: map[string]*staged.ClusterStagedUpdateStrategy{},
-		approvals:  map[string]*staged.ClusterApprovalRequest{},
-		budgets:    map[string]*eviction.DisruptionBudget{},
+		members:      map[string]*memberRecord{},
+		placements:   map[string]*mhub.Placement{},
+		bindings:     map[string]*placement.Binding{},
+		byCRP:        map[string][]*placement.Binding{},
+		byMember:     map[string]int{},
+		resources:    map[string]*unstructured.Unstructured{},
+		overrides:    newOverrideStore(),
+		works:        map[string]*mhub.Work{},
+		backReported: map[string][]map[string]any{},
+		runs:         map[string]*staged.ClusterStagedUpdateRun{},
+		evictions:    map[string]*eviction.Eviction{},
+		strategies:   map[string]*staged.ClusterStagedUpdateStrategy{},
+		approvals:    map[string]*staged.ClusterApprovalRequest{},
+		budgets:      map[string]*eviction.DisruptionBudget{},
 	}
 }
 
@@ -163,6 +168,7 @@ func (st *store) PutWork(w *mhub.Work)           { st.works[w.Binding] = w }
 func (st *store) DeleteWork(binding string) {
 	w, ok := st.works[binding]
 	delete(st.works, binding)
+	delete(st.backReported, binding)
 	if ok && st.onWorkDeleted != nil {
 		st.onWorkDeleted(w)
 	}

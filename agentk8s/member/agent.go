@@ -272,6 +272,9 @@ func (a *Agent) syncWork(ctx context.Context, w *v1beta1.Work) error {
 		res.ObservedAt = now
 		res.DriftSince = a.since.FirstSeen(key+"|drift", len(res.Drifts) > 0, now)
 		res.DiffSince = a.since.FirstSeen(key+"|diff", len(res.Diffs) > 0, now)
+		if res.ApplyError == "" && !res.ReportDiff {
+			res.BackReported = agentk8s.BackReport(mw.ReportBack, live)
+		}
 		if res.ApplyError == "" && !res.ReportDiff && live != nil {
 			res.Available = agentk8s.Available(live)
 			if res.Tracking == agentk8s.Trackable && !res.Available {

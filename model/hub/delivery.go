@@ -3,6 +3,7 @@ package hub
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -131,9 +132,52 @@ func (c *Controllers) refreshStatus(name string) {
 		condition.Set(&cs, condition.False(status.TypePlacementScheduled, status.ReasonInvalidResourceSelectors, err.Error()), p.Generation, env.Now())
 		next.Conditions = cs
 	}
+	MirrorStatus(p, &next, env.Now())
 	recordChanged(env, "placement-status", name, p.Status.Conditions, next.Conditions)
 	p.Status = next
 	c.Store.PutPlacement(p)
+}
+
+// MirrorStatus decides a placement's statusReportingScope for its next status: a
+// NamespaceAccessible placement gets the StatusSynced condition and, when its namespace
+// exists on the hub (it is among the selected objects), a ClusterResourcePlacementStatus
+// copy of next there (p.Mirror); otherwise p.Mirror is nil and next has no StatusSynced.
+func MirrorStatus(p *Placement, next *status.Status, now time.Time) {
+	ns := p.CRP.Spec.StatusNamespace()
+	if prev, ok := condition.Find(p.Status.Conditions, status.TypePlacementStatusSynced); ok {
+		if _, has := condition.Find(next.Conditions, status.TypePlacementStatusSynced); !has && ns != "" {
+			next.Conditions = append(next.Conditions, prev)
+		}
+	}
+	if ns == "" {
+		next.Conditions = withoutCondition(next.Conditions, status.TypePlacementStatusSynced)
+		p.Mirror = nil
+		return
+	}
+	exists := false
+	for _, o := range p.Selected {
+		if o.GetKind() == "Namespace" && o.GetAPIVersion() == "v1" && o.GetName() == ns {
+			exists = true
+		}
+	}
+	if !exists {
+		condition.Set(&next.Conditions, condition.False(status.TypePlacementStatusSynced, status.ReasonStatusSyncFailed,
+			fmt.Sprintf("namespace %q does not exist on the hub: no ClusterResourcePlacementStatus can be kept there", ns)), p.Generation, now)
+		p.Mirror = nil
+		return
+	}
+	condition.Set(&next.Conditions, condition.True(status.TypePlacementStatusSynced, status.ReasonStatusSyncSucceeded,
+		fmt.Sprintf("the placement status is copied to ClusterResourcePlacementStatus %s/%s", ns, p.CRP.Name)), p.Generation, now)
+	mirror := *next
+	mirror.Conditions = withoutCondition(next.Conditions, status.TypePlacementStatusSynced)
+	p.Mirror = &StatusMirror{Namespace: ns, Status: mirror}
+}
+
+func withoutCondition(cs []condition.Timed, typ string) []condition.Timed {
+	if _, ok := condition.Find(cs, typ); !ok {
+		return cs
+	}
+	return slices.DeleteFunc(slices.Clone(cs), func(c condition.Timed) bool { return c.Type == typ })
 }
 
 // reconcileWork is the work generator for one binding: it applies the binding's override
@@ -155,12 +199,15 @@ func (c *Controllers) reconcileWork(bindingName string) {
 		return
 	}
 	abandon := p.CRP.Spec.Strategy.Abandons()
-	if w := st.Work(b.Name); w != nil && w.Generation == b.Generation && w.Abandon != abandon {
-		// Only the delete strategy changed: the Work carries it to the member agent.
+	reportBack := p.CRP.Spec.Strategy.ReportBackStrategy
+	if w := st.Work(b.Name); w != nil && w.Generation == b.Generation && (w.Abandon != abandon || !sameReportBack(w.ReportBack, reportBack)) {
+		// Only the delete or report-back strategy changed: the Work carries them to the
+		// member agent.
 		nw := *w
-		nw.Abandon = abandon
+		nw.Abandon, nw.ReportBack = abandon, copyReportBack(reportBack)
 		st.PutWork(&nw)
-		env.Record("work-synchronized", membership.Namespace(b.TargetCluster)+"/"+nw.Name, fmt.Sprintf("binding %s delete strategy abandon=%t", b.Name, abandon))
+		env.Record("work-synchronized", membership.Namespace(b.TargetCluster)+"/"+nw.Name,
+			fmt.Sprintf("binding %s delete strategy abandon=%t, report back %s", b.Name, abandon, reportBackText(reportBack)))
 		env.WorkWritten(&nw)
 	}
 	if w := st.Work(b.Name); w != nil && w.Generation == b.Generation {
@@ -232,10 +279,37 @@ func (c *Controllers) reconcileWork(bindingName string) {
 		return
 	}
 	if w := st.Work(b.Name); w == nil || w.Generation != b.Generation {
-		w = &Work{Name: b.Placement + "-work", Binding: b.Name, Placement: b.Placement, Member: b.TargetCluster, Generation: b.Generation, Manifests: manifests, Envelopes: envelopes, Abandon: abandon}
+		w = &Work{Name: b.Placement + "-work", Binding: b.Name, Placement: b.Placement, Member: b.TargetCluster, Generation: b.Generation, Manifests: manifests, Envelopes: envelopes, Abandon: abandon, ReportBack: copyReportBack(reportBack)}
 		st.PutWork(w)
 		env.Record("work-synchronized", membership.Namespace(b.TargetCluster)+"/"+w.Name, fmt.Sprintf("binding %s generation %d, %d manifest(s)", b.Name, b.Generation, len(manifests)))
 		env.WorkWritten(w)
 	}
 	set(condition.True(condition.TypeWorkSynchronized, ReasonAllWorkSynced, "All of the works are synchronized to the latest"))
+}
+
+func sameReportBack(a, b *placement.ReportBackStrategy) bool {
+	return reportBackText(a) == reportBackText(b)
+}
+
+func copyReportBack(r *placement.ReportBackStrategy) *placement.ReportBackStrategy {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	if r.Destination != nil {
+		d := *r.Destination
+		c.Destination = &d
+	}
+	return &c
+}
+
+// reportBackText renders a report-back strategy for events and comparisons.
+func reportBackText(r *placement.ReportBackStrategy) string {
+	switch {
+	case r == nil:
+		return "none"
+	case r.Destination == nil:
+		return string(r.Type)
+	}
+	return string(r.Type) + " to " + string(*r.Destination)
 }

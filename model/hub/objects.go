@@ -50,6 +50,16 @@ type Placement struct {
 	SelectionError error
 	// ResourceSnapshots are kept oldest first; the last is the latest.
 	ResourceSnapshots []*resources.Snapshot
+	// Mirror is the ClusterResourcePlacementStatus a NamespaceAccessible placement keeps
+	// in its namespace, or nil when there is none (MirrorStatus decides it).
+	Mirror *StatusMirror
+}
+
+// StatusMirror is a ClusterResourcePlacementStatus: the placement's status, without its
+// StatusSynced condition, in an object of the placement's name in Namespace.
+type StatusMirror struct {
+	Namespace string
+	Status    status.Status
 }
 
 // LatestPolicySnapshot is the latest policy snapshot, or nil.
@@ -110,4 +120,7 @@ type Work struct {
 	// because its placement is deleted, the member agent leaves what it applied on the
 	// member, removing only its ownership.
 	Abandon bool
+	// ReportBack is the placement's strategy.reportBackStrategy: under Mirror the member
+	// agent reports each applied object's status in the Work's status.
+	ReportBack *placement.ReportBackStrategy
 }

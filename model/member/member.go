@@ -74,8 +74,23 @@ type Member struct {
 	// Leaving is true once the member has been asked to leave (its MemberCluster is being
 	// deleted). A leaving member is never picked and loses its placements.
 	Leaving bool
-	Agent   AgentStatus
+	// DeleteValidation is spec.deleteOptions.validationMode: how much the hub checks before
+	// a leaving member is removed ("" means Strict).
+	DeleteValidation DeleteValidationMode
+	Agent            AgentStatus
 }
+
+// DeleteValidationMode is a MemberCluster's spec.deleteOptions.validationMode.
+type DeleteValidationMode string
+
+const (
+	// DeleteValidationStrict (the default): the hub removes a leaving member only once its
+	// agent acknowledged the leave (or its heartbeat timed out) and its bindings are gone.
+	DeleteValidationStrict DeleteValidationMode = "Strict"
+	// DeleteValidationSkip: the hub does not wait for the agent's acknowledgement; the
+	// member is removed as soon as its bindings are gone (a forced removal).
+	DeleteValidationSkip DeleteValidationMode = "Skip"
+)
 
 // Well-known property names (PROP-CORE, PROP-NAMING-FOR-SELECTORS).
 const (

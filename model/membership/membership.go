@@ -93,6 +93,11 @@ func Decide(in Input) Plan {
 		condition.False(TypeReadyToJoin, ReasonNotReadyToJoin, "the member is leaving the fleet"),
 	}
 	agentGone := !m.Agent.Present || !m.Agent.Joined || in.Now.Sub(m.Agent.LastHeartbeat) > in.Eligibility.HeartbeatTimeout
+	if m.DeleteValidation == member.DeleteValidationSkip {
+		// deleteOptions.validationMode Skip: the agent is told to leave, but its
+		// acknowledgement is not waited for.
+		agentGone = true
+	}
 	switch {
 	case in.IMC != nil && *in.IMC == StateJoin:
 		p.SetIMCLeave = true

@@ -123,3 +123,30 @@ func TestHeartbeatTimeoutMessage(t *testing.T) {
 		t.Errorf("Namespace(m) = %q", Namespace("m"))
 	}
 }
+
+// TestDeleteValidation: deleteOptions.validationMode Skip stops the hub waiting for a live
+// agent's acknowledgement; Strict (and no mode) waits; bindings are waited for either way.
+func TestDeleteValidation(t *testing.T) {
+	live := member.AgentStatus{Present: true, Joined: true, LastHeartbeat: now.Add(-10 * time.Second), HealthKnown: true, Healthy: true}
+	cfg := member.EligibilityConfig{HeartbeatTimeout: 5 * time.Minute}
+	for _, tc := range []struct {
+		name     string
+		mode     member.DeleteValidationMode
+		imc      IMCState
+		bindings int
+		want     []string
+	}{
+		{"strict tells the agent", member.DeleteValidationStrict, StateJoin, 0, []string{"setIMCLeave"}},
+		{"skip still tells the agent", member.DeleteValidationSkip, StateJoin, 0, []string{"setIMCLeave"}},
+		{"strict waits for the agent", member.DeleteValidationStrict, StateLeave, 0, nil},
+		{"no mode waits for the agent", "", StateLeave, 0, nil},
+		{"skip does not wait for the agent", member.DeleteValidationSkip, StateLeave, 0, []string{"deleteIMC", "deleteNamespace", "remove"}},
+		{"skip waits for the bindings", member.DeleteValidationSkip, StateLeave, 2, nil},
+	} {
+		p := Decide(Input{Member: &member.Member{Name: "m", Leaving: true, Agent: live, DeleteValidation: tc.mode},
+			NamespaceExists: true, IMC: state(tc.imc), BindingsOnMember: tc.bindings, Now: now, Eligibility: cfg})
+		if diff := cmp.Diff(tc.want, summarise(p).Steps); diff != "" {
+			t.Errorf("%s: steps (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}

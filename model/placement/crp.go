@@ -26,6 +26,38 @@ type PlacementSpec struct {
 	Policy               *PlacementPolicy   `json:"policy,omitempty"`
 	Strategy             RolloutStrategy    `json:"strategy,omitempty"`
 	RevisionHistoryLimit *int32             `json:"revisionHistoryLimit,omitempty"`
+	// StatusReportingScope says where the placement's status can be read: on the
+	// placement only (ClusterScopeOnly, the default when empty) or also in a
+	// ClusterResourcePlacementStatus object in the one namespace the placement selects
+	// (NamespaceAccessible). Immutable.
+	StatusReportingScope StatusReportingScope `json:"statusReportingScope,omitempty"`
+}
+
+// StatusReportingScope is a placement's spec.statusReportingScope.
+type StatusReportingScope string
+
+const (
+	ClusterScopeOnly    StatusReportingScope = "ClusterScopeOnly"
+	NamespaceAccessible StatusReportingScope = "NamespaceAccessible"
+)
+
+// StatusNamespace is the namespace a NamespaceAccessible placement mirrors its status into:
+// the name its one Namespace selector names. It is "" for a ClusterScopeOnly placement and
+// for one whose Namespace selector picks by labels (no single namespace is named).
+func (s PlacementSpec) StatusNamespace() string {
+	if s.StatusReportingScope != NamespaceAccessible {
+		return ""
+	}
+	name, n := "", 0
+	for _, sel := range s.ResourceSelectors {
+		if sel.Kind == "Namespace" {
+			name, n = sel.Name, n+1
+		}
+	}
+	if n != 1 {
+		return ""
+	}
+	return name
 }
 
 // ResourceSelector selects hub resources by group, version, kind and name or labels (CRP-SEL-GVK).
@@ -63,6 +95,40 @@ type RolloutStrategy struct {
 	ApplyStrategy *ApplyStrategy       `json:"applyStrategy,omitempty"`
 	// DeleteStrategy says what deleting the placement does to what it placed.
 	DeleteStrategy *DeleteStrategy `json:"deleteStrategy,omitempty"`
+	// ReportBackStrategy says whether and where the member agents report the status of
+	// the placed objects.
+	ReportBackStrategy *ReportBackStrategy `json:"reportBackStrategy,omitempty"`
+}
+
+// ReportBackStrategyType is strategy.reportBackStrategy.type.
+type ReportBackStrategyType string
+
+// ReportBackDestination is strategy.reportBackStrategy.destination.
+type ReportBackDestination string
+
+const (
+	// ReportBackDisabled (the default): no object status is reported back.
+	ReportBackDisabled ReportBackStrategyType = "Disabled"
+	// ReportBackMirror: the member agents copy each placed object's status, as it is on
+	// the member, to the destination.
+	ReportBackMirror ReportBackStrategyType = "Mirror"
+
+	// ReportBackToWorkAPI: into the Work's status (manifestConditions[].backReportedStatus).
+	ReportBackToWorkAPI ReportBackDestination = "WorkAPI"
+	// ReportBackToOriginalResource: onto the placed object on the hub; only for a placement
+	// of exactly one cluster (not supported here yet: refused by validation).
+	ReportBackToOriginalResource ReportBackDestination = "OriginalResource"
+)
+
+// ReportBackStrategy mirrors v1beta1 ReportBackStrategy.
+type ReportBackStrategy struct {
+	Type        ReportBackStrategyType `json:"type"`
+	Destination *ReportBackDestination `json:"destination,omitempty"`
+}
+
+// Mirrors reports whether the member agents report the placed objects' status back.
+func (s *ReportBackStrategy) Mirrors() bool {
+	return s != nil && s.Type == ReportBackMirror
 }
 
 // DeletePropagationPolicy is a placement's strategy.deleteStrategy.propagationPolicy.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
@@ -210,5 +211,82 @@ func TestBindingName(t *testing.T) {
 	}
 	if a != BindingName("crp-1", "aks-member-1", 0) {
 		t.Errorf("BindingName is not deterministic")
+	}
+}
+
+func TestStatusReportingScope(t *testing.T) {
+	ns := func(name string) ResourceSelector {
+		return ResourceSelector{Version: "v1", Kind: "Namespace", Name: name}
+	}
+	role := ResourceSelector{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole", Name: "reader"}
+	byLabel := ResourceSelector{Version: "v1", Kind: "Namespace", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}}
+	for _, tc := range []struct {
+		name      string
+		scope     StatusReportingScope
+		selectors []ResourceSelector
+		valid     bool
+		namespace string
+	}{
+		{"default", "", []ResourceSelector{ns("a"), ns("b")}, true, ""},
+		{"cluster scope only", ClusterScopeOnly, []ResourceSelector{ns("a")}, true, ""},
+		{"one namespace", NamespaceAccessible, []ResourceSelector{ns("a"), role}, true, "a"},
+		{"namespace by labels", NamespaceAccessible, []ResourceSelector{byLabel}, true, ""},
+		{"two namespaces", NamespaceAccessible, []ResourceSelector{ns("a"), ns("b")}, false, ""},
+		{"no namespace", NamespaceAccessible, []ResourceSelector{role}, false, ""},
+		{"unknown scope", "Everywhere", []ResourceSelector{ns("a")}, false, ""},
+	} {
+		c := &ClusterResourcePlacement{Spec: PlacementSpec{ResourceSelectors: tc.selectors, StatusReportingScope: tc.scope}}
+		c.Name = "p"
+		errs := ValidatePlacement(c)
+		if (len(errs) == 0) != tc.valid {
+			t.Errorf("%s: errors %v, want valid %t", tc.name, errs, tc.valid)
+		}
+		if got := c.Spec.StatusNamespace(); got != tc.namespace {
+			t.Errorf("%s: StatusNamespace() = %q, want %q", tc.name, got, tc.namespace)
+		}
+	}
+	for _, tc := range []struct {
+		old, new StatusReportingScope
+		ok       bool
+	}{
+		{"", ClusterScopeOnly, true}, {ClusterScopeOnly, "", true}, {NamespaceAccessible, NamespaceAccessible, true},
+		{"", NamespaceAccessible, false}, {NamespaceAccessible, ClusterScopeOnly, false},
+	} {
+		if err := CheckScopeUpdate(tc.old, tc.new); (err == nil) != tc.ok {
+			t.Errorf("CheckScopeUpdate(%q, %q) = %v, want ok %t", tc.old, tc.new, err, tc.ok)
+		}
+	}
+}
+
+func TestValidateReportBackStrategy(t *testing.T) {
+	dest := func(d ReportBackDestination) *ReportBackDestination { return &d }
+	for _, tc := range []struct {
+		name   string
+		rs     *ReportBackStrategy
+		want   string // "" means valid
+		mirror bool
+	}{
+		{"none", nil, "", false},
+		{"disabled", &ReportBackStrategy{Type: ReportBackDisabled}, "", false},
+		{"mirror to the Work API", &ReportBackStrategy{Type: ReportBackMirror, Destination: dest(ReportBackToWorkAPI)}, "", true},
+		{"mirror without destination", &ReportBackStrategy{Type: ReportBackMirror}, "a destination must be specified", true},
+		{"mirror to the original resource", &ReportBackStrategy{Type: ReportBackMirror, Destination: dest(ReportBackToOriginalResource)}, `Unsupported value: "OriginalResource"`, true},
+		{"no type", &ReportBackStrategy{}, "spec.strategy.reportBackStrategy.type: Required value", false},
+		{"unknown type", &ReportBackStrategy{Type: "Copy"}, `Unsupported value: "Copy"`, false},
+		{"unknown destination", &ReportBackStrategy{Type: ReportBackMirror, Destination: dest("Elsewhere")}, `Unsupported value: "Elsewhere"`, true},
+	} {
+		c := &ClusterResourcePlacement{Spec: PlacementSpec{ResourceSelectors: []ResourceSelector{{Version: "v1", Kind: "Namespace", Name: "a"}}}}
+		c.Name = "p"
+		c.Spec.Strategy.ReportBackStrategy = tc.rs
+		got := ValidatePlacement(c).ToAggregate()
+		switch {
+		case tc.want == "" && got != nil:
+			t.Errorf("%s: %v, want valid", tc.name, got)
+		case tc.want != "" && (got == nil || !strings.Contains(got.Error(), tc.want)):
+			t.Errorf("%s: %v, want an error containing %q", tc.name, got, tc.want)
+		}
+		if m := tc.rs.Mirrors(); m != tc.mirror {
+			t.Errorf("%s: Mirrors() = %t, want %t", tc.name, m, tc.mirror)
+		}
 	}
 }

@@ -329,6 +329,23 @@ func ValidatePlacement(crp *ClusterResourcePlacement) field.ErrorList {
 	if l := crp.Spec.RevisionHistoryLimit; l != nil && (*l < 1 || *l > 1000) {
 		errs = append(errs, field.Invalid(spec.Child("revisionHistoryLimit"), *l, "must be between 1 and 1000"))
 	}
+	switch crp.Spec.StatusReportingScope {
+	case "", ClusterScopeOnly:
+	case NamespaceAccessible:
+		n := 0
+		for _, s := range crp.Spec.ResourceSelectors {
+			if s.Kind == "Namespace" {
+				n++
+			}
+		}
+		if n != 1 {
+			errs = append(errs, field.Invalid(spec.Child("statusReportingScope"), crp.Spec.StatusReportingScope,
+				fmt.Sprintf("NamespaceAccessible needs exactly one resource selector of kind Namespace, not %d", n)))
+		}
+	default:
+		errs = append(errs, field.NotSupported(spec.Child("statusReportingScope"), crp.Spec.StatusReportingScope,
+			[]StatusReportingScope{ClusterScopeOnly, NamespaceAccessible}))
+	}
 	errs = append(errs, ValidatePolicy(crp.Spec.Policy, spec.Child("policy"))...)
 	errs = append(errs, validateStrategy(crp.Spec.Strategy, spec.Child("strategy"))...)
 	return errs
@@ -349,6 +366,27 @@ func validateStrategy(s RolloutStrategy, path *field.Path) field.ErrorList {
 		default:
 			errs = append(errs, field.NotSupported(path.Child("deleteStrategy", "propagationPolicy"), d.PropagationPolicy,
 				[]DeletePropagationPolicy{DeletePropagationAbandon, DeletePropagationDelete}))
+		}
+	}
+	if r := s.ReportBackStrategy; r != nil {
+		rp := path.Child("reportBackStrategy")
+		switch r.Type {
+		case ReportBackDisabled, ReportBackMirror:
+		case "":
+			errs = append(errs, field.Required(rp.Child("type"), "Disabled or Mirror"))
+		default:
+			errs = append(errs, field.NotSupported(rp.Child("type"), r.Type, []ReportBackStrategyType{ReportBackDisabled, ReportBackMirror}))
+		}
+		switch {
+		case r.Destination == nil:
+			if r.Type == ReportBackMirror {
+				errs = append(errs, field.Required(rp.Child("destination"), "when reportBackStrategy.type is 'Mirror', a destination must be specified"))
+			}
+		case *r.Destination == ReportBackToWorkAPI:
+		case *r.Destination == ReportBackToOriginalResource:
+			errs = append(errs, field.NotSupported(rp.Child("destination"), *r.Destination, []ReportBackDestination{ReportBackToWorkAPI}))
+		default:
+			errs = append(errs, field.NotSupported(rp.Child("destination"), *r.Destination, []ReportBackDestination{ReportBackToOriginalResource, ReportBackToWorkAPI}))
 		}
 	}
 	ru := s.RollingUpdate
@@ -379,6 +417,22 @@ func validateStrategy(s RolloutStrategy, path *field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(rp.Child("unavailablePeriodSeconds"), *p, "must not be negative"))
 	}
 	return errs
+}
+
+// Scope is the status reporting scope with its default.
+func (s StatusReportingScope) Scope() StatusReportingScope {
+	if s == "" {
+		return ClusterScopeOnly
+	}
+	return s
+}
+
+// CheckScopeUpdate rejects a change of spec.statusReportingScope, which is immutable.
+func CheckScopeUpdate(old, new StatusReportingScope) error {
+	if old.Scope() != new.Scope() {
+		return fmt.Errorf("spec.statusReportingScope: immutable, cannot change from %s to %s", old.Scope(), new.Scope())
+	}
+	return nil
 }
 
 // CheckPolicyUpdate rejects policy changes the API forbids on an existing placement:

@@ -15,6 +15,16 @@ const (
 	TypePlacementApplied          = "ClusterResourcePlacementApplied"
 	TypePlacementAvailable        = "ClusterResourcePlacementAvailable"
 	TypePlacementDiffReported     = "ClusterResourcePlacementDiffReported"
+	// TypePlacementStatusSynced, only on a NamespaceAccessible placement, says whether its
+	// ClusterResourcePlacementStatus copy is up to date (ReasonStatusSyncSucceeded) or
+	// cannot be written (ReasonStatusSyncFailed: the namespace does not exist).
+	TypePlacementStatusSynced = "ClusterResourcePlacementStatusSynced"
+)
+
+// Reasons of TypePlacementStatusSynced.
+const (
+	ReasonStatusSyncSucceeded = "StatusSyncSucceeded"
+	ReasonStatusSyncFailed    = "StatusSyncFailed"
 )
 
 // Placement-level reasons (STATUS-CRP-REASONS, Appendix A). The Scheduled reasons are the

@@ -241,6 +241,25 @@ affinity:
 		{name: "PickAll policy added", old: crp("", ""), obj: crp("placementType: PickAll\ntolerations: [{key: a, operator: Exists}]", "")},
 		{name: "PickN policy added", old: crp("", ""), obj: crp("placementType: PickN\nnumberOfClusters: 1", ""),
 			want: "placementType is immutable: a placement created without a policy is PickAll"},
+
+		// statusReportingScope (issue 17).
+		{name: "NamespaceAccessible with one namespace", obj: crp("", "") + "  statusReportingScope: NamespaceAccessible\n"},
+		{name: "NamespaceAccessible with two namespaces", obj: strings.Replace(crp("", ""), "  resourceSelectors:\n",
+			"  resourceSelectors:\n  - {group: \"\", version: v1, kind: Namespace, name: other}\n", 1) + "  statusReportingScope: NamespaceAccessible\n",
+			want: "when statusReportingScope is NamespaceAccessible, exactly one resourceSelector with kind 'Namespace' is required"},
+		{name: "unknown statusReportingScope", obj: crp("", "") + "  statusReportingScope: Everywhere\n",
+			want: `spec.statusReportingScope: Unsupported value: "Everywhere"`},
+		{name: "statusReportingScope changed", old: crp("", "") + "  statusReportingScope: ClusterScopeOnly\n", obj: crp("", "") + "  statusReportingScope: NamespaceAccessible\n",
+			want: "statusReportingScope is immutable"},
+		{name: "reportBackStrategy Disabled", obj: crp("", "reportBackStrategy: {type: Disabled}")},
+		{name: "reportBackStrategy Mirror to the Work API", obj: crp("", "reportBackStrategy: {type: Mirror, destination: WorkAPI}")},
+		{name: "reportBackStrategy Mirror without destination", obj: crp("", "reportBackStrategy: {type: Mirror}"),
+			want: "when reportBackStrategy.type is 'Mirror', a destination must be specified"},
+		{name: "reportBackStrategy Mirror to the original resource", obj: crp("", "reportBackStrategy: {type: Mirror, destination: OriginalResource}"),
+			want: "reportBackStrategy.destination OriginalResource is not supported by this hub yet"},
+		{name: "reportBackStrategy of an unknown type", obj: crp("", "reportBackStrategy: {type: Copy}"),
+			want: `spec.strategy.reportBackStrategy.type: Unsupported value: "Copy"`},
+		{name: "statusReportingScope kept", old: crp("", "") + "  statusReportingScope: NamespaceAccessible\n", obj: crp("placementType: PickAll", "") + "  statusReportingScope: NamespaceAccessible\n"},
 	})
 }
 
@@ -266,6 +285,10 @@ func TestMemberClusterValidation(t *testing.T) {
 			want: "identity.kind must be ServiceAccount, User or Group"},
 		{name: "service account without namespace", obj: "apiVersion: cluster.kubernetes-fleet.io/v1beta1\nkind: MemberCluster\nmetadata:\n  name: m\nspec:\n  identity: {kind: ServiceAccount, name: agent}\n",
 			want: "identity.namespace is required for a ServiceAccount"},
+		{name: "deleteOptions Skip", obj: mc("deleteOptions: {validationMode: Skip}")},
+		{name: "deleteOptions Strict", obj: mc("deleteOptions: {validationMode: Strict}")},
+		{name: "deleteOptions of an unknown mode", obj: mc("deleteOptions: {validationMode: Force}"),
+			want: `spec.deleteOptions.validationMode: Unsupported value: "Force": supported values: "Skip", "Strict"`},
 	})
 	runAdmissions(t, "InternalMemberCluster", []admission{
 		{name: "join", obj: "apiVersion: cluster.kubernetes-fleet.io/v1beta1\nkind: InternalMemberCluster\nmetadata: {name: m, namespace: fleet-member-m}\nspec: {state: Join}\n"},
@@ -493,5 +516,24 @@ func TestDefaults(t *testing.T) {
 	tsc := obj["spec"].(map[string]any)["policy"].(map[string]any)["topologySpreadConstraints"].([]any)[0].(map[string]any)
 	if got := tsc["whenUnsatisfiable"]; got != "DoNotSchedule" {
 		t.Errorf("whenUnsatisfiable defaults to %v, want DoNotSchedule", got)
+	}
+}
+
+// TestIssue17Defaults: statusReportingScope defaults to ClusterScopeOnly and a MemberCluster's
+// deleteOptions.validationMode to Strict, as KubeFleet's CRDs default them.
+func TestIssue17Defaults(t *testing.T) {
+	obj := decodeObject(t, crp("", ""))
+	if _, errs := servers(t)["ClusterResourcePlacement"].Admit(obj, nil); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if got := obj["spec"].(map[string]any)["statusReportingScope"]; got != "ClusterScopeOnly" {
+		t.Errorf("statusReportingScope defaults to %v, want ClusterScopeOnly", got)
+	}
+	mc := decodeObject(t, "apiVersion: cluster.kubernetes-fleet.io/v1beta1\nkind: MemberCluster\nmetadata:\n  name: m\nspec:\n  identity: {kind: User, name: agent}\n  deleteOptions: {}\n")
+	if _, errs := servers(t)["MemberCluster"].Admit(mc, nil); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if got := mc["spec"].(map[string]any)["deleteOptions"].(map[string]any)["validationMode"]; got != "Strict" {
+		t.Errorf("deleteOptions.validationMode defaults to %v, want Strict", got)
 	}
 }

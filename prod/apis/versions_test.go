@@ -48,6 +48,21 @@ spec:
       overrideRules:
       - overrideType: Delete
 `,
+	"ClusterResourcePlacementStatus": `
+apiVersion: placement.kubernetes-fleet.io/v1beta1
+kind: ClusterResourcePlacementStatus
+metadata: {name: crp-1, namespace: application-1, labels: {kubernetes-fleet.io/parent-CRP: crp-1}}
+sourceStatus:
+  observedResourceIndex: "0"
+  selectedResources: [{version: v1, kind: Namespace, name: application-1}]
+  conditions:
+  - {type: ClusterResourcePlacementScheduled, status: "True", reason: SchedulingPolicyFulfilled, message: found all, observedGeneration: 1, lastTransitionTime: "2026-11-26T02:00:00Z"}
+  placementStatuses:
+  - clusterName: member-1
+    conditions:
+    - {type: Scheduled, status: "True", reason: Scheduled, message: picked, observedGeneration: 1, lastTransitionTime: "2026-11-26T02:00:00Z"}
+lastUpdatedTime: "2026-11-26T02:00:00Z"
+`,
 }
 
 // sampleOf returns an object of kind: the first seed sample of testdata/kubefleet of that

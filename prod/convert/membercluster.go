@@ -53,14 +53,15 @@ func MemberClusterToModel(mc *clusterv1beta1.MemberCluster, imc *clusterv1beta1.
 		report = agentReport{imc.Status.Properties, imc.Status.ResourceUsage, imc.Status.AgentStatus}
 	}
 	m := &member.Member{
-		Name:            mc.Name,
-		Kind:            member.KindCluster,
-		Labels:          maps.Clone(mc.Labels),
-		Taints:          mapSlice(mc.Spec.Taints, taintToModel),
-		Resources:       usageToModel(report.usage),
-		HeartbeatPeriod: heartbeatToModel(mc.Spec.HeartbeatPeriodSeconds),
-		Leaving:         mc.DeletionTimestamp != nil,
-		Agent:           agentToModel(report.agents),
+		Name:             mc.Name,
+		Kind:             member.KindCluster,
+		Labels:           maps.Clone(mc.Labels),
+		Taints:           mapSlice(mc.Spec.Taints, taintToModel),
+		Resources:        usageToModel(report.usage),
+		HeartbeatPeriod:  heartbeatToModel(mc.Spec.HeartbeatPeriodSeconds),
+		Leaving:          mc.DeletionTimestamp != nil,
+		DeleteValidation: deleteValidationToModel(mc.Spec.DeleteOptions),
+		Agent:            agentToModel(report.agents),
 	}
 	props, err := propertiesToModel(report.properties)
 	if err != nil {
@@ -100,6 +101,9 @@ func MemberClusterFromModel(m *hub.MemberCluster, base *clusterv1beta1.MemberClu
 	out.Spec.Taints = keepOr(&out.Spec.Taints, mem.Taints,
 		func(ts []clusterv1beta1.Taint) []member.Taint { return mapSlice(ts, taintToModel) },
 		func(ts []member.Taint) []clusterv1beta1.Taint { return mapSlice(ts, taintFromModel) })
+	if base == nil && mem.DeleteValidation != "" {
+		out.Spec.DeleteOptions = &clusterv1beta1.DeleteOptions{ValidationMode: mem.DeleteValidation}
+	}
 	out.Status.Conditions = ConditionsFromModel(m.Conditions)
 	stampGeneration(out.Status.Conditions, out.Generation)
 	r := reportFromModel(mem, agentReport{out.Status.Properties, out.Status.ResourceUsage, out.Status.AgentStatus}, out.Generation)
@@ -368,4 +372,11 @@ func setCondition(cs *[]metav1.Condition, c metav1.Condition) {
 		}
 	}
 	*cs = append(*cs, c)
+}
+
+func deleteValidationToModel(o *clusterv1beta1.DeleteOptions) member.DeleteValidationMode {
+	if o == nil {
+		return ""
+	}
+	return o.ValidationMode
 }

@@ -39,7 +39,7 @@ func PlacementFromModel(p *hub.Placement, base *v1beta1.ClusterResourcePlacement
 	out.Generation = p.Generation
 	out.DeletionTimestamp = deletionTimestamp(p.Deleting, out.DeletionTimestamp)
 	var baseSpec *v1beta1.ClusterResourcePlacementSpec
-	var baseStatus v1beta1.ClusterResourcePlacementStatus
+	var baseStatus v1beta1.PlacementStatus
 	if base != nil {
 		baseSpec, baseStatus = &base.Spec, base.Status
 	}
@@ -55,6 +55,7 @@ func PlacementSpecToModel(s v1beta1.ClusterResourcePlacementSpec) placement.Plac
 		Policy:               PolicyToModel(s.Policy),
 		Strategy:             strategyToModel(s.Strategy),
 		RevisionHistoryLimit: copyPtr(s.RevisionHistoryLimit),
+		StatusReportingScope: s.StatusReportingScope,
 	}
 }
 
@@ -65,6 +66,7 @@ func PlacementSpecFromModel(s placement.PlacementSpec) v1beta1.ClusterResourcePl
 		Policy:               PolicyFromModel(s.Policy),
 		Strategy:             strategyFromModel(s.Strategy),
 		RevisionHistoryLimit: copyPtr(s.RevisionHistoryLimit),
+		StatusReportingScope: s.StatusReportingScope,
 	}
 }
 
@@ -201,6 +203,7 @@ func strategyToModel(s v1beta1.RolloutStrategy) placement.RolloutStrategy {
 	if d := s.DeleteStrategy; d != nil {
 		out.DeleteStrategy = &placement.DeleteStrategy{PropagationPolicy: d.PropagationPolicy}
 	}
+	out.ReportBackStrategy = ReportBackToModel(s.ReportBackStrategy)
 	if r := s.RollingUpdate; r != nil {
 		out.RollingUpdate = &placement.RollingUpdateConfig{
 			MaxUnavailable:           copyPtr(r.MaxUnavailable),
@@ -216,6 +219,7 @@ func strategyFromModel(s placement.RolloutStrategy) v1beta1.RolloutStrategy {
 	if d := s.DeleteStrategy; d != nil {
 		out.DeleteStrategy = &v1beta1.DeleteStrategy{PropagationPolicy: d.PropagationPolicy}
 	}
+	out.ReportBackStrategy = ReportBackFromModel(s.ReportBackStrategy)
 	if r := s.RollingUpdate; r != nil {
 		out.RollingUpdate = &v1beta1.RollingUpdateConfig{
 			MaxUnavailable:           copyPtr(r.MaxUnavailable),
@@ -228,7 +232,7 @@ func strategyFromModel(s placement.RolloutStrategy) v1beta1.RolloutStrategy {
 
 // PlacementStatusToModel converts a placement's status. The model does not carry envelope
 // types, or the times of failed placements' conditions.
-func PlacementStatusToModel(s v1beta1.ClusterResourcePlacementStatus) status.Status {
+func PlacementStatusToModel(s v1beta1.PlacementStatus) status.Status {
 	return status.Status{
 		SelectedResources:     mapSlice(s.SelectedResources, resourceIdentifierToModel),
 		ObservedResourceIndex: s.ObservedResourceIndex,
@@ -254,8 +258,8 @@ func clusterStatusToModel(s v1beta1.ResourcePlacementStatus) status.ClusterStatu
 // failed, drifted and diffed placements base lists keep base's envelope type (and failed
 // ones their condition times). New failed placements are dated as failedPlacementsFromModel
 // says.
-func PlacementStatusFromModel(s status.Status, base v1beta1.ClusterResourcePlacementStatus) v1beta1.ClusterResourcePlacementStatus {
-	out := v1beta1.ClusterResourcePlacementStatus{
+func PlacementStatusFromModel(s status.Status, base v1beta1.PlacementStatus) v1beta1.PlacementStatus {
+	out := v1beta1.PlacementStatus{
 		SelectedResources:     resourceIdentifiersFromModel(s.SelectedResources, base.SelectedResources),
 		ObservedResourceIndex: s.ObservedResourceIndex,
 		Conditions:            ConditionsFromModel(s.Conditions),

@@ -2,6 +2,7 @@ package convert_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -9,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/fleetsim/fleetsim/model/condition"
+	"github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/placement"
 	"github.com/fleetsim/fleetsim/model/status"
 	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
@@ -181,7 +183,9 @@ spec:
       allowCoOwnership: true
       serverSideApplyConfig: {force: true}
     deleteStrategy: {propagationPolicy: Abandon}
+    reportBackStrategy: {type: Mirror, destination: WorkAPI}
   revisionHistoryLimit: 5
+  statusReportingScope: NamespaceAccessible
 `
 
 func TestPlacementEveryField(t *testing.T) {
@@ -201,4 +205,27 @@ func TestPlacementEveryField(t *testing.T) {
 	diff(t, "FromModel(ToModel(crp), nil)", crp, convert.PlacementFromModel(p, nil), exact)
 	diff(t, "ToModel(FromModel(p, nil))", p, convert.PlacementToModel(convert.PlacementFromModel(p, nil)))
 	admit(t, crp, nil)
+}
+
+// TestPlacementStatusObject: a NamespaceAccessible placement's status copy is written with
+// the placement's tracking label, round-trips, and keeps its lastUpdatedTime while the
+// status it copies is unchanged.
+func TestPlacementStatusObject(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 2, 0, 0, 0, time.UTC)
+	m := &hub.StatusMirror{Namespace: "web", Status: status.Status{ObservedResourceIndex: "0",
+		Conditions: []condition.Timed{{Condition: condition.True("ClusterResourcePlacementAvailable", "ResourceAvailable", "ok"), ObservedGeneration: 1, LastTransitionTime: t0}}}}
+	first := convert.PlacementStatusObjectFromModel("crp", m, nil, t0)
+	if first.Namespace != "web" || first.Name != "crp" || first.Labels[v1beta1.CRPTrackingLabel] != "crp" || !first.LastUpdatedTime.Time.Equal(t0) {
+		t.Fatalf("first write %+v, want crp in web labelled for crp, updated at %v", first.ObjectMeta, t0)
+	}
+	diff(t, "ToModel(FromModel(m))", m, convert.PlacementStatusObjectToModel(first))
+	same := convert.PlacementStatusObjectFromModel("crp", m, first, t0.Add(time.Minute))
+	if !same.LastUpdatedTime.Time.Equal(t0) {
+		t.Errorf("unchanged status: lastUpdatedTime %v, want %v kept", same.LastUpdatedTime, t0)
+	}
+	m.Status.ObservedResourceIndex = "1"
+	changed := convert.PlacementStatusObjectFromModel("crp", m, first, t0.Add(time.Minute))
+	if !changed.LastUpdatedTime.Time.Equal(t0.Add(time.Minute)) || changed.SourceStatus.ObservedResourceIndex != "1" {
+		t.Errorf("changed status: lastUpdatedTime %v, index %q; want %v and 1", changed.LastUpdatedTime, changed.SourceStatus.ObservedResourceIndex, t0.Add(time.Minute))
+	}
 }

@@ -35,6 +35,7 @@ func WorkToModel(w *v1beta1.Work) (*hub.Work, *placement.ApplyStrategy, error) {
 		Member:     m,
 		Generation: gen,
 		Abandon:    w.Annotations[v1beta1.DeletePropagationPolicyAnnotation] == string(placement.DeletePropagationAbandon),
+		ReportBack: ReportBackToModel(w.Spec.ReportBackStrategy),
 	}
 	for i, mf := range w.Spec.Workload.Manifests {
 		u, err := rawToUnstructured(mf.RawExtension)
@@ -97,7 +98,24 @@ func WorkFromModel(w *hub.Work, strategy *placement.ApplyStrategy, base *v1beta1
 		out.Spec.Workload.Manifests = manifests
 	}
 	out.Spec.ApplyStrategy = keepOr(&out.Spec.ApplyStrategy, strategy, ApplyStrategyToModel, ApplyStrategyFromModel)
+	out.Spec.ReportBackStrategy = ReportBackFromModel(w.ReportBack)
 	return out, nil
+}
+
+// ReportBackToModel converts a report-back strategy; nothing is lost.
+func ReportBackToModel(r *v1beta1.ReportBackStrategy) *placement.ReportBackStrategy {
+	if r == nil {
+		return nil
+	}
+	return &placement.ReportBackStrategy{Type: r.Type, Destination: copyPtr(r.Destination)}
+}
+
+// ReportBackFromModel converts a report-back strategy; nothing is lost.
+func ReportBackFromModel(r *placement.ReportBackStrategy) *v1beta1.ReportBackStrategy {
+	if r == nil {
+		return nil
+	}
+	return &v1beta1.ReportBackStrategy{Type: r.Type, Destination: copyPtr(r.Destination)}
 }
 
 func sameManifests(a, b []v1beta1.Manifest) bool {

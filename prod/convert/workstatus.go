@@ -1,10 +1,12 @@
 package convert
 
 import (
+	"encoding/json"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/fleetsim/fleetsim/agentk8s"
 	"github.com/fleetsim/fleetsim/model/condition"
@@ -132,6 +134,18 @@ func WorkStatusFromResults(w *v1beta1.Work, applyType string, results []agentk8s
 		} else if len(m.Diffs) > 0 {
 			mc.DiffDetails = &v1beta1.DiffDetails{ObservationTime: at(m.ObservedAt), FirstDiffedObservedTime: at(m.DiffSince),
 				ObservedInMemberClusterGeneration: copyPtr(m.MemberGeneration), ObservedDiffs: patchDetailsFromModel(m.Diffs)}
+		}
+		if m.BackReported != nil {
+			if raw, err := json.Marshal(m.BackReported); err == nil {
+				mc.BackReportedStatus = &v1beta1.BackReportedStatus{ObservedStatus: runtime.RawExtension{Raw: raw}, ObservationTime: at(m.ObservedAt)}
+				if i < len(w.Status.ManifestConditions) {
+					// An unchanged status keeps its observation time, so an unchanged
+					// object writes nothing.
+					if old := w.Status.ManifestConditions[i].BackReportedStatus; old != nil && sameJSON(old.ObservedStatus.Raw, raw) {
+						mc.BackReportedStatus.ObservationTime = old.ObservationTime
+					}
+				}
+			}
 		}
 		out.ManifestConditions = append(out.ManifestConditions, mc)
 	}

@@ -4,8 +4,11 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/fleetsim/fleetsim/agentk8s"
 	"github.com/fleetsim/fleetsim/model/condition"
 	"github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/placement"
@@ -80,5 +83,48 @@ func TestBindingDriftsRoundTrip(t *testing.T) {
 	m.DriftedPlacements = nil
 	if got := convert.BindingFromModel(m, b).Status.DriftedPlacements; got != nil {
 		t.Errorf("a drift the model no longer has stays: %+v", got)
+	}
+}
+
+// TestWorkReportBack: a placement's report-back strategy travels in the Work's spec, and a
+// member agent's report of a Mirror Work carries each applied object's apiVersion, kind and
+// status in backReportedStatus, keeping the observation time while the status is unchanged.
+func TestWorkReportBack(t *testing.T) {
+	dest := placement.ReportBackToWorkAPI
+	rs := &placement.ReportBackStrategy{Type: placement.ReportBackMirror, Destination: &dest}
+	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "app"}}}
+	m := &hub.Work{Name: "web-work", Binding: "web-member-1-0a1b2c3d", Placement: "web", Member: "member-1", Generation: 2,
+		Manifests: []*unstructured.Unstructured{ns}, Envelopes: []*placement.NamespacedName{nil}, ReportBack: rs}
+	w, err := convert.WorkFromModel(m, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Spec.ReportBackStrategy; got == nil || got.Type != "Mirror" || got.Destination == nil || *got.Destination != "WorkAPI" {
+		t.Fatalf("Work spec.reportBackStrategy = %+v, want Mirror to WorkAPI", got)
+	}
+	back, _, err := convert.WorkToModel(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff(t, "ToModel(FromModel(work reporting back))", m, back)
+
+	live := ns.DeepCopy()
+	live.Object["status"] = map[string]any{"phase": "Active"}
+	t0 := time.Date(2026, 11, 26, 2, 0, 0, 0, time.UTC)
+	res := agentk8s.ManifestResult{Identifier: placement.ResourceIdentifier{Version: "v1", Kind: "Namespace", Name: "app"}, Tracking: agentk8s.Untrackable,
+		ObservedAt: t0, BackReported: agentk8s.BackReport(back.ReportBack, live)}
+	st := convert.WorkStatusFromResults(w, "", []agentk8s.ManifestResult{res}, t0)
+	br := st.ManifestConditions[0].BackReportedStatus
+	if br == nil || string(br.ObservedStatus.Raw) != `{"apiVersion":"v1","kind":"Namespace","status":{"phase":"Active"}}` || !br.ObservationTime.Time.Equal(t0) {
+		t.Fatalf("backReportedStatus = %+v, want the namespace's status observed at %v", br, t0)
+	}
+	w.Status = st
+	admit(t, w, nil) // the Work's schema keeps the spec's strategy and the reported status
+	res.ObservedAt = t0.Add(time.Minute)
+	if again := convert.WorkStatusFromResults(w, "", []agentk8s.ManifestResult{res}, t0.Add(time.Minute)); !again.ManifestConditions[0].BackReportedStatus.ObservationTime.Time.Equal(t0) {
+		t.Errorf("unchanged status observed again: time %v, want %v kept", again.ManifestConditions[0].BackReportedStatus.ObservationTime, t0)
+	}
+	if agentk8s.BackReport(nil, live) != nil || agentk8s.BackReport(&placement.ReportBackStrategy{Type: placement.ReportBackDisabled}, live) != nil {
+		t.Errorf("BackReport without Mirror reports something")
 	}
 }

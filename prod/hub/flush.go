@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	mhub "github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/status"
 	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
 	"github.com/fleetsim/fleetsim/prod/convert"
@@ -72,7 +73,7 @@ func (s *state) flush(ctx context.Context, c client.Client, now time.Time) error
 		if !wide {
 			break
 		}
-		if err := s.flushPlacement(ctx, c, name); err != nil {
+		if err := s.flushPlacement(ctx, c, name, now); err != nil {
 			return fmt.Errorf("placement %s: %w", name, err)
 		}
 	}
@@ -160,10 +161,13 @@ func isLead(rs *v1beta1.ClusterResourceSnapshot) int {
 }
 
 // flushPlacement writes a placement's finalizers and status.
-func (s *state) flushPlacement(ctx context.Context, c client.Client, name string) error {
+func (s *state) flushPlacement(ctx context.Context, c client.Client, name string, now time.Time) error {
 	crp, p := s.crps[name], s.placements[name]
 	if s.removed[name] {
 		// Everything the placement owned is gone: let the deletion finish.
+		if err := s.flushMirror(ctx, c, name, nil, now); err != nil {
+			return err
+		}
 		upd := crp.DeepCopy()
 		controllerutil.RemoveFinalizer(upd, v1beta1.PlacementCleanupFinalizer)
 		controllerutil.RemoveFinalizer(upd, v1beta1.SchedulerCleanupFinalizer)
@@ -182,7 +186,38 @@ func (s *state) flushPlacement(ctx context.Context, c client.Client, name string
 		// The hub must see a deletion through: its bindings and Works go first.
 		controllerutil.AddFinalizer(want, v1beta1.PlacementCleanupFinalizer)
 	}
-	return upsert(ctx, c, want, crp)
+	if err := upsert(ctx, c, want, crp); err != nil {
+		return err
+	}
+	return s.flushMirror(ctx, c, name, p.Mirror, now)
+}
+
+// flushMirror keeps a NamespaceAccessible placement's ClusterResourcePlacementStatus: it
+// writes m (nil: none) and deletes every other status copy of the placement, such as one
+// left in a namespace its selectors no longer name. It runs after the placement's own
+// status is written, so the copy never gets ahead of it.
+func (s *state) flushMirror(ctx context.Context, c client.Client, name string, m *mhub.StatusMirror, now time.Time) error {
+	var base *v1beta1.ClusterResourcePlacementStatus
+	for _, o := range s.mirrorObjs[name] {
+		if m != nil && o.Namespace == m.Namespace && o.Name == name {
+			base = o
+			continue
+		}
+		if err := client.IgnoreNotFound(c.Delete(ctx, o, readVersion(o))); err != nil {
+			return fmt.Errorf("delete ClusterResourcePlacementStatus %s/%s: %w", o.Namespace, o.Name, err)
+		}
+	}
+	if m == nil {
+		return nil
+	}
+	want := convert.PlacementStatusObjectFromModel(name, m, base, now)
+	if base == nil {
+		ownBy(want, s.crps[name])
+	}
+	if err := upsert(ctx, c, want, optional(base)); err != nil {
+		return fmt.Errorf("ClusterResourcePlacementStatus %s/%s: %w", m.Namespace, name, err)
+	}
+	return nil
 }
 
 // flushBindings creates and updates bindings, then deletes those the controllers deleted

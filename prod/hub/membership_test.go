@@ -169,10 +169,16 @@ func TestMemberJoinsReportsHealthAndLeaves(t *testing.T) {
 // startHub runs a manager with the membership controller until the test ends.
 func startHub(t *testing.T, cfg *rest.Config, s *runtime.Scheme) {
 	t.Helper()
+	startHubWithTimeout(t, cfg, heartbeatTimeout)
+}
+
+// startHubWithTimeout is startHub with a heartbeat timeout of the test's choice.
+func startHubWithTimeout(t *testing.T, cfg *rest.Config, timeout time.Duration) {
+	t.Helper()
 	testenv.RunManager(t, cfg, testr.New(t), func(mgr ctrl.Manager) error {
 		return (&hub.MembershipReconciler{
 			Client:      mgr.GetClient(),
-			Eligibility: member.EligibilityConfig{HeartbeatTimeout: heartbeatTimeout, UnhealthyTolerance: heartbeatTimeout},
+			Eligibility: member.EligibilityConfig{HeartbeatTimeout: timeout, UnhealthyTolerance: timeout},
 			Log:         testr.New(t),
 			Events:      mgr.GetEventRecorder("fleet-hub"),
 		}).SetupWithManager(mgr)

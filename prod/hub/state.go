@@ -49,6 +49,9 @@ type state struct {
 	policySnaps     map[string]*v1beta1.ClusterSchedulingPolicySnapshot
 	resourceSnaps   map[string]*v1beta1.ClusterResourceSnapshot
 	loadedScheduled map[string]*condition.Condition // each placement's Scheduled as loaded, to see whether the scheduler ran
+	// mirrorObjs are the ClusterResourcePlacementStatus objects of each NamespaceAccessible
+	// placement (statusReportingScope), in any namespace.
+	mirrorObjs map[string][]*v1beta1.ClusterResourcePlacementStatus
 
 	bindingObjs map[string]*v1beta1.ClusterResourceBinding
 	bindings    map[string]*placement.Binding
@@ -100,6 +103,7 @@ func loadState(ctx context.Context, r, api client.Reader, sc scope, mm *memberMe
 		crps:       map[string]*v1beta1.ClusterResourcePlacement{}, placements: map[string]*mhub.Placement{}, removed: map[string]bool{},
 		policySnaps: map[string]*v1beta1.ClusterSchedulingPolicySnapshot{}, resourceSnaps: map[string]*v1beta1.ClusterResourceSnapshot{},
 		loadedScheduled: map[string]*condition.Condition{},
+		mirrorObjs:      map[string][]*v1beta1.ClusterResourcePlacementStatus{},
 		bindingObjs:     map[string]*v1beta1.ClusterResourceBinding{}, bindings: map[string]*placement.Binding{},
 		workObjs: map[string]*v1beta1.Work{}, works: map[string]*mhub.Work{},
 		evictionObjs: map[string]*v1beta1.ClusterResourcePlacementEviction{}, evictions: map[string]*eviction.Eviction{},
@@ -163,7 +167,22 @@ func (s *state) loadPlacements(ctx context.Context, r client.Reader) error {
 	for i := range crps.Items {
 		crp := &crps.Items[i]
 		s.crps[crp.Name] = crp
-		s.placements[crp.Name] = convert.PlacementToModel(crp)
+		p := convert.PlacementToModel(crp)
+		s.placements[crp.Name] = p
+		if p.CRP.Spec.StatusReportingScope != placement.NamespaceAccessible {
+			continue // the scope is immutable: such a placement never had a status copy
+		}
+		var ms v1beta1.ClusterResourcePlacementStatusList
+		if err := list(ctx, r, &ms, "ClusterResourcePlacementStatuses", client.MatchingLabels{v1beta1.CRPTrackingLabel: crp.Name}); err != nil {
+			return err
+		}
+		for j := range ms.Items {
+			m := &ms.Items[j]
+			s.mirrorObjs[crp.Name] = append(s.mirrorObjs[crp.Name], m)
+			if m.Name == crp.Name && m.Namespace == p.CRP.Spec.StatusNamespace() {
+				p.Mirror = convert.PlacementStatusObjectToModel(m)
+			}
+		}
 	}
 	for i := range pss.Items {
 		ps := &pss.Items[i]

@@ -355,13 +355,23 @@ func (r *run) applyMemberCluster(o *unstructured.Unstructured) error {
 		Spec struct {
 			HeartbeatPeriodSeconds int            `json:"heartbeatPeriodSeconds"`
 			Taints                 []member.Taint `json:"taints"`
+			DeleteOptions          *struct {
+				ValidationMode member.DeleteValidationMode `json:"validationMode"`
+			} `json:"deleteOptions"`
 		} `json:"spec"`
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &spec); err != nil {
 		return err
 	}
 	name := o.GetName()
+	var validation member.DeleteValidationMode
+	if d := spec.Spec.DeleteOptions; d != nil {
+		validation = d.ValidationMode
+	}
 	if cur, ok := r.s.Member(name); ok {
+		if err := r.s.SetDeleteValidation(name, validation); err != nil {
+			return err
+		}
 		// An update, like kubectl apply: the manifest's labels and taints replace the
 		// member's, so ones left out are removed. They are what scheduling sees change.
 		var removed []string
@@ -395,7 +405,8 @@ func (r *run) applyMemberCluster(o *unstructured.Unstructured) error {
 	}
 	return r.s.AddMember(sim.MemberSpec{
 		Name: name, Kind: member.KindCluster, Labels: o.GetLabels(), Taints: spec.Spec.Taints,
-		HeartbeatPeriod: time.Duration(spec.Spec.HeartbeatPeriodSeconds) * time.Second,
+		HeartbeatPeriod:  time.Duration(spec.Spec.HeartbeatPeriodSeconds) * time.Second,
+		DeleteValidation: validation,
 	})
 }
 
@@ -483,6 +494,16 @@ func (r *run) checkPlacement(p *scenarios.PlacementExpectation) (string, bool, s
 	if p.Details != nil {
 		want = append(want, describeDetails(p.Details))
 	}
+	if br := p.BackReported; br != nil {
+		want = append(want, fmt.Sprintf("its Work on %s reporting back [%s]", br.Cluster, strings.Join(br.Objects, " ")))
+	}
+	if so := p.StatusObject; so != nil {
+		if so.Absent {
+			want = append(want, "no ClusterResourcePlacementStatus")
+		} else {
+			want = append(want, fmt.Sprintf("a ClusterResourcePlacementStatus in %s mirroring its status", so.Namespace))
+		}
+	}
 	desc := fmt.Sprintf("placement %s has %s", p.Name, strings.Join(want, ", "))
 	if !ok {
 		return desc, false, fmt.Sprintf("placement %s does not exist", p.Name)
@@ -507,6 +528,22 @@ func (r *run) checkPlacement(p *scenarios.PlacementExpectation) (string, bool, s
 			}
 		}
 		ok, text := matchCondition(p.Condition, conds)
+		passed = passed && ok
+		got = append(got, text)
+	}
+	if br := p.BackReported; br != nil {
+		objs := []string{}
+		for _, b := range r.s.BackReported(p.Name, br.Cluster) {
+			if b.Reported["kind"] != strings.SplitN(b.Object, "/", 2)[0] {
+				passed = false // the report must describe the object it is for
+			}
+			objs = append(objs, b.Object)
+		}
+		passed = passed && slices.Equal(objs, br.Objects)
+		got = append(got, fmt.Sprintf("its Work on %s reporting back [%s]", br.Cluster, strings.Join(objs, " ")))
+	}
+	if so := p.StatusObject; so != nil {
+		ok, text := checkStatusObject(so, st)
 		passed = passed && ok
 		got = append(got, text)
 	}
@@ -565,6 +602,13 @@ func describeDetails(d *scenarios.DetailsExpectation) string {
 func (r *run) checkMember(m *scenarios.MemberExpectation) (string, bool, string) {
 	if o := m.Object; o != nil {
 		return r.checkMemberObject(m.Name, o)
+	}
+	if m.Gone {
+		desc := fmt.Sprintf("member %s has left the fleet", m.Name)
+		if _, ok := r.s.Member(m.Name); ok {
+			return desc, false, fmt.Sprintf("member %s still exists", m.Name)
+		}
+		return desc, true, fmt.Sprintf("member %s does not exist", m.Name)
 	}
 	desc := fmt.Sprintf("member %s has %s", m.Name, describeCondition(m.Condition))
 	st, ok := r.s.Member(m.Name)
@@ -706,4 +750,31 @@ func (r *run) finalState() {
 	if r.report.Members == nil {
 		r.report.Members = []MemberReport{}
 	}
+}
+
+// checkStatusObject compares a placement's ClusterResourcePlacementStatus with the
+// expectation: its namespace, and conditions equal to the placement's but for StatusSynced.
+func checkStatusObject(so *scenarios.StatusObjectExpectation, st sim.PlacementStatus) (bool, string) {
+	m := st.StatusObject
+	if m == nil {
+		return so.Absent, "no ClusterResourcePlacementStatus"
+	}
+	text := fmt.Sprintf("a ClusterResourcePlacementStatus in %s", m.Namespace)
+	if so.Absent || m.Namespace != so.Namespace {
+		return false, text
+	}
+	var want, got []string
+	for _, c := range st.Status.Conditions {
+		if c.Type != status.TypePlacementStatusSynced {
+			want = append(want, fmt.Sprintf("%s=%s/%s", c.Type, c.Status, c.Reason))
+		}
+	}
+	for _, c := range m.Status.Conditions {
+		got = append(got, fmt.Sprintf("%s=%s/%s", c.Type, c.Status, c.Reason))
+	}
+	if !slices.Equal(want, got) || len(m.Status.PlacementStatuses) != len(st.Status.PlacementStatuses) {
+		return false, fmt.Sprintf("%s with conditions [%s] and %d cluster entries; the placement has [%s] and %d", text,
+			strings.Join(got, " "), len(m.Status.PlacementStatuses), strings.Join(want, " "), len(st.Status.PlacementStatuses))
+	}
+	return true, text + " mirroring its status"
 }

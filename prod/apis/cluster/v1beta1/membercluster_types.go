@@ -73,6 +73,21 @@ type MemberClusterSpec struct {
 	// +kubebuilder:validation:MaxItems=100
 	// +optional
 	Taints []Taint `json:"taints,omitempty"`
+
+	// DeleteOptions says what the hub checks when the MemberCluster is deleted.
+	// +optional
+	DeleteOptions *DeleteOptions `json:"deleteOptions,omitempty"`
+}
+
+// DeleteOptions configures the deletion of a MemberCluster.
+type DeleteOptions struct {
+	// ValidationMode: Strict (the default) removes a deleted member once its agent has
+	// acknowledged the leave (or stopped heartbeating) and its placements are gone; Skip
+	// does not wait for the agent: the member is removed once its placements are gone.
+	// +kubebuilder:default=Strict
+	// +kubebuilder:validation:Enum=Skip;Strict
+	// +optional
+	ValidationMode member.DeleteValidationMode `json:"validationMode,omitempty"`
 }
 
 // Taint attached to a MemberCluster repels every ClusterResourcePlacement that does not

@@ -36,12 +36,14 @@ type ClusterResourcePlacement struct {
 	// The desired state of ClusterResourcePlacement.
 	// +kubebuilder:validation:XValidation:rule="has(self.policy) || !has(oldSelf.policy) || (oldSelf.policy.placementType == 'PickAll' && (!has(oldSelf.policy.tolerations) || size(oldSelf.policy.tolerations) == 0))",message="policy can only be removed from a PickAll placement without tolerations: placementType is immutable and tolerations cannot be removed"
 	// +kubebuilder:validation:XValidation:rule="has(oldSelf.policy) || !has(self.policy) || self.policy.placementType == 'PickAll'",message="placementType is immutable: a placement created without a policy is PickAll"
+	// +kubebuilder:validation:XValidation:rule="!has(self.statusReportingScope) || self.statusReportingScope != 'NamespaceAccessible' || size(self.resourceSelectors.filter(x, x.kind == 'Namespace')) == 1",message="when statusReportingScope is NamespaceAccessible, exactly one resourceSelector with kind 'Namespace' is required"
+	// +kubebuilder:validation:XValidation:rule="!has(oldSelf.statusReportingScope) || (has(self.statusReportingScope) && self.statusReportingScope == oldSelf.statusReportingScope)",message="statusReportingScope is immutable"
 	// +required
 	Spec ClusterResourcePlacementSpec `json:"spec"`
 
 	// The observed status of ClusterResourcePlacement.
 	// +optional
-	Status ClusterResourcePlacementStatus `json:"status,omitempty"`
+	Status PlacementStatus `json:"status,omitempty"`
 }
 
 // ClusterResourcePlacementSpec defines the desired state of ClusterResourcePlacement.
@@ -76,6 +78,15 @@ type ClusterResourcePlacementSpec struct {
 	// +kubebuilder:validation:Maximum=1000
 	// +optional
 	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty"`
+
+	// StatusReportingScope says where the placement's status can be read: ClusterScopeOnly
+	// (the default) on this object only; NamespaceAccessible also in a
+	// ClusterResourcePlacementStatus of the same name in the one namespace the placement
+	// selects, kept by the hub. Immutable.
+	// +kubebuilder:default=ClusterScopeOnly
+	// +kubebuilder:validation:Enum=ClusterScopeOnly;NamespaceAccessible
+	// +optional
+	StatusReportingScope placement.StatusReportingScope `json:"statusReportingScope,omitempty"`
 }
 
 // ClusterResourceSelector selects cluster-scoped resources. All its fields are ANDed; a
@@ -312,6 +323,30 @@ type RolloutStrategy struct {
 	// placement is deleted.
 	// +optional
 	DeleteStrategy *DeleteStrategy `json:"deleteStrategy,omitempty"`
+
+	// ReportBackStrategy says whether the member agents report the status of the placed
+	// objects back to the hub, and where.
+	// +kubebuilder:validation:XValidation:rule="self.type != 'Mirror' || has(self.destination)",message="when reportBackStrategy.type is 'Mirror', a destination must be specified"
+	// +kubebuilder:validation:XValidation:rule="!has(self.destination) || self.destination != 'OriginalResource'",message="reportBackStrategy.destination OriginalResource is not supported by this hub yet: use WorkAPI"
+	// +optional
+	ReportBackStrategy *ReportBackStrategy `json:"reportBackStrategy,omitempty"`
+}
+
+// ReportBackStrategy describes how the status of placed objects is reported back.
+type ReportBackStrategy struct {
+	// Type: Disabled (the default) reports nothing back; Mirror copies each placed object's
+	// status, as it is on the member, to the destination.
+	// +kubebuilder:default=Disabled
+	// +kubebuilder:validation:Enum=Disabled;Mirror
+	// +required
+	Type placement.ReportBackStrategyType `json:"type"`
+
+	// Destination, required with Mirror: WorkAPI puts the statuses in the Works' status
+	// (manifestConditions[].backReportedStatus); OriginalResource (onto the placed objects
+	// on the hub, for a placement of exactly one cluster) is not supported by this hub yet.
+	// +kubebuilder:validation:Enum=OriginalResource;WorkAPI
+	// +optional
+	Destination *placement.ReportBackDestination `json:"destination,omitempty"`
 }
 
 // DeleteStrategy configures what deleting a placement does to what it placed.
@@ -354,8 +389,8 @@ type RollingUpdateConfig struct {
 	UnavailablePeriodSeconds *int `json:"unavailablePeriodSeconds,omitempty"`
 }
 
-// ClusterResourcePlacementStatus defines the observed state of a ClusterResourcePlacement.
-type ClusterResourcePlacementStatus struct {
+// PlacementStatus defines the observed state of a ClusterResourcePlacement.
+type PlacementStatus struct {
 	// SelectedResources lists the resources the selectors selected (envelopes, not their
 	// contents).
 	// +optional

@@ -34,5 +34,6 @@ func init() {
 		&ClusterResourcePlacementDisruptionBudget{}, &ClusterResourcePlacementDisruptionBudgetList{},
 		&ClusterResourceEnvelope{}, &ClusterResourceEnvelopeList{},
 		&ResourceEnvelope{}, &ResourceEnvelopeList{},
+		&ClusterResourcePlacementStatus{}, &ClusterResourcePlacementStatusList{},
 	)
 }

@@ -44,6 +44,11 @@ type WorkSpec struct {
 	// ApplyStrategy describes how the member agent applies the manifests.
 	// +optional
 	ApplyStrategy *ApplyStrategy `json:"applyStrategy,omitempty"`
+
+	// ReportBackStrategy is the placement's: under Mirror the member agent reports each
+	// applied object's status in manifestConditions[].backReportedStatus.
+	// +optional
+	ReportBackStrategy *ReportBackStrategy `json:"reportBackStrategy,omitempty"`
 }
 
 // WorkloadTemplate represents the manifest workload to be deployed on the member cluster.
@@ -92,6 +97,24 @@ type ManifestCondition struct {
 	// DriftDetails.
 	// +optional
 	DiffDetails *DiffDetails `json:"diffDetails,omitempty"`
+
+	// BackReportedStatus is the applied object's status as the member holds it, when the
+	// Work's report-back strategy is Mirror.
+	// +optional
+	BackReportedStatus *BackReportedStatus `json:"backReportedStatus,omitempty"`
+}
+
+// BackReportedStatus is an object's status reported back by the member agent.
+type BackReportedStatus struct {
+	// ObservedStatus is the object's apiVersion, kind and status.
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:EmbeddedResource
+	// +optional
+	ObservedStatus runtime.RawExtension `json:"observedStatus,omitempty"`
+
+	// ObservationTime is when the status was last reported back.
+	// +required
+	ObservationTime metav1.Time `json:"observationTime"`
 }
 
 // WorkResourceIdentifier identifies one manifest of a Work and the object it became.
