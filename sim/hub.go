@@ -119,8 +119,12 @@ func (h *hub) enqueueAllPlacements(c controller) {
 // requeueAfter asks for key to be reconciled again after d. Only the earliest pending timer
 // per key is kept, so a member's health timer does not multiply with its heartbeats.
 func (h *hub) requeueAfter(c controller, key string, d time.Duration) {
+	h.requeueAfterID(c, h.s.key(key), d)
+}
+
+// requeueAfterID is requeueAfter for an interned key.
+func (h *hub) requeueAfterID(c controller, id int32, d time.Duration) {
 	due := h.s.now + d
-	id := h.s.key(key)
 	h.grow(c, id)
 	if cur := h.timers[c][id]; cur != 0 && cur <= due {
 		return
@@ -151,7 +155,7 @@ func (h *hub) requeueFired(e *event) bool {
 		r := h.s.store.members[h.s.keys[e.ref]]
 		if r != nil && r.HealthyReported && !r.Member.Leaving {
 			if at := membership.StaleAt(r.Member, h.s.cfg.Eligibility).Sub(h.s.cfg.Start); at > h.s.now {
-				h.requeueAfter(ctrlMembership, h.s.keys[e.ref], at-h.s.now)
+				h.requeueAfterID(ctrlMembership, e.ref, at-h.s.now)
 				return false
 			}
 		}
