@@ -1,10 +1,6 @@
 package eventq
 
-import (
-	"cmp"
-	"slices"
-	"time"
-)
+import "time"
 
 // Calendar is a calendar queue: time is cut into buckets of a fixed width, and a ring of
 // buckets covers the near future. An event in the current bucket (or earlier) goes into a
@@ -26,12 +22,10 @@ type Calendar[T any] struct {
 	mask int64
 	// ringN counts the events in ring.
 	ringN int
-	// cur is the absolute index (At / width) of the current bucket. Its events are in run,
-	// sorted when the bucket became current and consumed from run[pos], and in now, a
-	// 4-ary heap of those pushed since (or for earlier times).
+	// cur is the absolute index (At / width) of the current bucket, whose events (and any
+	// pushed for earlier times) are in now, a 4-ary heap built when the bucket became
+	// current: a heap of one bucket's events stays in cache.
 	cur int64
-	run []Item[T]
-	pos int
 	now []Item[T]
 	far []Item[T] // a 4-ary heap of events at or beyond bucket cur+len(ring)
 	// chunks is the arena of ring chunks; free lists the unused ones. Memory thus follows
@@ -104,20 +98,18 @@ func (c *Calendar[T]) insert(it Item[T]) {
 	}
 }
 
-// advance makes the current bucket hold the earliest event, if there is any.
+// advance makes the current heap hold the earliest event, if there is any.
 func (c *Calendar[T]) advance() {
-	for c.pos == len(c.run) && len(c.now) == 0 && c.n > 0 {
+	for len(c.now) == 0 && c.n > 0 {
 		if c.ringN == 0 {
 			c.cur = c.bucket(c.far[0].At) // nothing in the ring: jump to the far minimum
 		} else {
 			c.cur++
 		}
-		clear(c.run)
-		c.run, c.pos = c.run[:0], 0
 		if b := &c.ring[c.cur&c.mask]; b.head >= 0 {
 			for k := b.head; k >= 0; {
 				ch := &c.chunks[k]
-				c.run = append(c.run, ch.items[:ch.n]...)
+				c.now = append(c.now, ch.items[:ch.n]...)
 				c.ringN -= int(ch.n)
 				clear(ch.items[:ch.n])
 				next := ch.next
@@ -127,16 +119,12 @@ func (c *Calendar[T]) advance() {
 			*b = bucketList{-1, -1}
 		}
 		for len(c.far) > 0 && c.bucket(c.far[0].At) <= c.cur {
-			c.run = append(c.run, popHeap(&c.far))
+			c.now = append(c.now, popHeap(&c.far))
 		}
-		slices.SortFunc(c.run, compare[T])
+		for i := (len(c.now) - 2) / 4; len(c.now) > 1 && i >= 0; i-- {
+			siftDown(c.now, i)
+		}
 	}
-}
-
-// fromRun reports whether the earliest event is run[pos] rather than now[0]; the current
-// bucket must not be empty.
-func (c *Calendar[T]) fromRun() bool {
-	return c.pos < len(c.run) && (len(c.now) == 0 || less(c.run[c.pos], c.now[0]))
 }
 
 // appendRing appends it to a ring bucket, taking a chunk from the free list when the
@@ -167,25 +155,18 @@ func (c *Calendar[T]) appendRing(b *bucketList, it Item[T]) {
 // Pop implements Queue.
 func (c *Calendar[T]) Pop() (Item[T], bool) {
 	c.advance()
-	if c.n == 0 {
+	if len(c.now) == 0 {
 		return Item[T]{}, false
 	}
 	c.n--
-	if c.fromRun() {
-		c.pos++
-		return c.run[c.pos-1], true
-	}
 	return popHeap(&c.now), true
 }
 
 // Peek implements Queue.
 func (c *Calendar[T]) Peek() (Item[T], bool) {
 	c.advance()
-	if c.n == 0 {
+	if len(c.now) == 0 {
 		return Item[T]{}, false
-	}
-	if c.fromRun() {
-		return c.run[c.pos], true
 	}
 	return c.now[0], true
 }
@@ -193,12 +174,24 @@ func (c *Calendar[T]) Peek() (Item[T], bool) {
 // Len implements Queue.
 func (c *Calendar[T]) Len() int { return c.n }
 
-// ReplaceMin implements Queue.
+// ReplaceMin implements Queue: an event for the current bucket replaces the minimum in one
+// sift-down.
 func (c *Calendar[T]) ReplaceMin(at time.Duration, v T) uint64 {
-	if _, ok := c.Pop(); !ok {
+	c.advance()
+	if len(c.now) == 0 {
 		return c.Push(at, v)
 	}
-	return c.Push(at, v)
+	seq := c.seq
+	c.seq++
+	it := Item[T]{At: at, Seq: seq, Value: v}
+	if c.bucket(at) <= c.cur {
+		c.now[0] = it
+		siftDown(c.now, 0)
+		return seq
+	}
+	popHeap(&c.now)
+	c.insert(it)
+	return seq
 }
 
 // popHeap removes and returns the minimum of a non-empty 4-ary heap.
@@ -214,10 +207,6 @@ func popHeap[T any](h *[]Item[T]) Item[T] {
 	}
 	*h = items
 	return top
-}
-
-func compare[T any](a, b Item[T]) int {
-	return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // siftUp and siftDown move a hole in a 4-ary heap rather than swapping.

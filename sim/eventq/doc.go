@@ -28,8 +28,8 @@
 // the others do and is checked by the same property test. The simulator uses
 // it directly (not through the Queue interface, so calls are direct): with
 // thousands of members heartbeating, a heartbeat costs an append to its
-// bucket and its share of sorting one bucket, instead of a sift through a heap
-// of every pending event whose levels no longer fit in cache.
+// bucket and a sift through a heap of one bucket's events, instead of a sift
+// through a heap of every pending event whose levels no longer fit in cache.
 //
 // New returns a Heap4. In the hold-model benchmark (pop the earliest event,
 // push a successor a random delay later, at a steady queue size, which is the
