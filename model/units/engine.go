@@ -91,6 +91,55 @@ func (e *Engine) Input() Input {
 	return in
 }
 
+// Sync makes the engine hold exactly in's machines and units, reporting each difference
+// from what it holds as the change it is (so the next Schedule reschedules only what they
+// affect); in.Lease is ignored. It costs a map lookup per machine and unit. Input with a
+// machine ID or unit name given twice is collapsed as [Schedule] does, by starting over.
+func (e *Engine) Sync(in Input) {
+	ids := make(map[string]bool, len(in.Machines))
+	for _, m := range in.Machines {
+		if ids[m.ID] {
+			*e = *NewEngine(in)
+			return
+		}
+		ids[m.ID] = true
+	}
+	names := make(map[string]bool, len(in.Units))
+	for _, j := range in.Units {
+		if j.Unit == nil {
+			continue
+		}
+		if names[j.Unit.Name] {
+			*e = *NewEngine(in)
+			return
+		}
+		names[j.Unit.Name] = true
+	}
+	for _, id := range slices.Clone(e.ids) {
+		if !ids[id] {
+			e.RemoveMachine(id)
+		}
+	}
+	for _, n := range slices.Clone(e.names) {
+		if !names[n] {
+			e.RemoveUnit(n)
+		}
+	}
+	for _, m := range in.Machines {
+		if old, ok := e.machines[m.ID]; !ok || old.Alive != m.Alive || !maps.Equal(old.Metadata, m.Metadata) {
+			e.SetMachine(m)
+		}
+	}
+	for _, j := range in.Units {
+		if j.Unit == nil {
+			continue
+		}
+		if old, ok := e.units[j.Unit.Name]; !ok || old != j {
+			e.SetUnit(j)
+		}
+	}
+}
+
 // SetMachine adds a machine or changes one (its liveness or metadata).
 func (e *Engine) SetMachine(m MachineState) {
 	if _, ok := e.machines[m.ID]; !ok {

@@ -2,9 +2,12 @@ package units_test
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
 
 	"github.com/fleetsim/fleetsim/model/units"
@@ -62,6 +65,19 @@ func TestPropEngineIncremental(t *testing.T) {
 				if len(in.Units) > 0 {
 					j := rapid.SampledFrom(in.Units).Draw(t, label+" unit")
 					e.SetTarget(j.Unit.Name, rapid.SampledFrom(append([]string{"", "m9"}, propMachineIDs...)).Draw(t, label+" target"))
+				}
+			}
+			if propMaybe(t, 10, label+" sync?") {
+				// The same changes (and others) reported as a whole new input.
+				next := e.Input()
+				if propMaybe(t, 50, label+" change?") {
+					next = propInput(t)
+				}
+				e.Sync(next)
+				slices.SortFunc(next.Machines, func(a, b units.MachineState) int { return strings.Compare(a.ID, b.ID) })
+				slices.SortFunc(next.Units, func(a, b units.Job) int { return strings.Compare(a.Unit.Name, b.Unit.Name) })
+				if diff := cmp.Diff(next, e.Input(), cmpopts.EquateEmpty()); diff != "" {
+					t.Fatalf("step %d: after Sync, Input() differs (-synced +held):\n%s", step, diff)
 				}
 			}
 			if !propMaybe(t, 60, label+" schedule?") {
