@@ -221,12 +221,21 @@ func (s *Sim) reconcileMachineAgent(machine string) {
 		}
 	}
 	jobs := s.jobs()
+	// The global units this machine runs, from one decision: the same rule as
+	// units.GlobalTargets per global unit (every unit is in jobs), without a decision each.
+	var globals []string
+	for _, j := range jobs {
+		if j.Unit.IsGlobal() {
+			globals = units.GlobalsOn(machine, machines, jobs)
+			break
+		}
+	}
 	var desired []agentsystemd.DesiredUnit
 	for _, j := range jobs {
 		u := j.Unit
 		switch {
 		case u.IsGlobal():
-			if !slices.Contains(units.GlobalTargets(u, machines, jobs), machine) {
+			if _, found := slices.BinarySearch(globals, u.Name); !found {
 				continue
 			}
 		case fr.target[u.Name] != machine:
