@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -64,7 +65,11 @@ func SimHeartbeats(b *testing.B, members int, d time.Duration) {
 	fleet := Fleet(members, 1)
 	b.ReportAllocs()
 	var events uint64
+	var live uint64 // the simulation's live heap at the end of the last run
+	var cpu time.Duration
+	base := heapAfterGC()
 	for b.Loop() {
+		start := CPUTime()
 		s, err := sim.New(sim.Config{Seed: 1, HeartbeatJitter: time.Second})
 		if err != nil {
 			b.Fatal(err)
@@ -78,13 +83,28 @@ func SimHeartbeats(b *testing.B, members int, d time.Duration) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		cpu += CPUTime() - start
 		events = res.Events
+		b.StopTimer()
 		if got := len(s.Members()); got != members {
 			b.Fatalf("%d members at the end, want %d", got, members)
 		}
+		live = heapAfterGC() - base
+		runtime.KeepAlive(s)
+		b.StartTimer()
 	}
 	perOp := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(live)/float64(members), "live-B/member")
 	b.ReportMetric(float64(events), "events/op")
 	b.ReportMetric(float64(events)/perOp, "events/s")
 	b.ReportMetric(d.Seconds()/perOp, "x-realtime")
+}
+
+// heapAfterGC is the live heap: the heap in use right after a collection.
+func heapAfterGC() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }

@@ -49,14 +49,17 @@ func (s *Sim) AddMember(spec MemberSpec) error {
 		return fmt.Errorf("member %s: %w", spec.Name, err)
 	}
 	labels := s.sharedLabels(spec.Labels)
-	r := &memberRecord{MemberCluster: mhub.MemberCluster{
-		Member: &member.Member{
-			Name: spec.Name, Kind: spec.Kind, Labels: labels, Taints: slices.Clone(spec.Taints),
-			HeartbeatPeriod: spec.HeartbeatPeriod, DeleteValidation: spec.DeleteValidation,
-		},
-		Created: s.Now(),
-	}}
-	a := &agent{
+	// One allocation for the agent, its record and its member: a heartbeat touches all
+	// three, and adjacent memory costs fewer cache misses than three scattered objects.
+	blk := &memberBlock{}
+	blk.member = member.Member{
+		Name: spec.Name, Kind: spec.Kind, Labels: labels, Taints: slices.Clone(spec.Taints),
+		HeartbeatPeriod: spec.HeartbeatPeriod, DeleteValidation: spec.DeleteValidation,
+	}
+	r := &blk.rec
+	r.MemberCluster = mhub.MemberCluster{Member: &blk.member, Created: s.Now()}
+	a := &blk.agent
+	*a = agent{
 		idx: int32(len(s.agents)), name: spec.Name, rec: r, period: spec.HeartbeatPeriod, healthy: !spec.Unhealthy,
 		properties: spec.Properties, resources: spec.Resources,
 	}
@@ -69,6 +72,14 @@ func (s *Sim) AddMember(spec MemberSpec) error {
 	s.Record("member-created", spec.Name, string(spec.Kind))
 	s.hub.fire(triggers.MemberCreated, spec.Name, "", spec.Name)
 	return nil
+}
+
+// memberBlock holds a new member's agent, hub record and member in one allocation, in the
+// order a heartbeat reads them.
+type memberBlock struct {
+	agent  agent
+	rec    memberRecord
+	member member.Member
 }
 
 // sharedLabels returns a copy of labels that members added one after the other with equal

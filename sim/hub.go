@@ -39,6 +39,31 @@ type hub struct {
 	workerFree []time.Duration
 	tokens     float64
 	bucketAt   time.Duration
+	// recs caches member records by interned key, valid while the store's memberGen is
+	// recsGen: a health timer finds its member without hashing its name.
+	recs    []*memberRecord
+	recsGen uint64
+}
+
+// memberRecord returns the store's record of the member whose name is interned key id, or
+// nil.
+func (h *hub) memberRecord(id int32) *memberRecord {
+	st := h.s.store
+	if h.recsGen != st.memberGen {
+		clear(h.recs)
+		h.recsGen = st.memberGen
+	}
+	if int(id) < len(h.recs) && h.recs[id] != nil {
+		return h.recs[id]
+	}
+	r := st.members[h.s.keys[id]]
+	if r != nil {
+		for int(id) >= len(h.recs) {
+			h.recs = append(h.recs, nil)
+		}
+		h.recs[id] = r
+	}
+	return r
 }
 
 func newHub(s *Sim) hub {
@@ -119,8 +144,12 @@ func (h *hub) enqueueAllPlacements(c controller) {
 // requeueAfter asks for key to be reconciled again after d. Only the earliest pending timer
 // per key is kept, so a member's health timer does not multiply with its heartbeats.
 func (h *hub) requeueAfter(c controller, key string, d time.Duration) {
+	h.requeueAfterID(c, h.s.key(key), d)
+}
+
+// requeueAfterID is requeueAfter for an interned key.
+func (h *hub) requeueAfterID(c controller, id int32, d time.Duration) {
 	due := h.s.now + d
-	id := h.s.key(key)
 	h.grow(c, id)
 	if cur := h.timers[c][id]; cur != 0 && cur <= due {
 		return
@@ -148,10 +177,10 @@ func (h *hub) requeueFired(e *event) bool {
 	if e.ctrl == ctrlMembership {
 		// A heartbeat since the timer was set postpones the health check: move the timer
 		// rather than reconcile a member whose decision cannot have changed.
-		r := h.s.store.members[h.s.keys[e.ref]]
+		r := h.memberRecord(e.ref)
 		if r != nil && r.HealthyReported && !r.Member.Leaving {
 			if at := membership.StaleAt(r.Member, h.s.cfg.Eligibility).Sub(h.s.cfg.Start); at > h.s.now {
-				h.requeueAfter(ctrlMembership, h.s.keys[e.ref], at-h.s.now)
+				h.requeueAfterID(ctrlMembership, e.ref, at-h.s.now)
 				return false
 			}
 		}

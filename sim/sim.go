@@ -39,6 +39,14 @@ type event struct {
 	sent time.Duration
 }
 
+// The event queue's calendar: one-second buckets and a ring of 1,024 of them (17
+// minutes) hold heartbeats, network deliveries and health timers; later events wait in
+// its far heap. See eventq.Calendar and reports/benchmarks.md.
+const (
+	queueBucket  = time.Second
+	queueBuckets = 1024
+)
+
 // funcEvent is a rare action scheduled as a closure.
 type funcEvent struct {
 	name, subject string
@@ -60,7 +68,7 @@ func (c Clock) Until(t time.Time) time.Duration { return t.Sub(c.s.Now()) }
 // Sim is one simulation run.
 type Sim struct {
 	cfg    Config
-	queue  eventq.Queue[event]
+	queue  *eventq.Calendar[event]
 	now    time.Duration
 	trace  *trace.Recorder
 	clock  Clock
@@ -112,7 +120,7 @@ func New(cfg Config) (*Sim, error) {
 	}
 	s := &Sim{
 		cfg:    cfg,
-		queue:  eventq.New[event](),
+		queue:  eventq.NewCalendar[event](queueBucket, queueBuckets),
 		trace:  trace.New(cfg.Trace),
 		rngMem: component(cfg.Seed, "members"),
 		rngNet: component(cfg.Seed, "network"),

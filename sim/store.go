@@ -18,7 +18,10 @@ import (
 // a hub restart; only the controllers' memory does not. It implements mhub.Store; objects
 // are held by pointer, so a controller's Put of an object it got is a no-op here.
 type store struct {
-	members    map[string]*memberRecord
+	members map[string]*memberRecord
+	// memberGen changes whenever a member record is added or removed (caches of records
+	// check it).
+	memberGen  uint64
 	clusters   []*member.Member // members of kind Cluster, sorted by name: the scheduler's input
 	placements map[string]*mhub.Placement
 	bindings   map[string]*placement.Binding
@@ -79,6 +82,7 @@ func newStore() *store {
 
 func (st *store) addMember(r *memberRecord) {
 	st.members[r.Member.Name] = r
+	st.memberGen++
 	if r.Member.Kind == member.KindCluster {
 		i, _ := slices.BinarySearchFunc(st.clusters, r.Member.Name, func(m *member.Member, n string) int { return cmp.Compare(m.Name, n) })
 		st.clusters = slices.Insert(st.clusters, i, r.Member)
@@ -101,6 +105,7 @@ func (st *store) RemoveMemberCluster(name string) {
 		return
 	}
 	delete(st.members, name)
+	st.memberGen++
 	st.clusters = slices.DeleteFunc(st.clusters, func(m *member.Member) bool { return m.Name == name })
 }
 

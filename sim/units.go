@@ -14,12 +14,15 @@ import (
 // fleetRegistry is CoreOS fleet's registry: the units, where each is scheduled, the engine
 // lease, and the unit states each machine's agent published.
 type fleetRegistry struct {
-	units      map[string]*units.Unit
-	target     map[string]string // unit → machine ("" or absent: unscheduled)
-	lease      units.Lease
-	reported   map[string][]agentsystemd.UnitState // machine → its published states
-	engineDue  time.Duration                       // pending engine reconcile, 0 if none
-	duplicates map[string]string                   // unit → machines running it, for change detection
+	units     map[string]*units.Unit
+	target    map[string]string // unit → machine ("" or absent: unscheduled)
+	lease     units.Lease
+	reported  map[string][]agentsystemd.UnitState // machine → its published states
+	engineDue time.Duration                       // pending engine reconcile, 0 if none
+	// engine keeps the engine's decision between reconciles, so a lost machine or a changed
+	// unit reschedules only what it affects (its plan is Schedule's for the same input).
+	engine     *units.Engine
+	duplicates map[string]string // unit → machines running it, for change detection
 }
 
 func newFleetRegistry() fleetRegistry {
@@ -133,7 +136,13 @@ func (s *Sim) reconcileEngine() {
 	}
 	fr.lease = lease
 	machines := units.MachinesFromMembers(s.machineMembers(), now, s.cfg.MachineTTL)
-	plan := units.Schedule(units.Input{Machines: machines, Units: s.jobs(), Lease: lease})
+	in := units.Input{Machines: machines, Units: s.jobs()}
+	if fr.engine == nil {
+		fr.engine = units.NewEngine(in)
+	} else {
+		fr.engine.Sync(in)
+	}
+	plan := fr.engine.Schedule(lease)
 	for _, u := range plan.Unschedulable {
 		s.Record("unit-unschedulable", u.Unit, u.Reason)
 	}
@@ -212,12 +221,21 @@ func (s *Sim) reconcileMachineAgent(machine string) {
 		}
 	}
 	jobs := s.jobs()
+	// The global units this machine runs, from one decision: the same rule as
+	// units.GlobalTargets per global unit (every unit is in jobs), without a decision each.
+	var globals []string
+	for _, j := range jobs {
+		if j.Unit.IsGlobal() {
+			globals = units.GlobalsOn(machine, machines, jobs)
+			break
+		}
+	}
 	var desired []agentsystemd.DesiredUnit
 	for _, j := range jobs {
 		u := j.Unit
 		switch {
 		case u.IsGlobal():
-			if !slices.Contains(units.GlobalTargets(u, machines, jobs), machine) {
+			if _, found := slices.BinarySearch(globals, u.Name); !found {
 				continue
 			}
 		case fr.target[u.Name] != machine:

@@ -98,5 +98,13 @@
 // something changes; followers of followers and displaced units need a round or two more.
 // A safety bound on rounds guards against a configuration that never settles; none is
 // known after the cycle rule above, and a unit left over by it would be reported
-// unschedulable with "scheduling did not settle".
+// unschedulable with "scheduling did not settle". Once a decision settles, every alive
+// machine rejects each unit left unplaced, so its reason is rendered from the first three.
+//
+// [Engine] keeps a decision between decisions and returns the same plan as [Schedule] for
+// the same input, but a change reschedules only what it affects: a machine lost, back or
+// relabelled and a unit's desired state change are applied in place; the keep pass checks
+// only the units of machines that changed, and an unplaced unit is tried only on machines
+// that changed since it last found none. Adding or removing units or machines re-indexes
+// (O(units + machines)). [Engine.Sync] takes a whole input and reports the differences.
 package units

@@ -187,6 +187,9 @@ func (d *decision) unplacedReason(i int32) string {
 			return fmt.Sprintf("MachineOf peer %s is not scheduled", name)
 		}
 	}
+	if d.settled {
+		return d.settledUnplacedReason(i)
+	}
 	var reasons []string
 	onlyID, rejected := true, 0
 	for m := range int32(len(d.machines)) {
@@ -208,6 +211,41 @@ func (d *decision) unplacedReason(i int32) string {
 	}
 	s := fmt.Sprintf("no eligible machine among %d alive: %s", d.alive, strings.Join(reasons, "; "))
 	if more := rejected - len(reasons); more > 0 {
+		s += fmt.Sprintf("; and %d more", more)
+	}
+	return s
+}
+
+// settledUnplacedReason is unplacedReason once the decision settled: then every alive
+// machine rejects unit i (pass 2 found none for it in the last round, which changed
+// nothing), so only the first few rejections need to be rendered, and every rejection is
+// by MachineID exactly when no alive machine matches the unit's MachineID. It returns what
+// the full scan would.
+func (d *decision) settledUnplacedReason(i int32) string {
+	j := &d.jobs[i]
+	if want := j.x.MachineID; want != "" {
+		matched := false
+		for m := range d.machines {
+			if d.machines[m].Alive && unit.MachineIDMatches(want, d.machines[m].ID) {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			return fmt.Sprintf("no alive machine matches MachineID %s", want)
+		}
+	}
+	var reasons []string
+	for m := range int32(len(d.machines)) {
+		if len(reasons) == maxReasons {
+			break
+		}
+		if d.machines[m].Alive {
+			reasons = append(reasons, d.explain(i, m, d.fit(i, m, false)))
+		}
+	}
+	s := fmt.Sprintf("no eligible machine among %d alive: %s", d.alive, strings.Join(reasons, "; "))
+	if more := d.alive - len(reasons); more > 0 {
 		s += fmt.Sprintf("; and %d more", more)
 	}
 	return s

@@ -25,6 +25,7 @@ type job struct {
 	active  bool // desired state loaded or launched
 	global  bool
 	initial string // Job.Machine as given
+	home    int32  // initial as a machine index, unscheduled or goneMachine
 	cur     int32  // machine index, unscheduled or goneMachine
 	// peers are the MachineOf peers' job indices (-1 for a unit that does not exist).
 	peers []int32
@@ -67,6 +68,11 @@ type decision struct {
 	order []int32
 	// globMatches holds, per distinct Conflicts glob (see job.globs), the units it matches.
 	globMatches [][]int32
+	// settled is true once a decision's rounds ended because one changed nothing (not at
+	// the safety bound): then no alive machine fits a unit left unplaced.
+	settled bool
+	// inc is the incremental state an [Engine] keeps between decisions; nil for Schedule.
+	inc *incState
 }
 
 // newDecision sorts and indexes the input. Units are ordered by name and machines by ID, so
@@ -77,9 +83,14 @@ func newDecision(machines []MachineState, jobs []Job) *decision {
 	ms := slices.Clone(machines)
 	slices.SortStableFunc(ms, func(a, b MachineState) int {
 		// Among duplicate IDs, prefer an alive entry, then the smaller metadata.
-		return cmp.Or(cmp.Compare(a.ID, b.ID), boolOrder(b.Alive, a.Alive), cmp.Compare(metadataKey(a.Metadata), metadataKey(b.Metadata)))
+		// cmp.Or evaluates every argument: render metadata only for duplicate IDs.
+		if c := cmp.Or(cmp.Compare(a.ID, b.ID), boolOrder(b.Alive, a.Alive)); c != 0 {
+			return c
+		}
+		return cmp.Compare(metadataKey(a.Metadata), metadataKey(b.Metadata))
 	})
 	d.byID = make(map[string]int32, len(ms))
+	d.machines = make([]machine, 0, len(ms))
 	for _, m := range ms {
 		if _, dup := d.byID[m.ID]; dup {
 			continue
@@ -98,10 +109,14 @@ func newDecision(machines []MachineState, jobs []Job) *decision {
 		}
 	}
 	slices.SortStableFunc(js, func(a, b Job) int {
-		return cmp.Or(cmp.Compare(a.Unit.Name, b.Unit.Name), cmp.Compare(a.Machine, b.Machine),
+		if c := cmp.Compare(a.Unit.Name, b.Unit.Name); c != 0 {
+			return c
+		}
+		return cmp.Or(cmp.Compare(a.Machine, b.Machine),
 			slices.Compare(a.Unit.Hash[:], b.Unit.Hash[:]), cmp.Compare(a.Unit.DesiredState, b.Unit.DesiredState))
 	})
 	d.byName = make(map[string]int32, len(js))
+	d.jobs = make([]job, 0, len(js))
 	for _, in := range js {
 		if _, dup := d.byName[in.Unit.Name]; dup {
 			continue // each unit once: later duplicates are ignored
@@ -125,16 +140,9 @@ func newDecision(machines []MachineState, jobs []Job) *decision {
 		if j.runsGlobal() {
 			d.globals = append(d.globals, int32(i))
 		}
-		switch {
-		case j.initial == "":
-			j.cur = unscheduled
-		default:
-			m, ok := d.byID[j.initial]
-			if !ok {
-				j.cur = goneMachine
-				continue
-			}
-			j.cur = m
+		j.home = d.machineIndex(j.initial)
+		j.cur = j.home
+		if m := j.cur; m >= 0 {
 			d.machines[m].units = append(d.machines[m].units, int32(i)) // ascending: i grows
 		}
 	}
@@ -303,6 +311,18 @@ func stronglyConnected(n int, adj map[int32][]int32) []int32 {
 	return comp
 }
 
+// machineIndex returns the index of machine id, unscheduled for "" or goneMachine for an
+// unknown machine.
+func (d *decision) machineIndex(id string) int32 {
+	if id == "" {
+		return unscheduled
+	}
+	if m, ok := d.byID[id]; ok {
+		return m
+	}
+	return goneMachine
+}
+
 // machineID names machine index m as the plan does; for goneMachine and unscheduled it uses
 // the unit's initial machine or "".
 func (d *decision) machineID(j *job) string {
@@ -336,11 +356,14 @@ func (d *decision) assign(i, m int32, reason string) {
 	pos, _ := slices.BinarySearch(mm.units, i)
 	mm.units = slices.Insert(mm.units, pos, i)
 	d.refresh(m)
+	if d.inc != nil {
+		d.touch(m)
+	}
 }
 
 func (d *decision) unassign(i int32, reason string) {
 	j := &d.jobs[i]
-	if d.machineID(j) == j.initial {
+	if j.cur == j.home {
 		j.leaveReason = reason
 	}
 	if m := j.cur; m >= 0 {
@@ -350,9 +373,16 @@ func (d *decision) unassign(i int32, reason string) {
 		}
 		j.cur = unscheduled
 		d.refresh(m)
+		if d.inc != nil {
+			d.touch(m)
+			d.inc.pos[i] = -1
+		}
 		return
 	}
 	j.cur = unscheduled
+	if d.inc != nil {
+		d.inc.pos[i] = -1
+	}
 }
 
 // Schedule makes one engine decision (spec/coreos-fleet.md §2 "Exact algorithm", with the
@@ -385,6 +415,7 @@ func Schedule(in Input) Plan {
 			changed = true
 		}
 		if !changed {
+			d.settled = true
 			break
 		}
 	}
@@ -448,22 +479,29 @@ func (d *decision) placePass() bool {
 			continue
 		}
 		changed = true
-		reason := d.placeReason(i, m, load)
-		var displaced []int32
-		for _, v := range d.machines[m].units {
-			if slices.Contains(j.replaces, v) {
-				displaced = append(displaced, v)
-			}
-		}
-		for _, v := range displaced {
-			reason += fmt.Sprintf("; displaces %s (Replaces)", d.jobs[v].name)
-		}
-		d.assign(i, m, reason)
-		for _, v := range displaced {
-			d.unassign(v, fmt.Sprintf("machine %s now runs %s, which replaces it", d.machines[m].ID, j.name))
-		}
+		d.place(i, m, load)
 	}
 	return changed
+}
+
+// place assigns unit i to machine m (whose load was load when it was picked), displacing
+// the units there that i replaces.
+func (d *decision) place(i, m int32, load int) {
+	j := &d.jobs[i]
+	reason := d.placeReason(i, m, load)
+	var displaced []int32
+	for _, v := range d.machines[m].units {
+		if slices.Contains(j.replaces, v) {
+			displaced = append(displaced, v)
+		}
+	}
+	for _, v := range displaced {
+		reason += fmt.Sprintf("; displaces %s (Replaces)", d.jobs[v].name)
+	}
+	d.assign(i, m, reason)
+	for _, v := range displaced {
+		d.unassign(v, fmt.Sprintf("machine %s now runs %s, which replaces it", d.machines[m].ID, j.name))
+	}
 }
 
 // pick returns the least-loaded alive machine that passes every filter for unit i, with its
@@ -505,7 +543,8 @@ func (d *decision) plan(fence FencedWrite) Plan {
 	p := Plan{Fence: fence}
 	for i := range int32(len(d.jobs)) {
 		j := &d.jobs[i]
-		if final := d.machineID(j); final != j.initial {
+		if j.cur != j.home {
+			final := d.machineID(j)
 			if j.initial != "" {
 				p.Unschedule = append(p.Unschedule, Action{Unit: j.name, Machine: j.initial, Reason: j.leaveReason})
 			}

@@ -22,6 +22,7 @@ func BenchmarkHold(b *testing.B) {
 	}{
 		{"heap4", func() Queue[int] { return NewHeap4[int]() }},
 		{"btree", func() Queue[int] { return NewBTree[int]() }},
+		{"calendar", func() Queue[int] { return NewCalendar[int](meanDelay/64, 1024) }},
 	}
 	sizes := []struct {
 		name string

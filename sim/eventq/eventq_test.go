@@ -20,6 +20,11 @@ func impls[T any]() []impl[T] {
 	return []impl[T]{
 		{"heap4", func() Queue[T] { return NewHeap4[T]() }},
 		{"btree", func() Queue[T] { return NewBTree[T]() }},
+		// Narrow buckets and small rings, so that tests' times spread over the current
+		// heap, the ring and the far heap.
+		{"calendar/7x8", func() Queue[T] { return NewCalendar[T](7, 8) }},
+		{"calendar/1x2", func() Queue[T] { return NewCalendar[T](1, 2) }},
+		{"calendar/100x64", func() Queue[T] { return NewCalendar[T](100, 64) }},
 		{"New", New[T]},
 	}
 }
