@@ -43,10 +43,19 @@ type Plan struct {
 	// Sample is how often time series (unavailable members, available clusters, hub load)
 	// are sampled.
 	Sample time.Duration
+	// Phases name windows of simulated time: a latency whose interval starts within one is
+	// also reported as metric@phase (e.g. staged.duration@concurrent).
+	Phases []Phase
 	// Limits bound the work of each rendered scenario.
 	Limits scenarios.Limits
 
 	tmpl *template.Template
+}
+
+// Phase is a named window [From, To) of simulated time.
+type Phase struct {
+	Name     string
+	From, To time.Duration
 }
 
 // Value is one parameter value: its text as written and, when it is a number or a
@@ -86,17 +95,29 @@ var DefaultHub = HubModel{Workers: 8, QPS: 250, Burst: 1000, CallsPerDecision: 1
 // hubParams are the hub's parameters a sweep may name as hub.<key>.
 var hubParams = []string{"workers", "qps", "burst", "callsPerDecision", "apiLatency"}
 
-var topKeys = []string{"name", "question", "seed", "repetitions", "scenario", "scenarioFile", "parameters", "sweep", "hub", "x", "sample"}
+var topKeys = []string{"name", "question", "seed", "repetitions", "scenario", "scenarioFile", "parameters", "sweep", "hub", "x", "sample", "small", "phases"}
 
 var nameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 
 // Load reads and validates a plan file.
 func Load(path string) (*Plan, error) {
+	return LoadWith(path, ParseOptions{})
+}
+
+// ParseOptions change how a plan is read.
+type ParseOptions struct {
+	// Small runs the plan at the reduced size its `small:` key gives (swept values and
+	// repetitions replaced), for tests and smoke runs.
+	Small bool
+}
+
+// LoadWith reads and validates a plan file with options.
+func LoadWith(path string, o ParseOptions) (*Plan, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data)
+	return ParseWith(path, data, o)
 }
 
 type parser struct{ path string }
@@ -108,7 +129,10 @@ func (p *parser) errorf(line int, field, format string, args ...any) *scenarios.
 // Parse parses and validates a plan; the first problem is returned as a *scenarios.Error
 // naming the file, line and field. Every point's scenario is rendered and validated, so a
 // plan that parses runs.
-func Parse(path string, data []byte) (pl *Plan, err error) {
+func Parse(path string, data []byte) (*Plan, error) { return ParseWith(path, data, ParseOptions{}) }
+
+// ParseWith is Parse with options.
+func ParseWith(path string, data []byte, o ParseOptions) (pl *Plan, err error) {
 	p := &parser{path: path}
 	defer func() {
 		if r := recover(); r != nil {
@@ -252,6 +276,46 @@ func Parse(path string, data []byte) (pl *Plan, err error) {
 			pl.Sweep = append(pl.Sweep, ax)
 		}
 	}
+	if n := f["phases"]; n != nil {
+		if n.Kind != yaml.MappingNode {
+			return nil, p.errorf(n.Line, "phases", "must be a mapping of name: {from, to}, not %s", kindName(n))
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			field := "phases." + k.Value
+			if !nameRE.MatchString(k.Value) || slices.ContainsFunc(pl.Phases, func(ph Phase) bool { return ph.Name == k.Value }) {
+				return nil, p.errorf(k.Line, field, "a phase name is letters, digits and _, starting with a letter, and unique")
+			}
+			pf, err := p.fields(v, field, []string{"from", "to"})
+			if err != nil {
+				return nil, err
+			}
+			ph := Phase{Name: k.Value}
+			for _, b := range []struct {
+				key string
+				dst *time.Duration
+			}{{"from", &ph.From}, {"to", &ph.To}} {
+				c := pf[b.key]
+				if c == nil {
+					return nil, p.errorf(v.Line, field+"."+b.key, "required")
+				}
+				d, err := time.ParseDuration(c.Value)
+				if err != nil || d < 0 {
+					return nil, p.errorf(c.Line, field+"."+b.key, "must be a duration such as 20m, not %q", c.Value)
+				}
+				*b.dst = d
+			}
+			if ph.To <= ph.From {
+				return nil, p.errorf(v.Line, field, "to (%s) must be after from (%s)", ph.To, ph.From)
+			}
+			pl.Phases = append(pl.Phases, ph)
+		}
+	}
+	if n := f["small"]; n != nil {
+		if err := p.small(pl, n, o.Small); err != nil {
+			return nil, err
+		}
+	}
 	if n := f["x"]; n != nil {
 		if !slices.ContainsFunc(pl.Sweep, func(a Axis) bool { return a.Name == n.Value }) {
 			return nil, p.errorf(n.Line, "x", "%q is not a swept parameter", n.Value)
@@ -280,6 +344,65 @@ func Parse(path string, data []byte) (pl *Plan, err error) {
 		}
 	}
 	return pl, nil
+}
+
+// small checks the `small:` key (sweep: values replacing swept ones or parameter defaults,
+// repetitions) and, when apply, applies it.
+func (p *parser) small(pl *Plan, n *yaml.Node, apply bool) error {
+	f, err := p.fields(n, "small", []string{"sweep", "repetitions"})
+	if err != nil {
+		return err
+	}
+	if r := f["repetitions"]; r != nil {
+		v, err := strconv.Atoi(r.Value)
+		if err != nil || v < 1 || v > 10000 || r.Kind != yaml.ScalarNode {
+			return p.errorf(r.Line, "small.repetitions", "must be an integer from 1 to 10000, not %q", r.Value)
+		}
+		if apply {
+			pl.Repetitions = v
+		}
+	}
+	s := f["sweep"]
+	if s == nil {
+		return nil
+	}
+	if s.Kind != yaml.MappingNode {
+		return p.errorf(s.Line, "small.sweep", "must be a mapping of parameter: [values], not %s", kindName(s))
+	}
+	for i := 0; i+1 < len(s.Content); i += 2 {
+		k, v := s.Content[i], s.Content[i+1]
+		field := "small.sweep." + k.Value
+		ax := pl.axis(k.Value)
+		_, isParam := pl.Parameters[k.Value]
+		if ax == nil && !isParam {
+			return p.errorf(k.Line, field, "names neither a swept parameter nor one of parameters")
+		}
+		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 || (ax == nil && len(v.Content) != 1) {
+			return p.errorf(v.Line, field, "must be a non-empty list of values (one value for a parameter that is not swept)")
+		}
+		var vals []Value
+		for j, c := range v.Content {
+			val, err := p.value(c, fmt.Sprintf("%s[%d]", field, j))
+			if err != nil {
+				return err
+			}
+			if key, ok := strings.CutPrefix(k.Value, "hub."); ok {
+				if err := checkHubValue(key, val); err != nil {
+					return p.errorf(c.Line, fmt.Sprintf("%s[%d]", field, j), "%v", err)
+				}
+			}
+			vals = append(vals, val)
+		}
+		if !apply {
+			continue
+		}
+		if ax != nil {
+			ax.Values = vals
+		} else {
+			pl.Parameters[k.Value] = vals[0]
+		}
+	}
+	return nil
 }
 
 func checkHubValue(key string, v Value) error {

@@ -111,6 +111,7 @@ type RunResult struct {
 type collector struct {
 	s      *sim.Sim
 	sample time.Duration
+	phases []Phase
 
 	created   map[string]time.Duration // placement → creation
 	updated   map[string]time.Duration // placement → last update not yet Available
@@ -149,8 +150,8 @@ type resyncState struct {
 	pending map[string]bool
 }
 
-func newCollector(s *sim.Sim, sample time.Duration) *collector {
-	c := &collector{s: s, sample: sample, created: map[string]time.Duration{}, updated: map[string]time.Duration{},
+func newCollector(s *sim.Sim, sample time.Duration, phases []Phase) *collector {
+	c := &collector{s: s, sample: sample, phases: phases, created: map[string]time.Duration{}, updated: map[string]time.Duration{},
 		placeDone: map[string]map[string]bool{}, bindings: map[string]bindingInfo{}, available: map[string]bool{},
 		runs: map[string]time.Duration{}, snapshots: map[string]int{}, failed: map[string]time.Duration{}, lost: map[string]time.Duration{}, moving: map[string]lostMember{},
 		samples: map[string][]float64{}, writes: map[string]uint64{}, lastWrite: map[string]time.Duration{}, peak: map[string]int{}}
@@ -159,9 +160,17 @@ func newCollector(s *sim.Sim, sample time.Duration) *collector {
 	return c
 }
 
-func (c *collector) add(metric string, d time.Duration) {
+// add records the latency from start to end; within a phase of the plan, it is also
+// recorded as metric@phase.
+func (c *collector) add(metric string, start, end time.Duration) {
 	// Microseconds are plenty and keep results short.
-	c.samples[metric] = append(c.samples[metric], math.Round(d.Seconds()*1e6)/1e6)
+	v := math.Round((end-start).Seconds()*1e6) / 1e6
+	c.samples[metric] = append(c.samples[metric], v)
+	for _, ph := range c.phases {
+		if start >= ph.From && start < ph.To {
+			c.samples[metric+"@"+ph.Name] = append(c.samples[metric+"@"+ph.Name], v)
+		}
+	}
 }
 
 // write counts one API write of kind to object, once per object and instant.
@@ -199,11 +208,11 @@ func (c *collector) event(at time.Duration, kind, subject, detail string) {
 		} {
 			if ok && !done[m.metric] && condTrue(detail, m.typ) {
 				done[m.metric] = true
-				c.add(m.metric, at-t0)
+				c.add(m.metric, t0, at)
 			}
 		}
 		if u, ok := c.updated[subject]; ok && condTrue(detail, "ClusterResourcePlacementAvailable") {
-			c.add(RolloutDuration, at-u)
+			c.add(RolloutDuration, u, at)
 			delete(c.updated, subject)
 		}
 	case "binding-scheduled":
@@ -216,13 +225,13 @@ func (c *collector) event(at time.Duration, kind, subject, detail string) {
 		c.bindings[subject] = bindingInfo{placement: pl, cluster: cluster}
 		if t0, ok := c.created[pl]; ok && !c.placeDone[pl]["s/"+cluster] {
 			c.placeDone[pl]["s/"+cluster] = true
-			c.add(ClusterScheduled, at-t0)
+			c.add(ClusterScheduled, t0, at)
 		}
 		for m, lm := range c.moving {
 			if m != cluster && lm.bindings[pl] {
 				delete(lm.bindings, pl)
 				if len(lm.bindings) == 0 {
-					c.add(MemberMoved, at-lm.at)
+					c.add(MemberMoved, lm.at, at)
 					delete(c.moving, m)
 				}
 			}
@@ -244,7 +253,7 @@ func (c *collector) event(at time.Duration, kind, subject, detail string) {
 		for _, m := range []struct{ typ, metric string }{{"Applied", ClusterApplied}, {"Available", ClusterAvailable}} {
 			if k := m.metric + "/" + b.cluster; !done[k] && condTrue(detail, m.typ) {
 				done[k] = true
-				c.add(m.metric, at-t0)
+				c.add(m.metric, t0, at)
 			}
 		}
 	case "binding-rolled", "binding-repicked", "binding-unscheduled", "binding-waiting":
@@ -273,7 +282,7 @@ func (c *collector) event(at time.Duration, kind, subject, detail string) {
 		c.write(at, "MemberCluster/status", subject)
 		if t, ok := c.failed[subject]; ok && (strings.HasPrefix(detail, "Healthy=False") || strings.HasPrefix(detail, "Healthy=Unknown") ||
 			strings.HasPrefix(detail, "Joined=False") || strings.HasPrefix(detail, "Joined=Unknown")) {
-			c.add(MemberDetect, at-t)
+			c.add(MemberDetect, t, at)
 			delete(c.failed, subject)
 		}
 	case "member-failed":
@@ -307,7 +316,7 @@ func (c *collector) event(at time.Duration, kind, subject, detail string) {
 			if lm.bindings["unit/"+subject] {
 				delete(lm.bindings, "unit/"+subject)
 				if len(lm.bindings) == 0 {
-					c.add(MemberMoved, at-lm.at)
+					c.add(MemberMoved, lm.at, at)
 					delete(c.moving, m)
 				}
 			}
@@ -318,7 +327,7 @@ func (c *collector) event(at time.Duration, kind, subject, detail string) {
 	case "staged-run-condition":
 		c.write(at, "ClusterStagedUpdateRun/status", subject)
 		if t, ok := c.runs[subject]; ok && condTrue(detail, "Succeeded") {
-			c.add(StagedRunDuration, at-t)
+			c.add(StagedRunDuration, t, at)
 			delete(c.runs, subject)
 		}
 	case "approval-requested":
@@ -353,7 +362,7 @@ func (c *collector) decision(controller, key string) {
 	if r.pending[key] {
 		delete(r.pending, key)
 		if len(r.pending) == 0 {
-			c.add(HubResync, c.s.Elapsed()-r.start)
+			c.add(HubResync, r.start, c.s.Elapsed())
 			c.resync = nil
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -73,6 +74,13 @@ func (r *Report) Figures() ([]Figure, error) {
 	return out, nil
 }
 
+func (r *Report) xLabel() string {
+	if r.XDuration {
+		return r.X + " (seconds)"
+	}
+	return r.X
+}
+
 func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
@@ -136,8 +144,9 @@ func addCurve(p *plot.Plot, label string, i int, dashed bool, xs, ys, lo, hi []f
 func (r *Report) latencyPlot() (*plot.Plot, error) {
 	gs := r.groups()
 	var metrics []string
-	for _, m := range MetricOrder {
-		if m == ClusterScheduled || m == PlacementScheduled || m == PlacementApplied || m == ClusterApplied {
+	for _, m := range r.metricNames {
+		base, _, _ := strings.Cut(m, "@")
+		if base == ClusterScheduled || base == PlacementScheduled || base == PlacementApplied || base == ClusterApplied || base == ClusterAvailable {
 			continue // shown in the tables; the plot keeps to what planners ask first
 		}
 		for _, ps := range gs {
@@ -149,7 +158,7 @@ func (r *Report) latencyPlot() (*plot.Plot, error) {
 	if len(metrics) == 0 {
 		return nil, nil
 	}
-	p := newPlot("Latency against "+r.X, r.X, "seconds")
+	p := newPlot("Latency against "+r.X, r.xLabel(), "seconds")
 	i := 0
 	for _, ps := range gs {
 		for _, m := range metrics {
@@ -183,7 +192,7 @@ func (r *Report) latencyPlot() (*plot.Plot, error) {
 }
 
 func (r *Report) loadPlot() (*plot.Plot, error) {
-	p := newPlot("Hub load against "+r.X, r.X, "per second")
+	p := newPlot("Hub load against "+r.X, r.xLabel(), "per second")
 	i := 0
 	for _, ps := range r.groups() {
 		for _, m := range []string{"decisionsPerSecond", "writesPerSecond"} {
@@ -235,7 +244,7 @@ func (r *Report) cdfPlot() (*plot.Plot, error) {
 	if metric == "" {
 		return nil, nil
 	}
-	p := newPlot("CDF: "+MetricInfo[metric], "seconds", "fraction")
+	p := newPlot("CDF: "+Describe(metric), "seconds", "fraction")
 	pts := make([]*PointReport, 0, len(r.Points))
 	for i := range r.Points {
 		if _, ok := r.Points[i].Metrics[metric]; ok {

@@ -27,8 +27,8 @@ type table struct {
 
 func (r *Report) tables() []table {
 	var out []table
-	for _, m := range MetricOrder {
-		t := table{title: MetricInfo[m] + " (" + m + ")", header: []string{"point", "samples", "p50", "p90", "p99", "max"}}
+	for _, m := range r.metricNames {
+		t := table{title: Describe(m) + " (" + m + ")", header: []string{"point", "samples", "p50", "p90", "p99", "max"}}
 		for _, p := range r.Points {
 			st, ok := p.Metrics[m]
 			if !ok {
@@ -87,7 +87,7 @@ func (r *Report) tables() []table {
 	if len(r.Fits) > 0 {
 		t = table{title: "Growth laws against " + r.X + " (fits with R² ≥ 0.9)", header: []string{"group", "statistic", "law"}}
 		for _, f := range r.Fits {
-			t.rows = append(t.rows, []string{orAll(f.Group), f.Stat + " of " + f.Metric, FitText(f, r.X)})
+			t.rows = append(t.rows, []string{orAll(f.Group), f.Stat + " of " + f.Metric, FitText(f, r.X, r.XDuration)})
 		}
 		out = append(out, t)
 	}

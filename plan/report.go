@@ -12,22 +12,26 @@ import (
 // It is what `fleetsim plan --format json` prints; Results holds the raw runs, which
 // `fleetsim plan merge` combines.
 type Report struct {
-	Plan        string        `json:"plan"`
-	File        string        `json:"file"`
-	Question    string        `json:"question,omitempty"`
-	Seed        uint64        `json:"seed"`
-	Repetitions int           `json:"repetitions"`
-	Runs        int           `json:"runs"`
-	Hub         *HubModel     `json:"hub,omitempty"`
-	X           string        `json:"x,omitempty"`
-	Level       float64       `json:"confidenceLevel"`
-	Points      []PointReport `json:"points"`
-	Fits        []FitReport   `json:"fits,omitempty"`
-	Knees       []KneeReport  `json:"knees,omitempty"`
-	Summary     []string      `json:"summary"`
+	Plan        string    `json:"plan"`
+	File        string    `json:"file"`
+	Question    string    `json:"question,omitempty"`
+	Seed        uint64    `json:"seed"`
+	Repetitions int       `json:"repetitions"`
+	Runs        int       `json:"runs"`
+	Hub         *HubModel `json:"hub,omitempty"`
+	X           string    `json:"x,omitempty"`
+	// XDuration: the x values are durations (in seconds in fits and plots).
+	XDuration bool          `json:"xDuration,omitempty"`
+	Level     float64       `json:"confidenceLevel"`
+	Points    []PointReport `json:"points"`
+	Fits      []FitReport   `json:"fits,omitempty"`
+	Knees     []KneeReport  `json:"knees,omitempty"`
+	Summary   []string      `json:"summary"`
 	// Seconds is the wall time the runs took (the longest shard's when merged).
 	Seconds float64  `json:"seconds"`
 	Results *Results `json:"results,omitempty"`
+
+	metricNames []string
 }
 
 // PointReport is one point of the sweep.
@@ -83,6 +87,27 @@ type KneeReport struct {
 	X      float64 `json:"x"`
 }
 
+// metricNames lists the metrics in report order, each followed by its phases.
+func metricNames(pl *Plan) []string {
+	var out []string
+	for _, m := range MetricOrder {
+		out = append(out, m)
+		for _, ph := range pl.Phases {
+			out = append(out, m+"@"+ph.Name)
+		}
+	}
+	return out
+}
+
+// Describe says what a metric measures (a phase's metric: within that phase).
+func Describe(m string) string {
+	base, phase, ok := strings.Cut(m, "@")
+	if !ok {
+		return MetricInfo[m]
+	}
+	return MetricInfo[base] + ", in phase " + phase
+}
+
 // LoadMetrics are the load statistics fitted and plotted against X.
 var LoadMetrics = []string{"decisionsPerSecond", "writesPerSecond", "peakWritesPerSecond"}
 
@@ -92,7 +117,7 @@ func Build(pl *Plan, res *Results) (*Report, error) {
 		return nil, fmt.Errorf("the results are of plan %q (seed %d, %d runs), not of %s (seed %d, %d runs)", res.Plan, res.Seed, res.Runs, pl.Name, pl.Seed, pl.RunCount())
 	}
 	rep := &Report{Plan: pl.Name, File: pl.Path, Question: pl.Question, Seed: pl.Seed, Repetitions: pl.Repetitions, Runs: len(res.Results),
-		Hub: pl.Hub, X: pl.X, Level: Level, Seconds: res.Seconds, Results: res}
+		Hub: pl.Hub, X: pl.X, Level: Level, Seconds: res.Seconds, Results: res, metricNames: metricNames(pl)}
 	byPoint := map[int][]RunResult{}
 	for _, r := range res.Results {
 		byPoint[r.Point] = append(byPoint[r.Point], r)
@@ -101,6 +126,7 @@ func Build(pl *Plan, res *Results) (*Report, error) {
 	for j, a := range pl.Sweep {
 		if a.Name == pl.X {
 			xi = j
+			rep.XDuration = a.Values[0].Go == a.Values[0].Text && a.Values[0].IsNum
 		}
 	}
 	for _, pt := range pl.Points() {
@@ -123,7 +149,7 @@ func Build(pl *Plan, res *Results) (*Report, error) {
 		for _, r := range runs {
 			pr.Events += r.Events
 		}
-		for _, m := range MetricOrder {
+		for _, m := range metricNames(pl) {
 			sks := pr.Load.samples[m]
 			n := 0
 			mx := math.Inf(-1)
@@ -173,10 +199,8 @@ func load(runs []RunResult) HubLoad {
 		if r.Rep == 0 {
 			l.series = r.Series
 		}
-		for _, m := range MetricOrder {
-			if s, ok := r.Metrics[m]; ok {
-				l.samples[m] = append(l.samples[m], s)
-			}
+		for m, s := range r.Metrics {
+			l.samples[m] = append(l.samples[m], s)
 		}
 	}
 	l.DecisionsPerSecond, l.WritesPerSecond = MeanCI(dec, Level), MeanCI(wr, Level)
@@ -224,7 +248,7 @@ func (r *Report) fit() {
 		}
 		series := map[string][]float64{}
 		var names []string
-		for _, m := range MetricOrder {
+		for _, m := range r.metricNames {
 			ok := true
 			for _, p := range ps {
 				if _, has := p.Metrics[m]; !has {
@@ -266,6 +290,8 @@ func (r *Report) fit() {
 // Seconds renders a duration in seconds for people.
 func Seconds(s float64) string {
 	switch {
+	case s < 0:
+		return "-" + Seconds(-s)
 	case math.IsNaN(s):
 		return "–"
 	case s >= 3600:
@@ -292,6 +318,8 @@ func EstimateText(e Estimate, unit func(float64) string) string {
 // Rate renders a per-second rate.
 func Rate(v float64) string {
 	switch {
+	case v < 0:
+		return "-" + Rate(-v)
 	case math.IsNaN(v):
 		return "–"
 	case v >= 100:
@@ -311,7 +339,7 @@ func num(v float64) string {
 }
 
 // FitText renders a fit in words: "linear: 1.2s + 0.031s per member (R² 0.998)".
-func FitText(f FitReport, x string) string {
+func FitText(f FitReport, x string, xDuration bool) string {
 	unit := Seconds
 	if slices.Contains(LoadMetrics, f.Metric) {
 		unit = Rate
@@ -322,7 +350,11 @@ func FitText(f FitReport, x string) string {
 	case "constant":
 		return fmt.Sprintf("constant %s (within 2%%)", unit(f.Fit.A))
 	}
-	return fmt.Sprintf("linear law %s + %s per unit of %s (R² %.3f)", unit(f.Fit.A), unit(f.Fit.B), x, f.Fit.R2)
+	per := "per unit of " + x
+	if xDuration {
+		per = "per second of " + x
+	}
+	return fmt.Sprintf("linear law %s + %s %s (R² %.3f)", unit(f.Fit.A), unit(f.Fit.B), per, f.Fit.R2)
 }
 
 // headline are the metrics the summary speaks of, when measured.
@@ -339,15 +371,23 @@ func (r *Report) summarise(pl *Plan) {
 			prefix = "With " + ps[0].Group + ": "
 		}
 		first, last := ps[0], ps[len(ps)-1]
-		for _, m := range headline {
+		var heads []string
+		for _, h := range headline {
+			for _, m := range r.metricNames {
+				if m == h || strings.HasPrefix(m, h+"@") {
+					heads = append(heads, m)
+				}
+			}
+		}
+		for _, m := range heads {
 			lm, ok := last.Metrics[m]
 			if !ok {
 				continue
 			}
-			text := fmt.Sprintf("%s%s: p90 %s", prefix, MetricInfo[m], EstimateText(lm.P90, Seconds))
+			text := fmt.Sprintf("%s%s: p90 %s", prefix, Describe(m), EstimateText(lm.P90, Seconds))
 			if len(ps) > 1 {
 				if fm, ok := first.Metrics[m]; ok {
-					text = fmt.Sprintf("%s%s: p90 %s at %s, %s at %s", prefix, MetricInfo[m], Seconds(fm.P90.Value), first.Label, EstimateText(lm.P90, Seconds), last.Label)
+					text = fmt.Sprintf("%s%s: p90 %s at %s, %s at %s", prefix, Describe(m), Seconds(fm.P90.Value), first.Label, EstimateText(lm.P90, Seconds), last.Label)
 				}
 			} else {
 				text += " (" + last.Label + ")"
@@ -355,7 +395,7 @@ func (r *Report) summarise(pl *Plan) {
 			text += "."
 			for _, f := range r.Fits {
 				if f.Group == ps[0].Group && f.Metric == m {
-					text += " Against " + r.X + " it follows a " + FitText(f, r.X) + "."
+					text += " Against " + r.X + " it follows a " + FitText(f, r.X, r.XDuration) + "."
 				}
 			}
 			for _, k := range r.Knees {
@@ -373,7 +413,7 @@ func (r *Report) summarise(pl *Plan) {
 		text += "."
 		for _, f := range r.Fits {
 			if f.Group == ps[0].Group && f.Metric == "writesPerSecond" {
-				text += " API writes follow a " + FitText(f, r.X) + "."
+				text += " API writes follow a " + FitText(f, r.X, r.XDuration) + "."
 			}
 		}
 		s = append(s, text)

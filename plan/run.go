@@ -64,7 +64,7 @@ func (pl *Plan) RunOne(i int) (RunResult, error) {
 	start := time.Now()
 	rep0, err := runner.Run(sc, runner.Options{Seed: &seed, Setup: func(s *sim.Sim, u time.Duration) {
 		until = u
-		col = newCollector(s, pl.Sample)
+		col = newCollector(s, pl.Sample, pl.Phases)
 		for t := pl.Sample; t <= u; t += pl.Sample {
 			s.Barrier(t, col.takeSample)
 		}

@@ -251,7 +251,8 @@ func distinct(x []float64) int {
 // Knee finds where a growing curve bends upwards most (the Kneedle method): x and y are
 // scaled to [0, 1] and the knee is the point farthest below the chord from the first point
 // to the last. ok is false with fewer than three points, or when no point lies below the
-// chord by more than 0.1 (no marked knee). x must be increasing.
+// chord by more than 0.1 (no marked knee), or when the curve ends lower than it starts.
+// x must be increasing.
 func Knee(x, y []float64) (float64, bool) {
 	n := len(x)
 	if n < 3 {
@@ -259,8 +260,8 @@ func Knee(x, y []float64) (float64, bool) {
 	}
 	x0, x1 := x[0], x[n-1]
 	y0, y1 := slices.Min(y), slices.Max(y)
-	if x1 <= x0 || y1 <= y0 {
-		return 0, false
+	if x1 <= x0 || y1 <= y0 || y[n-1] <= y[0] {
+		return 0, false // not growing: no knee to speak of
 	}
 	best, at := 0.0, -1
 	for i := 1; i < n-1; i++ {

@@ -19,6 +19,7 @@ type planFlags struct {
 	format   string
 	parallel int
 	shard    string
+	small    bool
 }
 
 func newPlanCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -72,6 +73,7 @@ Exit codes:
 	fl.StringVarP(&f.format, "output", "o", "html", "same as --format")
 	fl.IntVar(&f.parallel, "parallel", runtime.GOMAXPROCS(0), "runs at once")
 	fl.StringVar(&f.shard, "shard", "", "I/N: run the I-th (from 0) of N disjoint slices of the runs, and write JSON")
+	fl.BoolVar(&f.small, "small", false, "run the plan at the reduced size of its small: key (a smoke test)")
 	cmd.AddCommand(newPlanMergeCommand(stdout))
 	return cmd
 }
@@ -115,7 +117,7 @@ func runPlan(path string, f planFlags, stdout, stderr io.Writer) error {
 	if err := checkFormat(f.format, f.out); err != nil {
 		return err
 	}
-	pl, err := plan.Load(path)
+	pl, err := plan.LoadWith(path, plan.ParseOptions{Small: f.small})
 	if err != nil {
 		return invalid("%w", err)
 	}
@@ -184,15 +186,15 @@ func writeOut(stdout io.Writer, dir, name string, write func(io.Writer) error) e
 func newPlanMergeCommand(stdout io.Writer) *cobra.Command {
 	var f planFlags
 	cmd := &cobra.Command{
-		Use:   "merge FILE SHARD.json...",
-		Short: "Build a plan's report from the JSON results of its shards",
+		Use:     "merge FILE SHARD.json...",
+		Short:   "Build a plan's report from the JSON results of its shards",
 		Example: `  fleetsim plan merge plans/kubefleet-scale.yaml shard-*.json --format md --out reports/plan/kubefleet-scale`,
-		Args: cobra.MinimumNArgs(2),
+		Args:    cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(f.format, f.out); err != nil {
 				return err
 			}
-			pl, err := plan.Load(args[0])
+			pl, err := plan.LoadWith(args[0], plan.ParseOptions{Small: f.small})
 			if err != nil {
 				return invalid("%w", err)
 			}
@@ -221,6 +223,6 @@ func newPlanMergeCommand(stdout io.Writer) *cobra.Command {
 	cmd.Flags().StringVar(&f.out, "out", "", "directory for the report; default: html and json to standard output")
 	cmd.Flags().StringVar(&f.format, "format", "html", "report format: html, md or json")
 	cmd.Flags().StringVarP(&f.format, "output", "o", "html", "same as --format")
+	cmd.Flags().BoolVar(&f.small, "small", false, "the shards ran with --small")
 	return cmd
 }
-
