@@ -301,5 +301,7 @@ func (r *Report) seriesPlot() (*plot.Plot, error) {
 		p.Add(la, lu)
 		p.Legend.Add(pt.Label, la)
 	}
+	p.Legend.Left = false
+	p.Legend.Top = false
 	return p, nil
 }

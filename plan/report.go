@@ -338,23 +338,27 @@ func num(v float64) string {
 	return fmt.Sprintf("%.3g", v)
 }
 
-// FitText renders a fit in words: "linear: 1.2s + 0.031s per member (R² 0.998)".
+// FitText renders a fit in words: "linear law 21.8s + 0.063 s × members (R² 0.972)".
 func FitText(f FitReport, x string, xDuration bool) string {
-	unit := Seconds
+	unit, per := Seconds, " s"
 	if slices.Contains(LoadMetrics, f.Metric) {
-		unit = Rate
+		unit, per = Rate, "/s"
+	}
+	xs := x
+	if xDuration {
+		xs = x + " (s)"
 	}
 	switch f.Fit.Law {
 	case "power":
-		return fmt.Sprintf("power law %s × %s^%.2f (R² %.3f)", unit(f.Fit.A), x, f.Fit.B, f.Fit.R2)
+		return fmt.Sprintf("power law %.3g%s × %s^%.2f (R² %.3f)", f.Fit.A, per, xs, f.Fit.B, f.Fit.R2)
 	case "constant":
 		return fmt.Sprintf("constant %s (within 2%%)", unit(f.Fit.A))
 	}
-	per := "per unit of " + x
-	if xDuration {
-		per = "per second of " + x
+	sign, b := "+", f.Fit.B
+	if b < 0 {
+		sign, b = "−", -b
 	}
-	return fmt.Sprintf("linear law %s + %s %s (R² %.3f)", unit(f.Fit.A), unit(f.Fit.B), per, f.Fit.R2)
+	return fmt.Sprintf("linear law %s %s %.3g%s × %s (R² %.3f)", unit(f.Fit.A), sign, b, per, xs, f.Fit.R2)
 }
 
 // headline are the metrics the summary speaks of, when measured.

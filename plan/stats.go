@@ -263,6 +263,9 @@ func Knee(x, y []float64) (float64, bool) {
 	if x1 <= x0 || y1 <= y0 || y[n-1] <= y[0] {
 		return 0, false // not growing: no knee to speak of
 	}
+	if y1-y0 <= 0.02*math.Abs(stat.Mean(y, nil)) {
+		return 0, false // constant within 2%
+	}
 	best, at := 0.0, -1
 	for i := 1; i < n-1; i++ {
 		xs := (x[i] - x0) / (x1 - x0)

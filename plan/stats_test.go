@@ -130,6 +130,9 @@ func TestKnee(t *testing.T) {
 	if k, ok := Knee(x, y); !ok || k != 400 {
 		t.Errorf("knee = %v ok=%v, want 400", k, ok)
 	}
+	if _, ok := Knee(x, []float64{100, 100, 100, 100.1, 100.5, 101, 101.5}); ok {
+		t.Error("a nearly constant curve has a knee")
+	}
 	if _, ok := Knee(x, []float64{1, 2, 3, 4, 5, 6, 7}); ok {
 		t.Error("a straight line has a knee")
 	}
