@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Report is a plan's answer: statistics per point, fitted growth laws, knees and a summary.
@@ -295,8 +296,10 @@ func Seconds(s float64) string {
 	case math.IsNaN(s):
 		return "–"
 	case s >= 3600:
-		return fmt.Sprintf("%.0fh%02.0fm", math.Floor(s/3600), math.Mod(s, 3600)/60)
+		m := math.Round(s / 60)
+		return fmt.Sprintf("%.0fh%02.0fm", math.Floor(m/60), math.Mod(m, 60))
 	case s >= 120:
+		s = math.Round(s)
 		return fmt.Sprintf("%.0fm%02.0fs", math.Floor(s/60), math.Mod(s, 60))
 	case s >= 10:
 		return fmt.Sprintf("%.1fs", s)
@@ -361,6 +364,32 @@ func FitText(f FitReport, x string, xDuration bool) string {
 	return fmt.Sprintf("linear law %s %s %.3g%s × %s (R² %.3f)", unit(f.Fit.A), sign, b, per, xs, f.Fit.R2)
 }
 
+// hubCapacity is the most decisions per second the plan's hub model allows (0 without a
+// model, or when the sweep changes it): the client's qps over the calls per decision, and
+// the workers over one decision's time.
+func (r *Report) hubCapacity(pl *Plan) float64 {
+	h := pl.Hub
+	if h == nil {
+		return 0
+	}
+	for _, a := range pl.Sweep {
+		if strings.HasPrefix(a.Name, "hub.") {
+			return 0
+		}
+	}
+	c := math.Inf(1)
+	if h.CallsPerDecision > 0 {
+		c = h.QPS / float64(h.CallsPerDecision)
+	}
+	if d := time.Duration(h.CallsPerDecision) * h.APILatency; d > 0 {
+		c = min(c, float64(h.Workers)/d.Seconds())
+	}
+	if math.IsInf(c, 1) {
+		return 0
+	}
+	return c
+}
+
 // headline are the metrics the summary speaks of, when measured.
 var headline = []string{PlacementAvailable, RolloutDuration, StagedRunDuration, HubResync, MemberDetect, MemberMoved}
 
@@ -415,6 +444,9 @@ func (r *Report) summarise(pl *Plan) {
 			text += fmt.Sprintf("; %s, %s (peak %s) at %s", Rate(last.Load.DecisionsPerSecond.Value), Rate(last.Load.WritesPerSecond.Value), Rate(last.Load.PeakWritesPerSecond.Value), last.Label)
 		}
 		text += "."
+		if c := r.hubCapacity(pl); c > 0 {
+			text += fmt.Sprintf(" The hub model decides at most %s; the busiest point uses %.0f%% of that on average.", Rate(c), 100*last.Load.DecisionsPerSecond.Value/c)
+		}
 		for _, f := range r.Fits {
 			if f.Group == ps[0].Group && f.Metric == "writesPerSecond" {
 				text += " API writes follow a " + FitText(f, r.X, r.XDuration) + "."
