@@ -321,6 +321,8 @@ func EstimateText(e Estimate, unit func(float64) string) string {
 // Rate renders a per-second rate.
 func Rate(v float64) string {
 	switch {
+	case math.Abs(v) < 0.0005:
+		return "0/s"
 	case v < 0:
 		return "-" + Rate(-v)
 	case math.IsNaN(v):
