@@ -82,6 +82,10 @@ func TestParseErrors(t *testing.T) {
 		{"invalid scenario", "name: p\nsweep:\n  d: [0s]\nscenario: |\n  name: s\n  duration: {{.d}}\n", scenarios.Error{Line: 5, Field: "scenario"}},
 		{"missing scenario file", "name: p\nscenarioFile: nope.yaml\n", scenarios.Error{Line: 2, Field: "scenarioFile"}},
 		{"yaml syntax", "name: p\n  bad: [\n", scenarios.Error{Line: 2}},
+		{"phase backwards", "name: p\nphases:\n  a: {from: 5m, to: 1m}\nscenario: x\n", scenarios.Error{Line: 3, Field: "phases.a"}},
+		{"phase bad time", "name: p\nphases:\n  a:\n    from: soon\n    to: 1m\nscenario: x\n", scenarios.Error{Line: 4, Field: "phases.a.from"}},
+		{"small unknown parameter", "name: p\nsweep:\n  a: [1]\nsmall:\n  sweep: {b: [1]}\nscenario: x\n", scenarios.Error{Line: 5, Field: "small.sweep.b"}},
+		{"small bad repetitions", "name: p\nsmall:\n  repetitions: -1\nscenario: x\n", scenarios.Error{Line: 3, Field: "small.repetitions"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -98,5 +102,27 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("got %s:%d field %q (%s), want line %d field %q", se.Path, se.Line, se.Field, se.Reason, tc.want.Line, tc.want.Field)
 			}
 		})
+	}
+}
+
+func TestSmall(t *testing.T) {
+	text := goodPlan + "small:\n  sweep: {members: [1], period: [5s]}\n  repetitions: 1\n"
+	full, err := Parse("p.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := ParseWith("p.yaml", []byte(text), ParseOptions{Small: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.RunCount() != 8 || small.RunCount() != 2 {
+		t.Errorf("runs: full %d, small %d; want 8 and 2", full.RunCount(), small.RunCount())
+	}
+	sc, err := small.Scenario(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(sc.Members[0].Names); n != 1 || sc.Members[0].HeartbeatPeriod.String() != "5s" {
+		t.Errorf("small scenario: %d members beating every %s", n, sc.Members[0].HeartbeatPeriod)
 	}
 }
