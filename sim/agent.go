@@ -134,6 +134,7 @@ func (s *Sim) heartbeat(e *event) bool {
 // copy member objects. The hub reconciles the member only when something it reports on
 // changed; otherwise the heartbeat is a timestamp update.
 func (s *Sim) deliverHeartbeat(a *agent, sent time.Duration) {
+	s.heartbeats++
 	r := a.rec
 	m := r.Member
 	now := s.Now()

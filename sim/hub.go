@@ -199,6 +199,7 @@ func (h *hub) process(e *event) bool {
 }
 
 func (h *hub) reconcile(c controller, key string) {
+	h.s.decided(c, key)
 	h.s.controllers.Reconcile(triggerOf[c], key)
 }
 

@@ -102,6 +102,10 @@ type Sim struct {
 	freeFuncs []int32
 	keys      []string         // interned reconcile keys
 	keyIDs    map[string]int32 // key → index in keys
+	// decisions and heartbeats count for Counters; decisionObservers see each decision.
+	decisions         [numControllers]uint64
+	heartbeats        uint64
+	decisionObservers []DecisionObserver
 	// lastLabels is the label map of the member added last, shared by the next member with
 	// equal labels.
 	lastLabels map[string]string

@@ -43,6 +43,9 @@ type Options struct {
 	// a fault prevented) as a step-failed event and goes on, instead of ending the run: for
 	// the fuzzer, whose faults may legitimately leave a scripted step nothing to act on.
 	TolerateStepErrors bool
+	// Setup, when set, sees the simulation before it starts (with the run's length), to
+	// attach observers, barriers and counters (capacity plans measure runs this way).
+	Setup func(s *sim.Sim, until time.Duration)
 }
 
 // Error is a problem found while running a scenario that is the scenario's fault, such as a
@@ -181,6 +184,9 @@ func Run(sc *scenarios.Scenario, opts Options) (*Report, error) {
 			continue
 		}
 		s.Barrier(at, func() { r.check(e, at) })
+	}
+	if opts.Setup != nil {
+		opts.Setup(s, until)
 	}
 	if opts.Progress != nil {
 		step := max(until/100, time.Second)

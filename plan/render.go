@@ -1,0 +1,177 @@
+package plan
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// WriteJSON writes the report, with the raw results, as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// tables renders the report's tables as rows of cells: the caller formats them.
+type table struct {
+	title  string
+	header []string
+	rows   [][]string
+}
+
+func (r *Report) tables() []table {
+	var out []table
+	for _, m := range r.metricNames {
+		t := table{title: Describe(m) + " (" + m + ")", header: []string{"point", "samples", "p50", "p90", "p99", "max"}}
+		for _, p := range r.Points {
+			st, ok := p.Metrics[m]
+			if !ok {
+				continue
+			}
+			t.rows = append(t.rows, []string{p.Label, fmt.Sprint(st.Samples), EstimateText(st.P50, Seconds), EstimateText(st.P90, Seconds), EstimateText(st.P99, Seconds), Seconds(st.Max)})
+		}
+		if len(t.rows) > 0 {
+			out = append(out, t)
+		}
+	}
+	t := table{title: "Hub load (means over seeds, 95% intervals)", header: []string{"point", "decisions/s", "API writes/s", "peak writes/s", "hub client requests/s", "peak unavailable members"}}
+	for _, p := range r.Points {
+		rq := "–"
+		if p.Load.RequestsPerSecond.Value > 0 {
+			rq = EstimateText(p.Load.RequestsPerSecond, Rate)
+		}
+		t.rows = append(t.rows, []string{p.Label, EstimateText(p.Load.DecisionsPerSecond, Rate), EstimateText(p.Load.WritesPerSecond, Rate),
+			EstimateText(p.Load.PeakWritesPerSecond, Rate), rq, fmt.Sprint(p.Load.PeakUnavailableMembers)})
+	}
+	out = append(out, t)
+	ctrls := map[string]bool{}
+	for _, p := range r.Points {
+		for k, v := range p.Load.DecisionsByController {
+			if v > 0 {
+				ctrls[k] = true
+			}
+		}
+	}
+	names := slices.Sorted(maps.Keys(ctrls))
+	t = table{title: "Hub decisions per second by controller (means over seeds)", header: append([]string{"point"}, names...)}
+	for _, p := range r.Points {
+		row := []string{p.Label}
+		for _, n := range names {
+			row = append(row, Rate(p.Load.DecisionsByController[n]))
+		}
+		t.rows = append(t.rows, row)
+	}
+	out = append(out, t)
+	kinds := map[string]bool{}
+	for _, p := range r.Points {
+		for k := range p.Load.PeakObjects {
+			kinds[k] = true
+		}
+	}
+	names = slices.Sorted(maps.Keys(kinds))
+	t = table{title: "Objects the hub's API server holds (peak over the run)", header: append([]string{"point"}, names...)}
+	for _, p := range r.Points {
+		row := []string{p.Label}
+		for _, n := range names {
+			row = append(row, fmt.Sprint(p.Load.PeakObjects[n]))
+		}
+		t.rows = append(t.rows, row)
+	}
+	out = append(out, t)
+	if len(r.Fits) > 0 {
+		t = table{title: "Growth laws against " + r.X + " (fits with R² ≥ 0.9)", header: []string{"group", "statistic", "law"}}
+		for _, f := range r.Fits {
+			t.rows = append(t.rows, []string{orAll(f.Group), f.Stat + " of " + f.Metric, FitText(f, r.X, r.XDuration)})
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func orAll(g string) string {
+	if g == "" {
+		return "all"
+	}
+	return g
+}
+
+func (r *Report) setup() []string {
+	s := []string{fmt.Sprintf("Plan `%s` (%s), seed %d, %d repetition(s) per point, %d run(s).", r.Plan, r.File, r.Seed, r.Repetitions, r.Runs)}
+	if h := r.Hub; h != nil {
+		s = append(s, fmt.Sprintf("Hub model: %d workers; client limit %g requests/s, burst %d; %d API requests per decision at %s each (swept values override these).",
+			h.Workers, h.QPS, h.Burst, h.CallsPerDecision, h.APILatency))
+	} else {
+		s = append(s, "Hub model: the simulator's fixed 100 ms per decision, no client rate limit (the plan sets no hub).")
+	}
+	s = append(s, "Quantiles pool every seed's samples; intervals are 95% percentile bootstraps over seeds (order-statistic intervals with one seed). Writes count each object create, update or status update once per instant, heartbeats included.")
+	return s
+}
+
+// WriteMarkdown writes the report as Markdown; images are referenced by file name, so
+// the caller writes the figures next to it.
+func (r *Report) WriteMarkdown(w io.Writer, figs []Figure) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Capacity plan: %s\n\n", r.Plan)
+	for _, s := range r.setup() {
+		b.WriteString(s + "\n")
+	}
+	b.WriteString("\n## Summary\n\n")
+	for _, s := range r.Summary {
+		b.WriteString("- " + s + "\n")
+	}
+	for _, f := range figs {
+		fmt.Fprintf(&b, "\n![%s](%s)\n", f.Title, f.Name)
+	}
+	for _, t := range r.tables() {
+		fmt.Fprintf(&b, "\n## %s\n\n| %s |\n|%s\n", t.title, strings.Join(t.header, " | "), strings.Repeat("---|", len(t.header)))
+		for _, row := range t.rows {
+			fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteHTML writes the report as one HTML page with the figures embedded.
+func (r *Report) WriteHTML(w io.Writer, figs []Figure) error {
+	var b strings.Builder
+	e := html.EscapeString
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Capacity plan: %s</title>\n", e(r.Plan))
+	b.WriteString("<style>body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td:first-child{text-align:left}</style></head><body>\n")
+	fmt.Fprintf(&b, "<h1>Capacity plan: %s</h1>\n", e(r.Plan))
+	for _, s := range r.setup() {
+		fmt.Fprintf(&b, "<p>%s</p>\n", e(strings.ReplaceAll(s, "`", "")))
+	}
+	b.WriteString("<h2>Summary</h2>\n<ul>\n")
+	for _, s := range r.Summary {
+		fmt.Fprintf(&b, "<li>%s</li>\n", e(s))
+	}
+	b.WriteString("</ul>\n")
+	for _, f := range figs {
+		fmt.Fprintf(&b, "<figure><img alt=\"%s\" src=\"data:image/png;base64,%s\"><figcaption>%s</figcaption></figure>\n", e(f.Title), base64.StdEncoding.EncodeToString(f.PNG), e(f.Title))
+	}
+	for _, t := range r.tables() {
+		fmt.Fprintf(&b, "<h2>%s</h2>\n<table><tr>", e(t.title))
+		for _, h := range t.header {
+			fmt.Fprintf(&b, "<th>%s</th>", e(h))
+		}
+		b.WriteString("</tr>\n")
+		for _, row := range t.rows {
+			b.WriteString("<tr>")
+			for _, c := range row {
+				fmt.Fprintf(&b, "<td>%s</td>", e(c))
+			}
+			b.WriteString("</tr>\n")
+		}
+		b.WriteString("</table>\n")
+	}
+	b.WriteString("</body></html>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
