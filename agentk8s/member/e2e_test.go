@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -237,12 +238,15 @@ spec:
 	})
 
 	// IfNotDrifted: an edit of a managed field on the member is a drift; Fleet stops applying.
-	crp := &v1beta1.ClusterResourcePlacement{}
-	if err := f.admin.Get(ctx, client.ObjectKey{Name: "web"}, crp); err != nil {
-		t.Fatal(err)
-	}
-	crp.Spec.Strategy.ApplyStrategy = &v1beta1.ApplyStrategy{WhenToApply: v1beta1.WhenToApplyTypeIfNotDrifted}
-	if err := f.admin.Update(ctx, crp); err != nil {
+	// The hub may be writing the placement's status: retry on conflict, as a user would.
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		crp := &v1beta1.ClusterResourcePlacement{}
+		if err := f.admin.Get(ctx, client.ObjectKey{Name: "web"}, crp); err != nil {
+			return err
+		}
+		crp.Spec.Strategy.ApplyStrategy = &v1beta1.ApplyStrategy{WhenToApply: v1beta1.WhenToApplyTypeIfNotDrifted}
+		return f.admin.Update(ctx, crp)
+	}); err != nil {
 		t.Fatal(err)
 	}
 	wait(t, "member-1's agent reported on the Work with the new apply strategy", func() error {
@@ -302,7 +306,7 @@ spec:
 	}
 
 	// Deleting the placement removes what it placed from the member.
-	if err := f.admin.Delete(ctx, crp); err != nil {
+	if err := f.admin.Delete(ctx, &v1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "web"}}); err != nil {
 		t.Fatal(err)
 	}
 	wait(t, "the objects are removed from member-1", func() error {

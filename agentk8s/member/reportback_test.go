@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
@@ -68,12 +69,16 @@ spec:
 	// The member's API server makes a namespace Active; a ConfigMap has no status.
 	wait(t, "the Work reports each object's status back", reported(map[string]string{"Namespace": "map[phase:Active]", "ConfigMap": "map[]"}))
 
-	crp := &v1beta1.ClusterResourcePlacement{}
-	if err := f.admin.Get(ctx, client.ObjectKey{Name: "mirrored"}, crp); err != nil {
-		t.Fatal(err)
-	}
-	crp.Spec.Strategy.ReportBackStrategy = &v1beta1.ReportBackStrategy{Type: "Disabled"}
-	if err := f.admin.Update(ctx, crp); err != nil {
+	// The hub writes the placement's status meanwhile: a user's update retries on conflict,
+	// as kubectl edit makes them do.
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		crp := &v1beta1.ClusterResourcePlacement{}
+		if err := f.admin.Get(ctx, client.ObjectKey{Name: "mirrored"}, crp); err != nil {
+			return err
+		}
+		crp.Spec.Strategy.ReportBackStrategy = &v1beta1.ReportBackStrategy{Type: "Disabled"}
+		return f.admin.Update(ctx, crp)
+	}); err != nil {
 		t.Fatal(err)
 	}
 	wait(t, "nothing reported back once Disabled", reported(map[string]string{}))
