@@ -296,7 +296,7 @@ type RandomFaults struct {
 }
 
 // Invariants are the names `always` accepts, each with what it checks after every event.
-// The simulator implements them (sim/invariants); the parser only checks names.
+// Package model/invariants implements them; the parser only checks names.
 var Invariants = map[string]string{
 	"oneBindingPerCluster":     "no placement has two Scheduled or Bound bindings on one cluster",
 	"pickNWithinLimit":         "the scheduler never picks a cluster that takes a PickN placement beyond numberOfClusters",

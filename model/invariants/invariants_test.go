@@ -10,24 +10,6 @@ import (
 	"github.com/fleetsim/fleetsim/model/placement"
 )
 
-// fakeStore is a minimal Reader, not the simulator's store: the checks work on any.
-type fakeStore struct {
-	placements map[string]*mhub.Placement
-	bindings   map[string][]*placement.Binding
-	members    map[string]*mhub.MemberCluster
-}
-
-func (f fakeStore) PlacementNames() []string {
-	var out []string
-	for n := range f.placements {
-		out = append(out, n)
-	}
-	return out
-}
-func (f fakeStore) Placement(n string) *mhub.Placement         { return f.placements[n] }
-func (f fakeStore) Bindings(p string) []*placement.Binding     { return f.bindings[p] }
-func (f fakeStore) MemberCluster(n string) *mhub.MemberCluster { return f.members[n] }
-
 func TestChecks(t *testing.T) {
 	pickN := func(n int32, tol ...placement.Toleration) *mhub.Placement {
 		return &mhub.Placement{PolicySnapshots: []*placement.PolicySnapshot{{

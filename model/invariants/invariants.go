@@ -4,16 +4,27 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/fleetsim/fleetsim/model/eviction"
 	mhub "github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/placement"
+	"github.com/fleetsim/fleetsim/model/staged"
 )
 
-// Reader is what the checks read from a hub store; every model/hub.Store is one.
+// Reader is what the checks read from a hub store; every model/hub.Store is one (the
+// simulator's store, and a production hub's decision state read from its informer cache).
 type Reader interface {
 	PlacementNames() []string
 	Placement(name string) *mhub.Placement
+	Binding(name string) *placement.Binding
 	Bindings(placement string) []*placement.Binding
 	MemberCluster(name string) *mhub.MemberCluster
+	Work(binding string) *mhub.Work
+	EvictionNames() []string
+	Eviction(name string) *eviction.Eviction
+	DisruptionBudget(name string) *eviction.DisruptionBudget
+	UpdateRunNames() []string
+	UpdateRun(name string) *staged.ClusterStagedUpdateRun
+	ApprovalRequests(run string) []*staged.ClusterApprovalRequest
 }
 
 var _ Reader = mhub.Store(nil)
