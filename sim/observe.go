@@ -18,11 +18,14 @@ func (s *Sim) Observe(o Observer) { s.observers = append(s.observers, o) }
 func InvariantNames() []string { return invariants.Names() }
 
 // CheckInvariant checks one named invariant (package model/invariants) against the current
-// state and the bindings the event being processed created.
+// state and the bindings the event being processed created; unit invariants read the fleet
+// registry and what each machine's systemd runs.
 func (s *Sim) CheckInvariant(name string) error {
-	f, ok := invariants.Checks[name]
-	if !ok {
-		return fmt.Errorf("unknown invariant %q", name)
+	if f, ok := invariants.Checks[name]; ok {
+		return f(s.store, s.newBindings)
 	}
-	return f(s.store, s.newBindings)
+	if f, ok := invariants.UnitChecks[name]; ok {
+		return f(unitView{s})
+	}
+	return fmt.Errorf("unknown invariant %q", name)
 }

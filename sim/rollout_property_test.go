@@ -438,7 +438,7 @@ func rsmRun(sc rsmScenario) (*invTracker, error) {
 // TestRolloutStateMachine drives fleets of 3–8 members with one or two rolling-update
 // placements through random inputs (image updates, scaling, crashes, partitions, taints,
 // evictions with and without disruption budgets, hub restarts, temporarily failing
-// workloads), checks the rollout invariants after every event (rollout_invariants.go:
+// workloads), checks the rollout invariants after every event (model/invariants.Rollout:
 // maxUnavailable, maxSurge, tolerated picks, eviction budgets, plus the simulator's named
 // invariants) and, once everything has healed, that every placement converges.
 func TestRolloutStateMachine(t *testing.T) {

@@ -39,12 +39,18 @@ var Checks = map[string]Check{
 	"pickNWithinLimit":         PickNWithinLimit,
 	"noUntoleratedNewBindings": NoUntoleratedNewBindings,
 	"bindingsOnKnownMembers":   BindingsOnKnownMembers,
+	"stagedRunOrder":           StagedRunOrder,
+	"stagedRunApprovals":       StagedRunApprovals,
+	"stagedMaxConcurrency":     StagedMaxConcurrency,
 }
 
-// Names lists Checks' names, sorted.
+// Names lists the names of Checks and UnitChecks, sorted.
 func Names() []string {
-	names := make([]string, 0, len(Checks))
+	names := make([]string, 0, len(Checks)+len(UnitChecks))
 	for n := range Checks {
+		names = append(names, n)
+	}
+	for n := range UnitChecks {
 		names = append(names, n)
 	}
 	slices.Sort(names)
