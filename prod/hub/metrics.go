@@ -17,6 +17,10 @@ var (
 		Name: "fleetsim_hub_decision_retries_total",
 		Help: "Decisions taken again on fresh objects because a write met a Conflict, AlreadyExists or NotFound.",
 	}, []string{"controller"})
+	invariantViolations = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "fleetsim_invariant_violations_total",
+		Help: "Fleet invariants (model/invariants) found violated after a hub decision, by invariant; with --check-invariants.",
+	}, []string{"invariant"})
 	expectationWaitSeconds = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "fleetsim_hub_expectation_wait_seconds_total",
 		Help: "Time decisions spent waiting for the cache to hold the hub's own earlier writes.",
@@ -24,5 +28,5 @@ var (
 )
 
 func init() {
-	crmetrics.Registry.MustRegister(decisionSeconds, decisionRetries, expectationWaitSeconds)
+	crmetrics.Registry.MustRegister(decisionSeconds, decisionRetries, invariantViolations, expectationWaitSeconds)
 }
