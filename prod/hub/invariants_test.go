@@ -10,13 +10,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"github.com/fleetsim/fleetsim/model/member"
 	placementv1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
-	"github.com/fleetsim/fleetsim/prod/hub"
 	"github.com/fleetsim/fleetsim/prod/testenv"
 )
 
@@ -65,11 +62,9 @@ func TestCheckInvariantsReportsAViolation(t *testing.T) {
 	env := testenv.StartEnv(t)
 	log := testr.New(t)
 	f := &fleetHub{t: t, env: env, admin: testenv.Client(t, env.Config), agents: map[string]*testenv.StandInAgent{}}
-	f.stop = testenv.RunManager(t, env.Config, log, func(mgr ctrl.Manager) error {
-		_, err := hub.Setup(mgr, hub.Options{Log: log, Resync: time.Hour, CheckInvariants: true,
-			Eligibility: member.EligibilityConfig{HeartbeatTimeout: 10 * time.Second, UnhealthyTolerance: 10 * time.Second}})
-		return err
-	})
+	o := testenv.HubOptions(log)
+	o.CheckInvariants = true // as `fleet hub --check-invariants`
+	f.stop = testenv.RunHubWith(t, env.Config, o)
 	ctx := context.Background()
 	base := violations(t)
 	if _, ok := base["bindingsOnKnownMembers"]; !ok {
