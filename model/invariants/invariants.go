@@ -32,8 +32,9 @@ var _ Reader = mhub.Store(nil)
 // Check is one invariant: it sees the store after a step and the bindings the step created.
 type Check func(st Reader, created []placement.Binding) error
 
-// Checks are the invariants by name (the names scenarios' `always` accepts, but
-// rolloutBudgets, which needs the state before each event).
+// Checks are the hub-store invariants by the names scenarios' `always` accepts. The unit
+// invariants are UnitChecks; `rolloutBudgets`, which needs the state before each step, is
+// Rollout.
 var Checks = map[string]Check{
 	"oneBindingPerCluster":     OneBindingPerCluster,
 	"pickNWithinLimit":         PickNWithinLimit,
