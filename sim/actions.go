@@ -244,7 +244,8 @@ func (s *Sim) Untaint(name, key string) error {
 	return nil
 }
 
-// Label sets and removes member labels; a change triggers scheduling.
+// Label sets and removes member labels; a change triggers scheduling, and a machine's agent
+// reconciles.
 func (s *Sim) Label(name string, set map[string]string, remove []string) error {
 	r, err := s.record(name)
 	if err != nil {
@@ -273,6 +274,12 @@ func (s *Sim) Label(name string, set map[string]string, remove []string) error {
 	}
 	if changed {
 		s.hub.memberChanged(name, triggers.MemberLabelsChanged)
+		// A machine's labels are its fleet metadata, which its agent reads from the registry
+		// on every reconcile (fleet's agent reconciles every 5 s): global units start or
+		// stop there.
+		if r.agent != nil && r.agent.systemd != nil {
+			s.queueMachineAgent(name, s.cfg.AgentSyncDelay)
+		}
 	}
 	return nil
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/fleetsim/fleetsim/sim/invariants"
+	"github.com/fleetsim/fleetsim/model/invariants"
 )
 
 // Observer sees every recorded event except heartbeats (which are only hashed), for
@@ -17,12 +17,15 @@ func (s *Sim) Observe(o Observer) { s.observers = append(s.observers, o) }
 // InvariantNames lists the invariants CheckInvariant knows, sorted.
 func InvariantNames() []string { return invariants.Names() }
 
-// CheckInvariant checks one named invariant (package sim/invariants) against the current
-// state and the bindings the event being processed created.
+// CheckInvariant checks one named invariant (package model/invariants) against the current
+// state and the bindings the event being processed created; unit invariants read the fleet
+// registry and what each machine's systemd runs.
 func (s *Sim) CheckInvariant(name string) error {
-	f, ok := invariants.Checks[name]
-	if !ok {
-		return fmt.Errorf("unknown invariant %q", name)
+	if f, ok := invariants.Checks[name]; ok {
+		return f(s.store, s.newBindings)
 	}
-	return f(s.store, s.newBindings)
+	if f, ok := invariants.UnitChecks[name]; ok {
+		return f(unitView{s})
+	}
+	return fmt.Errorf("unknown invariant %q", name)
 }

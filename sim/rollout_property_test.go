@@ -14,6 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/fleetsim/fleetsim/model/eviction"
+	"github.com/fleetsim/fleetsim/model/invariants"
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/override"
 	"github.com/fleetsim/fleetsim/model/placement"
@@ -437,18 +438,18 @@ func rsmRun(sc rsmScenario) (*invTracker, error) {
 // TestRolloutStateMachine drives fleets of 3–8 members with one or two rolling-update
 // placements through random inputs (image updates, scaling, crashes, partitions, taints,
 // evictions with and without disruption budgets, hub restarts, temporarily failing
-// workloads), checks the rollout invariants after every event (rollout_invariants.go:
+// workloads), checks the rollout invariants after every event (model/invariants.Rollout:
 // maxUnavailable, maxSurge, tolerated picks, eviction budgets, plus the simulator's named
 // invariants) and, once everything has healed, that every placement converges.
 func TestRolloutStateMachine(t *testing.T) {
-	var total invStats
+	var total invariants.RolloutStats
 	cases := 0
 	property := func(rt *rapid.T) {
 		sc := rsmDraw(rt)
 		tr, err := rsmRun(sc)
 		cases++
 		if tr != nil {
-			st := tr.stats
+			st := tr.rollout.Stats
 			total.RolloutEvents += st.RolloutEvents
 			total.InPlaceUpdates += st.InPlaceUpdates
 			total.NewlyBound += st.NewlyBound
@@ -498,4 +499,14 @@ func TestRolloutStateMachine(t *testing.T) {
 			}
 		}
 	}
+}
+
+func budgetSpec(b *eviction.DisruptionBudget) string {
+	f := func(v *intstr.IntOrString) string {
+		if v == nil {
+			return "-"
+		}
+		return v.String()
+	}
+	return fmt.Sprintf("{maxUnavailable %s, minAvailable %s}", f(b.Spec.MaxUnavailable), f(b.Spec.MinAvailable))
 }

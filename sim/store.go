@@ -197,6 +197,7 @@ func (st *store) NamedOverrides(cro []string, ro []placement.NamespacedName) ([]
 }
 
 func (st *store) Eviction(name string) *eviction.Eviction                 { return st.evictions[name] }
+func (st *store) EvictionNames() []string                                 { return sortedKeys(st.evictions) }
 func (st *store) PutEviction(*eviction.Eviction)                          {}
 func (st *store) DisruptionBudget(name string) *eviction.DisruptionBudget { return st.budgets[name] }
 

@@ -2,10 +2,12 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
 	"github.com/fleetsim/fleetsim/agentsystemd"
+	"github.com/fleetsim/fleetsim/model/invariants"
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/unit"
 	"github.com/fleetsim/fleetsim/model/units"
@@ -23,10 +25,15 @@ type fleetRegistry struct {
 	// unit reschedules only what it affects (its plan is Schedule's for the same input).
 	engine     *units.Engine
 	duplicates map[string]string // unit → machines running it, for change detection
+	// agentPending counts each machine agent's queued reconciles; agentSeen is the metadata
+	// each agent last reconciled with. Both only feed the unit invariants (Settled).
+	agentPending map[string]int
+	agentSeen    map[string]map[string]string
 }
 
 func newFleetRegistry() fleetRegistry {
-	return fleetRegistry{units: map[string]*units.Unit{}, target: map[string]string{}, reported: map[string][]agentsystemd.UnitState{}, duplicates: map[string]string{}}
+	return fleetRegistry{units: map[string]*units.Unit{}, target: map[string]string{}, reported: map[string][]agentsystemd.UnitState{}, duplicates: map[string]string{},
+		agentPending: map[string]int{}, agentSeen: map[string]map[string]string{}}
 }
 
 // engineHolder is the name of the simulated engine; every hub restart starts a new term.
@@ -197,7 +204,11 @@ func (s *Sim) writeSchedule(plan units.Plan) {
 
 // queueMachineAgent has a machine's agent reconcile after d.
 func (s *Sim) queueMachineAgent(machine string, d time.Duration) {
-	s.atSubject(s.now+d, "machine-agent", machine, func() { s.reconcileMachineAgent(machine) })
+	s.fleet.agentPending[machine]++
+	s.atSubject(s.now+d, "machine-agent", machine, func() {
+		s.fleet.agentPending[machine]--
+		s.reconcileMachineAgent(machine)
+	})
 }
 
 // reconcileMachineAgent is the fleet agent on one machine: desired units (those scheduled
@@ -213,6 +224,7 @@ func (s *Sim) reconcileMachineAgent(machine string) {
 		return // cannot see the registry; it reconciles again when it heals
 	}
 	fr := &s.fleet
+	fr.agentSeen[machine] = maps.Clone(r.Member.Labels)
 	machines := units.MachinesFromMembers(s.machineMembers(), s.Now(), s.cfg.MachineTTL)
 	for i := range machines {
 		if machines[i].ID == machine {
@@ -350,6 +362,33 @@ func (s *Sim) Units() []UnitStatus {
 	for _, n := range sortedKeys(s.fleet.units) {
 		st, _ := s.Unit(n)
 		out = append(out, st)
+	}
+	return out
+}
+
+// unitView is the simulator's registry and machines as the unit invariants read them
+// (invariants.UnitReader); Running is what each machine's systemd really runs.
+type unitView struct{ s *Sim }
+
+func (v unitView) Jobs() []units.Job { return v.s.jobs() }
+
+func (v unitView) UnitMachines() []invariants.UnitMachine {
+	s, fr := v.s, &v.s.fleet
+	var out []invariants.UnitMachine
+	for _, m := range s.machineMembers() {
+		a := s.store.members[m.Name].agent
+		if a == nil || a.systemd == nil {
+			continue
+		}
+		um := invariants.UnitMachine{ID: m.Name, Metadata: m.Labels}
+		for _, c := range a.systemd.CurrentUnits() {
+			if c.State() == agentsystemd.CurrentLaunched {
+				um.Running = append(um.Running, c.Name)
+			}
+		}
+		seen, ok := fr.agentSeen[m.Name]
+		um.Settled = !a.crashed && !a.partitioned && a.joined && fr.agentPending[m.Name] == 0 && ok && maps.Equal(seen, m.Labels)
+		out = append(out, um)
 	}
 	return out
 }

@@ -32,7 +32,7 @@ func TestHubServesProbesMetricsAndReconciles(t *testing.T) {
 
 	metrics, probes := freeAddr(t), freeAddr(t)
 	h := startFleet(t, "hub", "--kubeconfig", kubeconfig, "--metrics-bind-address", metrics,
-		"--health-probe-bind-address", probes, "--leader-election-namespace", "fleet-system")
+		"--health-probe-bind-address", probes, "--leader-election-namespace", "fleet-system", "--check-invariants")
 	testenv.Eventually(t, "readyz", func() error {
 		if code, ok := h.exited(); ok {
 			t.Fatalf("fleet hub exited with %d before it was ready; logs:\n%s", code, h.logs.String())
@@ -69,6 +69,15 @@ func TestHubServesProbesMetricsAndReconciles(t *testing.T) {
 		}
 		return nil
 	})
+
+	// --check-invariants: the violations counter is served, at 0 for every invariant.
+	body, err := httpGet("http://" + metrics + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `fleetsim_invariant_violations_total{invariant="oneBindingPerCluster"} 0`; !strings.Contains(body, want) {
+		t.Errorf("metrics lack %q", want)
+	}
 
 	if code := h.stop(); code != exitOK {
 		t.Errorf("fleet hub exit code = %d, want %d; logs:\n%s", code, exitOK, h.logs.String())

@@ -45,6 +45,8 @@ type Store interface {
 	NamedOverrides(cro []string, ro []placement.NamespacedName) ([]override.CROSnapshot, []override.ROSnapshot)
 
 	Eviction(name string) *eviction.Eviction
+	// EvictionNames are the evictions held, sorted.
+	EvictionNames() []string
 	PutEviction(e *eviction.Eviction)
 	DisruptionBudget(name string) *eviction.DisruptionBudget
 

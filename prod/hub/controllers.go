@@ -84,6 +84,9 @@ type Hub struct {
 	Resync time.Duration
 	// Workers is how many decisions may run at once; 0 means DefaultWorkers.
 	Workers int
+	// CheckInvariants evaluates the fleet invariants after every decision (invariants.go).
+	CheckInvariants bool
+	checker         *invariantChecker
 
 	exp     *expectations
 	locks   keyLocks
@@ -303,6 +306,9 @@ func (h *Hub) prepare(mgr ctrl.Manager) error {
 		return err
 	}
 	h.exp = newExpectations()
+	if h.CheckInvariants {
+		h.checker = newInvariantChecker()
+	}
 	for _, o := range trackedKinds {
 		gvk, err := apiutil.GVKForObject(o, mgr.GetScheme())
 		if err != nil {
@@ -642,6 +648,10 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 		h.Log.V(1).Info("object left out of the hub's decisions", "reason", w.Error())
 	}
 	log := h.Log.WithValues("controller", string(c), "key", key)
+	var probe *invariantProbe
+	if h.checker != nil {
+		probe = h.checker.before(st)
+	}
 	env := &decisionEnv{now: now, log: log}
 	var generated map[string]bool // bindings whose Work this decision generated
 	if c == WorkStatus {
@@ -691,6 +701,11 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 		return reconcile.Result{}, fmt.Errorf("%s %s: %w", c, key, flushErr)
 	}
 	h.sendEvents(st, env)
+	if probe != nil {
+		for _, v := range h.checker.after(st, probe, now) {
+			h.reportViolation(st, log, v)
+		}
+	}
 	// The simulator delivers the agent's report after every Work it writes; here the agent
 	// may report nothing new (a Work whose manifests did not change), so the fan-in looks.
 	for _, b := range env.worksWritten {

@@ -21,6 +21,10 @@ var (
 		Name: "fleetsim_hub_writes_total",
 		Help: "Successful API writes of the hub's decisions, by kind and verb (create, update, update-status, patch, patch-status, delete).",
 	}, []string{"kind", "verb"})
+	invariantViolations = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "fleetsim_invariant_violations_total",
+		Help: "Fleet invariants (model/invariants) found violated after a hub decision, by invariant; with --check-invariants.",
+	}, []string{"invariant"})
 	expectationWaitSeconds = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "fleetsim_hub_expectation_wait_seconds_total",
 		Help: "Time decisions spent waiting for the cache to hold the hub's own earlier writes.",
@@ -28,5 +32,5 @@ var (
 )
 
 func init() {
-	crmetrics.Registry.MustRegister(decisionSeconds, decisionRetries, writesTotal, expectationWaitSeconds)
+	crmetrics.Registry.MustRegister(decisionSeconds, decisionRetries, writesTotal, invariantViolations, expectationWaitSeconds)
 }

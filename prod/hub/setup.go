@@ -22,6 +22,9 @@ type Options struct {
 	Resync time.Duration
 	// Workers: how many decisions run at once; 0 means DefaultWorkers.
 	Workers int
+	// CheckInvariants evaluates the fleet invariants (model/invariants) after every
+	// decision and reports violations as events, log lines and a metric (invariants.go).
+	CheckInvariants bool
 }
 
 // Setup registers every hub controller with the manager: membership, the placement
@@ -40,6 +43,7 @@ func Setup(mgr ctrl.Manager, o Options) (*Hub, error) {
 		Resources:   &ResourceLister{Reader: mgr.GetAPIReader(), Mapper: mgr.GetRESTMapper(), Discovery: memory.NewMemCacheClient(dc)},
 		Clock:       o.Clock,
 		Eligibility: o.Eligibility, Log: o.Log.WithName("placement"), Events: recorder, Resync: o.Resync, Workers: o.Workers,
+		CheckInvariants: o.CheckInvariants,
 	}
 	if err := h.prepare(mgr); err != nil {
 		return nil, fmt.Errorf("set up the hub's cache: %w", err)

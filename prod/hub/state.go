@@ -497,6 +497,7 @@ func (s *state) NamedOverrides(cro []string, ro []placement.NamespacedName) ([]o
 }
 
 func (s *state) Eviction(name string) *eviction.Eviction { return s.evictions[name] }
+func (s *state) EvictionNames() []string                 { return slices.Sorted(maps.Keys(s.evictions)) }
 func (s *state) PutEviction(e *eviction.Eviction)        { s.evictions[e.Name] = e }
 func (s *state) DisruptionBudget(name string) *eviction.DisruptionBudget {
 	return s.budgets[name]

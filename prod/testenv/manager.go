@@ -50,14 +50,27 @@ func RunManager(t testing.TB, cfg *rest.Config, log logr.Logger, setup func(ctrl
 	return stop
 }
 
-// RunHub runs every hub controller (hub.Setup) as the end-to-end tests want them: member
-// heartbeats time out after 10s, and there is no periodic resync within a test, so watches
-// and the trigger table must wake every decision (a lost wake-up fails the test).
+// RunHub runs every hub controller (hub.Setup) with HubOptions.
 func RunHub(t testing.TB, cfg *rest.Config, log logr.Logger) (stop func()) {
 	t.Helper()
-	return RunManager(t, cfg, log, func(mgr ctrl.Manager) error {
-		_, err := hub.Setup(mgr, hub.Options{Log: log, Resync: time.Hour,
-			Eligibility: member.EligibilityConfig{HeartbeatTimeout: 10 * time.Second, UnhealthyTolerance: 10 * time.Second}})
+	return RunHubWith(t, cfg, HubOptions(log))
+}
+
+// HubOptions are the hub's options as the end-to-end tests want them: member heartbeats
+// time out after 10s, and there is no periodic resync within a test, so watches and the
+// trigger table must wake every decision (a lost wake-up fails the test). The fleet
+// invariants are checked after every decision (`--check-invariants`): a violation is logged
+// as "invariant violated". Benchmarks turn that off.
+func HubOptions(log logr.Logger) hub.Options {
+	return hub.Options{Log: log, Resync: time.Hour, CheckInvariants: true,
+		Eligibility: member.EligibilityConfig{HeartbeatTimeout: 10 * time.Second, UnhealthyTolerance: 10 * time.Second}}
+}
+
+// RunHubWith runs every hub controller with o.
+func RunHubWith(t testing.TB, cfg *rest.Config, o hub.Options) (stop func()) {
+	t.Helper()
+	return RunManager(t, cfg, o.Log, func(mgr ctrl.Manager) error {
+		_, err := hub.Setup(mgr, o)
 		return err
 	})
 }

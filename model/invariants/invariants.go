@@ -4,16 +4,27 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/fleetsim/fleetsim/model/eviction"
 	mhub "github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/placement"
+	"github.com/fleetsim/fleetsim/model/staged"
 )
 
-// Reader is what the checks read from a hub store; every model/hub.Store is one.
+// Reader is what the checks read from a hub store; every model/hub.Store is one (the
+// simulator's store, and a production hub's decision state read from its informer cache).
 type Reader interface {
 	PlacementNames() []string
 	Placement(name string) *mhub.Placement
+	Binding(name string) *placement.Binding
 	Bindings(placement string) []*placement.Binding
 	MemberCluster(name string) *mhub.MemberCluster
+	Work(binding string) *mhub.Work
+	EvictionNames() []string
+	Eviction(name string) *eviction.Eviction
+	DisruptionBudget(name string) *eviction.DisruptionBudget
+	UpdateRunNames() []string
+	UpdateRun(name string) *staged.ClusterStagedUpdateRun
+	ApprovalRequests(run string) []*staged.ClusterApprovalRequest
 }
 
 var _ Reader = mhub.Store(nil)
@@ -21,19 +32,26 @@ var _ Reader = mhub.Store(nil)
 // Check is one invariant: it sees the store after a step and the bindings the step created.
 type Check func(st Reader, created []placement.Binding) error
 
-// Checks are the invariants by name (the names scenarios' `always` accepts, but
-// rolloutBudgets, which needs the state before each event).
+// Checks are the hub-store invariants by the names scenarios' `always` accepts. The unit
+// invariants are UnitChecks; `rolloutBudgets`, which needs the state before each step, is
+// Rollout.
 var Checks = map[string]Check{
 	"oneBindingPerCluster":     OneBindingPerCluster,
 	"pickNWithinLimit":         PickNWithinLimit,
 	"noUntoleratedNewBindings": NoUntoleratedNewBindings,
 	"bindingsOnKnownMembers":   BindingsOnKnownMembers,
+	"stagedRunOrder":           StagedRunOrder,
+	"stagedRunApprovals":       StagedRunApprovals,
+	"stagedMaxConcurrency":     StagedMaxConcurrency,
 }
 
-// Names lists Checks' names, sorted.
+// Names lists the names of Checks and UnitChecks, sorted.
 func Names() []string {
-	names := make([]string, 0, len(Checks))
+	names := make([]string, 0, len(Checks)+len(UnitChecks))
 	for n := range Checks {
+		names = append(names, n)
+	}
+	for n := range UnitChecks {
 		names = append(names, n)
 	}
 	slices.Sort(names)

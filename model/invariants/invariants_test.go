@@ -10,24 +10,6 @@ import (
 	"github.com/fleetsim/fleetsim/model/placement"
 )
 
-// fakeStore is a minimal Reader, not the simulator's store: the checks work on any.
-type fakeStore struct {
-	placements map[string]*mhub.Placement
-	bindings   map[string][]*placement.Binding
-	members    map[string]*mhub.MemberCluster
-}
-
-func (f fakeStore) PlacementNames() []string {
-	var out []string
-	for n := range f.placements {
-		out = append(out, n)
-	}
-	return out
-}
-func (f fakeStore) Placement(n string) *mhub.Placement         { return f.placements[n] }
-func (f fakeStore) Bindings(p string) []*placement.Binding     { return f.bindings[p] }
-func (f fakeStore) MemberCluster(n string) *mhub.MemberCluster { return f.members[n] }
-
 func TestChecks(t *testing.T) {
 	pickN := func(n int32, tol ...placement.Toleration) *mhub.Placement {
 		return &mhub.Placement{PolicySnapshots: []*placement.PolicySnapshot{{
@@ -92,8 +74,8 @@ func TestChecks(t *testing.T) {
 				}
 			}
 			got := map[string]bool{}
-			for _, name := range Names() {
-				if err := Checks[name](tc.store, created); err != nil {
+			for name, check := range Checks {
+				if err := check(tc.store, created); err != nil {
 					got[name] = true
 				}
 			}
