@@ -57,45 +57,11 @@ func (h *Heap4[T]) Peek() (Item[T], bool) {
 // Len implements Queue.
 func (h *Heap4[T]) Len() int { return len(h.items) }
 
-// up and down move a hole rather than swapping, so each level costs one
-// copy instead of three.
-func (h *Heap4[T]) up(i int) {
-	it := h.items[i]
-	for i > 0 {
-		p := (i - 1) / 4
-		if !less(it, h.items[p]) {
-			break
-		}
-		h.items[i] = h.items[p]
-		i = p
-	}
-	h.items[i] = it
-}
+// up and down are the sifts the calendar queue's buckets use too (calendar.go): they move a
+// hole rather than swapping, so each level costs one copy instead of three.
+func (h *Heap4[T]) up(i int) { siftUp(h.items, i) }
 
-func (h *Heap4[T]) down(i int) {
-	items := h.items
-	n := len(items)
-	it := items[i]
-	for {
-		first := 4*i + 1
-		if first >= n {
-			break
-		}
-		best := first
-		end := min(first+4, n)
-		for c := first + 1; c < end; c++ {
-			if less(items[c], items[best]) {
-				best = c
-			}
-		}
-		if !less(items[best], it) {
-			break
-		}
-		items[i] = items[best]
-		i = best
-	}
-	items[i] = it
-}
+func (h *Heap4[T]) down(i int) { siftDown(h.items, i) }
 
 // ReplaceMin implements Queue: one sift-down instead of a pop's and a push's.
 func (h *Heap4[T]) ReplaceMin(at time.Duration, v T) uint64 {
