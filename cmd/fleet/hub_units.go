@@ -49,7 +49,7 @@ func (o *unitOptions) addFlags(f *pflag.FlagSet) {
 
 // setupUnits adds the unit engine and, with --fleet-api-bind-address, the fleet API v1 to
 // the hub.
-func setupUnits(mgr ctrl.Manager, o unitOptions, log logr.Logger) error {
+func setupUnits(mgr ctrl.Manager, o unitOptions, checkInvariants bool, log logr.Logger) error {
 	if o.machineTTL <= 0 || o.engineLeaseTTL <= 0 {
 		return invalid("--machine-ttl and --engine-lease-ttl must be positive")
 	}
@@ -59,6 +59,7 @@ func setupUnits(mgr ctrl.Manager, o unitOptions, log logr.Logger) error {
 	if _, err := engine.Setup(mgr, engine.Options{
 		LeaseNamespace: o.engineLeaseNS, LeaseName: o.engineLease,
 		LeaseTTL: o.engineLeaseTTL, MachineTTL: o.machineTTL, Log: log.WithName("unit-engine"),
+		CheckInvariants: checkInvariants, Events: mgr.GetEventRecorder("fleet-unit-engine"),
 	}); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,6 +39,10 @@ type Options struct {
 	Holder string
 	Clock  clock.Clock
 	Log    logr.Logger
+	// CheckInvariants evaluates the registry's unit invariants at every pass
+	// (invariants.go); Events, when set, receives their Warning events.
+	CheckInvariants bool
+	Events          events.EventRecorder
 }
 
 // Engine is the unit engine. It implements manager.Runnable and needs leader election.
@@ -49,6 +54,8 @@ type Engine struct {
 	mu     sync.Mutex
 	lease  units.Lease // last lease this engine wrote or read
 	passes int
+	// reported is the detail last reported per invariant ("" while it holds).
+	reported map[string]string
 }
 
 // Setup adds the engine to mgr, with watches of Units and Machines that wake it as the
@@ -202,6 +209,9 @@ func (e *Engine) Reconcile(ctx context.Context) (time.Duration, error) {
 		return 0, fmt.Errorf("list machines: %w", err)
 	}
 	jobs, bad := Jobs(ul.Items)
+	if e.o.CheckInvariants {
+		e.checkInvariants(ul.Items, jobs)
+	}
 	plan := units.Schedule(units.Input{Machines: MachineStates(ml.Items, now, e.o.MachineTTL), Units: jobs, Lease: lease})
 	e.mu.Lock()
 	e.passes++

@@ -3,14 +3,17 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/fleetsim/fleetsim/model/unit"
 	fleetv1 "github.com/fleetsim/fleetsim/prod/apis/fleet/v1alpha1"
@@ -172,4 +175,82 @@ func TestEngineOnRealAPIServer(t *testing.T) {
 	if eng.Passes() == 0 {
 		t.Fatal("the engine made no decision")
 	}
+}
+
+// TestEngineReportsUnitInvariantViolations: with CheckInvariants, a registry in which two
+// conflicting units are scheduled to one machine (here written by hand, as a buggy or
+// rogue writer would) is reported as a Warning event on a unit and in
+// fleetsim_unit_invariant_violations_total, and the engine carries on and repairs it.
+func TestEngineReportsUnitInvariantViolations(t *testing.T) {
+	cfg := testenv.Start(t)
+	c := testenv.Client(t, cfg)
+	log := logr.Discard()
+	testenv.RunManager(t, cfg, log, func(mgr ctrl.Manager) error {
+		_, err := engine.Setup(mgr, engine.Options{LeaseNamespace: "fleet-system", LeaseTTL: 3 * time.Second,
+			MachineTTL: time.Minute, Log: log, CheckInvariants: true, Events: mgr.GetEventRecorder("fleet-unit-engine")})
+		return err
+	})
+	before := unitViolations(t, "unitConflicts")
+
+	heartbeat(t, c, "m1", nil)
+	submit(t, c, "a.service", "[Service]\nExecStart=/bin/sleep 1000\n", "launched")
+	submit(t, c, "b.service", "[Service]\nExecStart=/bin/sleep 1000\n\n[X-Fleet]\nConflicts=a.service\n", "launched")
+	wantSchedule(t, c, map[string]string{"a.service": "m1", "b.service": ""})
+	if got := unitViolations(t, "unitConflicts"); got != before {
+		t.Fatalf("violations counted on a sound schedule: %v, want %v", got, before)
+	}
+
+	// b.service put beside a.service behind the engine's back.
+	eventually(t, "b.service written to m1", func() error {
+		u := &fleetv1.Unit{}
+		if err := c.Get(context.Background(), client.ObjectKey{Name: engine.ObjectName("b.service")}, u); err != nil {
+			return err
+		}
+		u.Status.MachineID = "m1"
+		return c.Status().Update(context.Background(), u)
+	})
+	eventually(t, "the violation counted", func() error {
+		if got := unitViolations(t, "unitConflicts"); got != before+1 {
+			return fmt.Errorf("fleetsim_unit_invariant_violations_total{invariant=unitConflicts} = %v, want %v", got, before+1)
+		}
+		return nil
+	})
+	eventually(t, "a Warning event on a unit", func() error {
+		var l eventsv1.EventList
+		if err := c.List(context.Background(), &l); err != nil {
+			return err
+		}
+		for _, e := range l.Items {
+			if e.Reason == "InvariantViolated" && e.Action == "unitConflicts" && e.Type == "Warning" &&
+				strings.Contains(e.Note, "a.service and b.service") {
+				return nil
+			}
+		}
+		return fmt.Errorf("no InvariantViolated event among %d events", len(l.Items))
+	})
+	// The engine goes on: it takes b.service off m1 again.
+	wantSchedule(t, c, map[string]string{"a.service": "m1", "b.service": ""})
+}
+
+// unitViolations reads the engine's violation counter from controller-runtime's registry.
+func unitViolations(t *testing.T, invariant string) float64 {
+	t.Helper()
+	mfs, err := crmetrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "fleetsim_unit_invariant_violations_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "invariant" && l.GetValue() == invariant {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	t.Fatalf("fleetsim_unit_invariant_violations_total{invariant=%q} is not registered", invariant)
+	return 0
 }
