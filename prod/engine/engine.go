@@ -56,6 +56,8 @@ type Engine struct {
 	passes int
 	// reported is the detail last reported per invariant ("" while it holds).
 	reported map[string]string
+	// sched is the scheduling decision kept between passes (Reconcile runs one at a time).
+	sched *units.Engine
 }
 
 // Setup adds the engine to mgr, with watches of Units and Machines that wake it as the
@@ -212,7 +214,16 @@ func (e *Engine) Reconcile(ctx context.Context) (time.Duration, error) {
 	if e.o.CheckInvariants {
 		e.checkInvariants(ul.Items, jobs)
 	}
-	plan := units.Schedule(units.Input{Machines: MachineStates(ml.Items, now, e.o.MachineTTL), Units: jobs, Lease: lease})
+	// The decision is kept between passes: Sync reports what changed since the last pass
+	// (a machine lost, a unit submitted), and Schedule reschedules only what that affects,
+	// with the plan a whole units.Schedule would make.
+	in := units.Input{Machines: MachineStates(ml.Items, now, e.o.MachineTTL), Units: jobs}
+	if e.sched == nil {
+		e.sched = units.NewEngine(in)
+	} else {
+		e.sched.Sync(in)
+	}
+	plan := e.sched.Schedule(lease)
 	e.mu.Lock()
 	e.passes++
 	e.mu.Unlock()
