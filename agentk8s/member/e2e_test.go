@@ -103,6 +103,29 @@ func startFleetDrift(t *testing.T, driftPeriod time.Duration, names ...string) *
 	return f
 }
 
+// placeNamespace creates on the hub a namespace ns holding a ConfigMap settings (color:
+// blue) and a PickAll placement of that namespace named ns, with strategy (one YAML line
+// under the placement's spec.strategy).
+func (f *fleet) placeNamespace(t *testing.T, ns, strategy string) {
+	t.Helper()
+	for _, doc := range []string{
+		"apiVersion: v1\nkind: Namespace\nmetadata: {name: " + ns + "}",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: " + ns + "}\ndata: {color: blue}",
+		`apiVersion: placement.kubernetes-fleet.io/v1beta1
+kind: ClusterResourcePlacement
+metadata: {name: ` + ns + `}
+spec:
+  resourceSelectors: [{group: "", version: v1, kind: Namespace, name: ` + ns + `}]
+  policy: {placementType: PickAll}
+  strategy:
+    ` + strategy,
+	} {
+		if err := f.admin.Create(context.Background(), decode(t, doc)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // clusterEntry returns a placement's entry for a cluster.
 func (f *fleet) clusterEntry(crp, cluster string) (*v1beta1.ResourcePlacementStatus, error) {
 	p := &v1beta1.ClusterResourcePlacement{}
@@ -426,22 +449,7 @@ func TestMemberAgentApplyStrategies(t *testing.T) {
 		"full":          "{whenToApply: Always, comparisonOption: FullComparison}",
 	}
 	for _, ns := range []string{"take-never", "take-ifnodiff", "audit", "full"} {
-		for _, doc := range []string{
-			"apiVersion: v1\nkind: Namespace\nmetadata: {name: " + ns + "}",
-			"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: " + ns + "}\ndata: {color: blue}",
-			`apiVersion: placement.kubernetes-fleet.io/v1beta1
-kind: ClusterResourcePlacement
-metadata: {name: ` + ns + `}
-spec:
-  resourceSelectors: [{group: "", version: v1, kind: Namespace, name: ` + ns + `}]
-  policy: {placementType: PickAll}
-  strategy:
-    applyStrategy: ` + strategies[ns],
-		} {
-			if err := f.admin.Create(ctx, decode(t, doc)); err != nil {
-				t.Fatal(err)
-			}
-		}
+		f.placeNamespace(t, ns, "applyStrategy: "+strategies[ns])
 	}
 	details := func(crp string, check func(e *v1beta1.ResourcePlacementStatus) error) func() error {
 		return func() error {
@@ -550,22 +558,7 @@ func TestMemberAgentWatchesAppliedObjects(t *testing.T) {
 	// Well within the drift period, generous for a loaded machine.
 	const prompt = time.Minute
 	for ns, strategy := range map[string]string{"always": "{whenToApply: Always}", "guarded": "{whenToApply: IfNotDrifted}"} {
-		for _, doc := range []string{
-			"apiVersion: v1\nkind: Namespace\nmetadata: {name: " + ns + "}",
-			"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: " + ns + "}\ndata: {color: blue}",
-			`apiVersion: placement.kubernetes-fleet.io/v1beta1
-kind: ClusterResourcePlacement
-metadata: {name: ` + ns + `}
-spec:
-  resourceSelectors: [{group: "", version: v1, kind: Namespace, name: ` + ns + `}]
-  policy: {placementType: PickAll}
-  strategy:
-    applyStrategy: ` + strategy,
-		} {
-			if err := f.admin.Create(ctx, decode(t, doc)); err != nil {
-				t.Fatal(err)
-			}
-		}
+		f.placeNamespace(t, ns, "applyStrategy: "+strategy)
 	}
 	for _, ns := range []string{"always", "guarded"} {
 		wait(t, ns+" is applied and available", func() error {

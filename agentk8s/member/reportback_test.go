@@ -19,22 +19,7 @@ import (
 func TestMemberAgentReportsBack(t *testing.T) {
 	f := startFleet(t, "member-1")
 	ctx := context.Background()
-	for _, doc := range []string{
-		"apiVersion: v1\nkind: Namespace\nmetadata: {name: mirrored}",
-		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: mirrored}\ndata: {color: blue}",
-		`apiVersion: placement.kubernetes-fleet.io/v1beta1
-kind: ClusterResourcePlacement
-metadata: {name: mirrored}
-spec:
-  resourceSelectors: [{group: "", version: v1, kind: Namespace, name: mirrored}]
-  policy: {placementType: PickAll}
-  strategy:
-    reportBackStrategy: {type: Mirror, destination: WorkAPI}`,
-	} {
-		if err := f.admin.Create(ctx, decode(t, doc)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	f.placeNamespace(t, "mirrored", "reportBackStrategy: {type: Mirror, destination: WorkAPI}")
 	reported := func(want map[string]string) func() error {
 		return func() error {
 			var works v1beta1.WorkList

@@ -82,7 +82,7 @@ func Setup(mgr ctrl.Manager, o Options) (*Engine, error) {
 	if o.Clock == nil {
 		o.Clock = clock.New()
 	}
-	e := &Engine{c: mgr.GetClient(), api: mgr.GetAPIReader(), o: o, wake: make(chan struct{}, 1)}
+	e := &Engine{c: mgr.GetClient(), api: mgr.GetAPIReader(), o: o, wake: make(chan struct{}, 1), reported: map[string]string{}}
 	ctx := context.Background()
 	for obj, classify := range map[client.Object]func(old, new any) triggers.Change{
 		&fleetv1.Unit{}:    func(_, _ any) triggers.Change { return triggers.UnitChanged },

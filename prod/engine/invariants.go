@@ -38,7 +38,7 @@ func (r registry) UnitMachines() []invariants.UnitMachine { return nil }
 
 // checkInvariants evaluates the registry's unit invariants on what a pass read: the
 // previous passes' writes and anyone else's. A violation is logged, counted and recorded as
-// a Warning event on the first unit it names, once while it lasts with the same detail;
+// a Warning event on the unit it names first, once while it lasts with the same detail;
 // the engine goes on (its plan repairs what it can).
 func (e *Engine) checkInvariants(list []fleetv1.Unit, jobs []units.Job) {
 	for _, name := range registryChecks {
@@ -49,9 +49,6 @@ func (e *Engine) checkInvariants(list []fleetv1.Unit, jobs []units.Job) {
 		}
 		e.mu.Lock()
 		same := e.reported[name] == detail
-		if e.reported == nil {
-			e.reported = map[string]string{}
-		}
 		e.reported[name] = detail
 		e.mu.Unlock()
 		if err == nil || same {
@@ -62,11 +59,23 @@ func (e *Engine) checkInvariants(list []fleetv1.Unit, jobs []units.Job) {
 		if e.o.Events == nil {
 			continue
 		}
-		for i := range list {
-			if strings.Contains(detail, list[i].Spec.Name) {
-				e.o.Events.Eventf(&list[i], nil, corev1.EventTypeWarning, "InvariantViolated", name, "%s", detail)
-				break
-			}
+		if u := firstNamed(list, detail); u != nil {
+			e.o.Events.Eventf(u, nil, corev1.EventTypeWarning, "InvariantViolated", name, "%s", detail)
 		}
 	}
+}
+
+// firstNamed is the unit a violation's detail names first (the longest name where two
+// start at the same place), whatever order the cache listed the units in.
+func firstNamed(list []fleetv1.Unit, detail string) *fleetv1.Unit {
+	var best *fleetv1.Unit
+	at := len(detail)
+	for i := range list {
+		n := list[i].Spec.Name
+		k := strings.Index(detail, n)
+		if k >= 0 && (k < at || k == at && len(n) > len(best.Spec.Name)) {
+			best, at = &list[i], k
+		}
+	}
+	return best
 }
