@@ -57,18 +57,9 @@ func newInvariantChecker() *invariantChecker {
 // invariantNames are the names the hub reports under: the state checks and the rollout
 // budgets.
 func invariantNames() []string {
-	return slices.Sorted(func(yield func(string) bool) {
-		for n := range maps.Keys(invariants.Checks) {
-			if !yield(n) {
-				return
-			}
-		}
-		for _, n := range []string{"maxUnavailable", "maxSurge", "tolerated", "evictionBudget"} {
-			if !yield(n) {
-				return
-			}
-		}
-	})
+	names := append(slices.Collect(maps.Keys(invariants.Checks)), "maxUnavailable", "maxSurge", "tolerated", "evictionBudget")
+	slices.Sort(names)
+	return names
 }
 
 // invariantProbe is what the checker keeps of a decision's state before the decision.
