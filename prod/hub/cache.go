@@ -89,44 +89,13 @@ func (m *memberMemo) load(ctx context.Context, r client.Reader) (map[string]*mhu
 	}
 	out := make(map[string]*mhub.MemberCluster, len(mcs.Items))
 	var warnings []error
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.entries == nil {
-		m.entries = map[string]memberEntry{}
-	}
 	seen := make(map[string]bool, len(mcs.Items))
 	for i := range mcs.Items {
 		mc := &mcs.Items[i]
 		seen[mc.Name] = true
-		ns := membership.Namespace(mc.Name)
-		imc := &clusterv1beta1.InternalMemberCluster{}
-		if err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: mc.Name}, imc, client.UnsafeDisableDeepCopy); err != nil {
-			if client.IgnoreNotFound(err) != nil {
-				return nil, nil, fmt.Errorf("get InternalMemberCluster %s: %w", mc.Name, err)
-			}
-			imc = nil
-		}
-		nsObj := &corev1.Namespace{}
-		live := false
-		switch err := r.Get(ctx, client.ObjectKey{Name: ns}, nsObj, client.UnsafeDisableDeepCopy); {
-		case err == nil:
-			live = nsObj.DeletionTimestamp == nil
-		case client.IgnoreNotFound(err) != nil:
-			return nil, nil, fmt.Errorf("get namespace %s: %w", ns, err)
-		}
-		imcRV := ""
-		if imc != nil {
-			imcRV = imc.ResourceVersion
-		}
-		e, ok := m.entries[mc.Name]
-		if !ok || e.mcRV != mc.ResourceVersion || e.imcRV != imcRV || e.nsLive != live {
-			var cimc *clusterv1beta1.InternalMemberCluster
-			if imc != nil {
-				cimc = imc.DeepCopy()
-			}
-			model, err := convert.MemberClusterToModel(mc.DeepCopy(), cimc, live)
-			e = memberEntry{mcRV: mc.ResourceVersion, imcRV: imcRV, nsLive: live, model: model, warning: err}
-			m.entries[mc.Name] = e
+		e, err := m.entry(ctx, r, mc)
+		if err != nil {
+			return nil, nil, err
 		}
 		if e.warning != nil {
 			warnings = append(warnings, e.warning)
@@ -135,10 +104,72 @@ func (m *memberMemo) load(ctx context.Context, r client.Reader) (map[string]*mhu
 			out[mc.Name] = e.model
 		}
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	for n := range m.entries {
 		if !seen[n] {
 			delete(m.entries, n)
 		}
 	}
 	return out, warnings, nil
+}
+
+// one returns one member as the cache holds it (nil when it has none), and the problem
+// of a member left out or partly read.
+func (m *memberMemo) one(ctx context.Context, r client.Reader, name string) (*mhub.MemberCluster, error, error) {
+	mc := &clusterv1beta1.MemberCluster{}
+	if err := r.Get(ctx, client.ObjectKey{Name: name}, mc, client.UnsafeDisableDeepCopy); err != nil {
+		if client.IgnoreNotFound(err) != nil {
+			return nil, nil, fmt.Errorf("get MemberCluster %s: %w", name, err)
+		}
+		return nil, nil, nil
+	}
+	e, err := m.entry(ctx, r, mc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return e.model, e.warning, nil
+}
+
+// entry converts the member of mc, unless the memo holds it at the same versions.
+func (m *memberMemo) entry(ctx context.Context, r client.Reader, mc *clusterv1beta1.MemberCluster) (memberEntry, error) {
+	ns := membership.Namespace(mc.Name)
+	imc := &clusterv1beta1.InternalMemberCluster{}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: mc.Name}, imc, client.UnsafeDisableDeepCopy); err != nil {
+		if client.IgnoreNotFound(err) != nil {
+			return memberEntry{}, fmt.Errorf("get InternalMemberCluster %s: %w", mc.Name, err)
+		}
+		imc = nil
+	}
+	nsObj := &corev1.Namespace{}
+	live := false
+	switch err := r.Get(ctx, client.ObjectKey{Name: ns}, nsObj, client.UnsafeDisableDeepCopy); {
+	case err == nil:
+		live = nsObj.DeletionTimestamp == nil
+	case client.IgnoreNotFound(err) != nil:
+		return memberEntry{}, fmt.Errorf("get namespace %s: %w", ns, err)
+	}
+	imcRV := ""
+	if imc != nil {
+		imcRV = imc.ResourceVersion
+	}
+	m.mu.Lock()
+	e, ok := m.entries[mc.Name]
+	m.mu.Unlock()
+	if ok && e.mcRV == mc.ResourceVersion && e.imcRV == imcRV && e.nsLive == live {
+		return e, nil
+	}
+	var cimc *clusterv1beta1.InternalMemberCluster
+	if imc != nil {
+		cimc = imc.DeepCopy()
+	}
+	model, err := convert.MemberClusterToModel(mc.DeepCopy(), cimc, live)
+	e = memberEntry{mcRV: mc.ResourceVersion, imcRV: imcRV, nsLive: live, model: model, warning: err}
+	m.mu.Lock()
+	if m.entries == nil {
+		m.entries = map[string]memberEntry{}
+	}
+	m.entries[mc.Name] = e
+	m.mu.Unlock()
+	return e, nil
 }

@@ -85,3 +85,34 @@ func TestHubResourceChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyStatusMoved pins which MemberCluster updates the membership controller skips:
+// those that moved only the status the hub itself writes.
+func TestOnlyStatusMoved(t *testing.T) {
+	base := func() *clusterv1beta1.MemberCluster {
+		return &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "east", Generation: 1,
+			Labels: map[string]string{"env": "prod"}, Finalizers: []string{MemberFinalizer}}}
+	}
+	now := metav1.Now()
+	for _, tc := range []struct {
+		name   string
+		change func(*clusterv1beta1.MemberCluster)
+		want   bool
+	}{
+		{"status only (a heartbeat)", func(m *clusterv1beta1.MemberCluster) {
+			m.ResourceVersion = "7"
+			m.Status.Conditions = []metav1.Condition{{Type: "Healthy", Status: metav1.ConditionTrue}}
+		}, true},
+		{"spec", func(m *clusterv1beta1.MemberCluster) { m.Generation = 2 }, false},
+		{"labels", func(m *clusterv1beta1.MemberCluster) { m.Labels["env"] = "dev" }, false},
+		{"annotations", func(m *clusterv1beta1.MemberCluster) { m.Annotations = map[string]string{"a": "b"} }, false},
+		{"finalizer removed", func(m *clusterv1beta1.MemberCluster) { m.Finalizers = nil }, false},
+		{"deletion asked", func(m *clusterv1beta1.MemberCluster) { m.DeletionTimestamp = &now }, false},
+	} {
+		n := base()
+		tc.change(n)
+		if got := onlyStatusMoved(base(), n); got != tc.want {
+			t.Errorf("onlyStatusMoved(%s) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -7,14 +7,18 @@ package hub
 //
 //  1. Read your own writes. Every write a decision makes through the hub's client is
 //     remembered with the resourceVersion the API server answered (for a deletion: any later
-//     version, or the object gone) and the placement the object belongs to (its own name
+//     version, or the object gone), the placement the object belongs to (its own name
 //     for a placement, the parent-CRP label for bindings, snapshots and Works; none for
-//     anything else). Before a decision reads, it waits until the cache has observed every
-//     write the hub made so far to objects of its own placement and to objects of no
-//     placement (expectations, bounded by expectationWait); membership decisions wait for
-//     every write. A decision reads nothing of another placement (its scope, rule 3), so it
-//     never decides on less than the previous decisions wrote, and decisions about
-//     different placements do not wait for each other's writes.
+//     anything else) and the member it concerns (a MemberCluster or InternalMemberCluster
+//     by name, the member's reserved namespace and what is in it, a binding's target).
+//     Before a decision reads, it waits until the cache has observed every write the hub
+//     made so far to objects of its own placement and to objects of no placement or
+//     member (expectations, bounded by expectationWait), and before it first reads a
+//     member, for the writes to members; a membership decision waits for the writes
+//     concerning its member. A decision reads nothing of another placement or
+//     member (its scope, rule 3), so it never decides on less than the previous decisions
+//     wrote, and decisions about different placements or members do not wait for each
+//     other's writes.
 //  2. Write what you read. Every update carries the resourceVersion the decision read, and
 //     deletions of objects only the hub writes carry it as a precondition. A decision made
 //     on a cache that missed someone else's write (a user, a member agent) fails with a
@@ -28,8 +32,8 @@ package hub
 //     never beside a placement-wide decision for the same placement (a scheduler's flush
 //     cut by a binding-status write would leave a placement half-decided). Decisions about
 //     different placements run in parallel, at most Workers at a time. Membership
-//     decisions are serial per member (their controller's queue) and read only indexed
-//     counts of other objects.
+//     decisions are serial per member (their controller's queue), run Workers at a time
+//     for different members, and read only indexed counts of other objects.
 //
 // A hub that dies at any point leaves a prefix of some decisions' writes; the next hub reads
 // what is stored and decides again, as before.
@@ -37,6 +41,7 @@ package hub
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -45,6 +50,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	"github.com/fleetsim/fleetsim/model/membership"
 	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
 )
 
@@ -68,23 +74,82 @@ type expectations struct {
 }
 
 // pendingWrite is a write the cache has not shown yet: the resourceVersion (at least) it
-// must reach, and the placement the object belongs to ("" for none).
+// must reach, and whose object it is.
 type pendingWrite struct {
-	rv        uint64
-	placement string
+	rv uint64
+	owner
+}
+
+// owner says which decisions read an object: the placement it belongs to, the member it
+// concerns and, for a binding or a Work, the binding ("" for none).
+type owner struct {
+	placement, member, binding string
 }
 
 // waitFor says which pending writes a decision waits for.
-type waitFor func(k objectKey, placement string) bool
-
-// everyWrite is what membership decisions wait for.
-func everyWrite(objectKey, string) bool { return true }
+type waitFor func(k objectKey, o owner) bool
 
 // writesOf waits for the writes to the objects of one placement, to objects of no
 // placement and to any object named key (what a decision's lock reads before its placement
 // is known).
 func writesOf(placement, key string) waitFor {
-	return func(k objectKey, p string) bool { return p == "" || p == placement || k.name == key }
+	return func(k objectKey, o owner) bool {
+		if o.placement == "" {
+			return o.member == "" || k.name == key
+		}
+		return o.placement == placement || k.name == key
+	}
+}
+
+// memberWrites are the writes to members (MemberClusters, their InternalMemberClusters and
+// reserved namespaces): a decision waits for them when it first reads a member, as most
+// decisions (the fan-in of a member's report) never do.
+func memberWrites(_ objectKey, o owner) bool { return o.placement == "" && o.member != "" }
+
+// writesOfBinding is writesOf for a decision about one binding of placement, which reads
+// the placement's own objects and that binding and its Work but no other binding or Work:
+// fan-ins of a hundred members' reports about one placement then do not wait for each
+// other's writes.
+func writesOfBinding(placement, binding string) waitFor {
+	all := writesOf(placement, binding)
+	return func(k objectKey, o owner) bool {
+		if o.placement == placement && o.binding != "" && o.binding != binding {
+			return false
+		}
+		return all(k, o)
+	}
+}
+
+// writesOfMember waits for the writes a membership decision about member reads: its
+// MemberCluster, InternalMemberCluster and reserved namespace, and the bindings on it.
+func writesOfMember(member string) waitFor {
+	return func(_ objectKey, o owner) bool { return o.member == member }
+}
+
+// ownerOf says whose an object the hub writes is.
+func ownerOf(k objectKey, obj client.Object) owner {
+	var o owner
+	switch k.gvk.Kind {
+	case "ClusterResourcePlacement":
+		o.placement = obj.GetName()
+	case "MemberCluster", "InternalMemberCluster":
+		o.member = obj.GetName()
+	case "Namespace":
+		o.member, _ = strings.CutPrefix(obj.GetName(), membership.NamespacePrefix)
+	}
+	if o.placement == "" {
+		o.placement = obj.GetLabels()[v1beta1.CRPTrackingLabel]
+	}
+	if b, ok := obj.(*v1beta1.ClusterResourceBinding); ok {
+		o.member, o.binding = b.Spec.TargetCluster, b.Name
+	}
+	if k.gvk.Kind == "Work" {
+		o.binding = obj.GetLabels()[v1beta1.ParentBindingLabel]
+	}
+	if m, ok := strings.CutPrefix(k.namespace, membership.NamespacePrefix); ok && o.member == "" {
+		o.member = m
+	}
+	return o
 }
 
 func newExpectations() *expectations {
@@ -152,8 +217,8 @@ func (e *expectations) handler(gvk schema.GroupVersionKind) toolscache.ResourceE
 	}
 }
 
-// expect records that the cache must reach rv for the object, which belongs to placement.
-func (e *expectations) expect(k objectKey, rv uint64, placement string) {
+// expect records that the cache must reach rv for the object, whose it is.
+func (e *expectations) expect(k objectKey, rv uint64, o owner) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !e.tracked[k.gvk] {
@@ -163,7 +228,7 @@ func (e *expectations) expect(k objectKey, rv uint64, placement string) {
 		return
 	}
 	if rv > e.pending[k].rv {
-		e.pending[k] = pendingWrite{rv: rv, placement: placement}
+		e.pending[k] = pendingWrite{rv: rv, owner: o}
 	}
 }
 
@@ -189,7 +254,7 @@ func (e *expectations) wait(ctx context.Context, which waitFor) bool {
 	}
 	want := map[objectKey]uint64{}
 	for k, p := range e.pending {
-		if which(k, p.placement) {
+		if which(k, p.owner) {
 			want[k] = p.rv
 		}
 	}
@@ -251,17 +316,9 @@ func (c *recordingClient) wrote(obj client.Object, verb string) {
 	if k, ok := c.key(obj); ok {
 		writesTotal.WithLabelValues(k.gvk.Kind, verb).Inc()
 		if rv, ok := parseRV(obj.GetResourceVersion()); ok {
-			c.exp.expect(k, rv, placementOfObject(k, obj))
+			c.exp.expect(k, rv, ownerOf(k, obj))
 		}
 	}
-}
-
-// placementOfObject is the placement an object the hub writes belongs to, "" for none.
-func placementOfObject(k objectKey, obj client.Object) string {
-	if k.gvk.Kind == "ClusterResourcePlacement" {
-		return obj.GetName()
-	}
-	return obj.GetLabels()[v1beta1.CRPTrackingLabel]
 }
 
 func (c *recordingClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
@@ -300,7 +357,7 @@ func (c *recordingClient) Delete(ctx context.Context, obj client.Object, opts ..
 	if k, ok := c.key(obj); ok {
 		writesTotal.WithLabelValues(k.gvk.Kind, "delete").Inc()
 		if rv, ok := parseRV(obj.GetResourceVersion()); ok {
-			c.exp.expect(k, rv+1, placementOfObject(k, obj))
+			c.exp.expect(k, rv+1, ownerOf(k, obj))
 		}
 	}
 	return nil

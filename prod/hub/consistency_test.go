@@ -6,61 +6,71 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
 	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
 )
 
 // TestExpectationsScopedWait pins rule 1 of consistency.go: a decision waits for the
-// writes of its own placement, of no placement and of objects named like its key, and
-// not for another placement's writes; membership waits for every write.
+// writes of its own placement, of no placement or member and of objects named like its
+// key, and not for another placement's writes; for the writes to members before it first
+// reads one; a membership decision for the writes concerning its member.
 func TestExpectationsScopedWait(t *testing.T) {
-	gvk := func(kind string) schema.GroupVersionKind { return v1beta1.GroupVersion.WithKind(kind) }
-	binding := func(name, crp string) *v1beta1.ClusterResourceBinding {
+	gvk := func(kind string) schema.GroupVersionKind { return schema.GroupVersionKind{Kind: kind} }
+	binding := func(name, crp, target string) *v1beta1.ClusterResourceBinding {
 		return &v1beta1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: name,
-			Labels: map[string]string{v1beta1.CRPTrackingLabel: crp}}}
+			Labels: map[string]string{v1beta1.CRPTrackingLabel: crp}}, Spec: v1beta1.ResourceBindingSpec{TargetCluster: target}}
 	}
-	// Three writes the cache has not shown: a binding of placement a, a binding of
-	// placement b, and a placement c (which belongs to itself).
+	// Writes the cache has not shown: bindings of placements a and b on member east, a
+	// placement c (which belongs to itself), east's MemberCluster and reserved namespace,
+	// and placement a's Work in that namespace.
 	writes := []struct {
 		kind string
-		obj  interface {
-			GetName() string
-			GetLabels() map[string]string
-		}
+		obj  client.Object
 	}{
-		{"ClusterResourceBinding", binding("a-east", "a")},
-		{"ClusterResourceBinding", binding("b-east", "b")},
+		{"ClusterResourceBinding", binding("a-east", "a", "east")},
+		{"ClusterResourceBinding", binding("b-east", "b", "east")},
 		{"ClusterResourcePlacement", &v1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "c"}}},
+		{"MemberCluster", &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "east"}}},
+		{"Namespace", &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "fleet-member-east"}}},
+		{"Work", &v1beta1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: "fleet-member-east", Name: "work-a-east",
+			Labels: map[string]string{v1beta1.CRPTrackingLabel: "a", v1beta1.ParentBindingLabel: "a-east"}}}},
+		{"ClusterResourceBinding", binding("a-west", "a", "west")},
+		{"ClusterResourceSnapshot", &v1beta1.ClusterResourceSnapshot{ObjectMeta: metav1.ObjectMeta{Name: "a-0-snapshot",
+			Labels: map[string]string{v1beta1.CRPTrackingLabel: "a"}}}},
 	}
 	tests := []struct {
 		name  string
 		which waitFor
 		want  []string // the writes waited for
 	}{
-		{"placement a", writesOf("a", "a"), []string{"a-east"}},
+		{"placement a", writesOf("a", "a"), []string{"a-east", "work-a-east", "a-west", "a-0-snapshot"}},
+		{"fan-in of a-east: not a-west", writesOfBinding("a", "a-east"), []string{"a-east", "work-a-east", "a-0-snapshot"}},
+		{"fan-in of a-west: not a-east or its Work", writesOfBinding("a", "a-west"), []string{"a-west", "a-0-snapshot"}},
 		{"binding decision of b", writesOf("b", "b-east"), []string{"b-east"}},
 		{"before the lock, key b-east", writesOf("", "b-east"), []string{"b-east"}},
 		{"placement c", writesOf("c", "c"), []string{"c"}},
 		{"placement d", writesOf("d", "d"), nil},
-		{"membership", everyWrite, []string{"a-east", "b-east", "c"}},
+		{"a decision's first read of a member", memberWrites, []string{"east", "fleet-member-east"}},
+		{"membership of east", writesOfMember("east"), []string{"a-east", "b-east", "east", "fleet-member-east", "work-a-east"}},
+		{"membership of west", writesOfMember("west"), []string{"a-west"}},
+		{"membership of north", writesOfMember("north"), nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newExpectations()
 			for _, w := range writes {
-				k := objectKey{gvk: gvk(w.kind), name: w.obj.GetName()}
+				k := objectKey{gvk: gvk(w.kind), namespace: w.obj.GetNamespace(), name: w.obj.GetName()}
 				e.tracked[k.gvk] = true
-				p := w.obj.GetLabels()[v1beta1.CRPTrackingLabel]
-				if w.kind == "ClusterResourcePlacement" {
-					p = w.obj.GetName()
-				}
-				e.expect(k, 10, p)
+				e.expect(k, 10, ownerOf(k, w.obj))
 			}
 			var got []string
 			for k, p := range e.pending {
-				if tc.which(k, p.placement) {
+				if tc.which(k, p.owner) {
 					got = append(got, k.name)
 				}
 			}
@@ -76,7 +86,7 @@ func TestExpectationsScopedWait(t *testing.T) {
 			}
 			for _, w := range writes {
 				e.observe(gvk(w.kind), &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
-					Name: w.obj.GetName(), ResourceVersion: "10"}}, false)
+					Namespace: w.obj.GetNamespace(), Name: w.obj.GetName(), ResourceVersion: "10"}}, false)
 			}
 			if !e.wait(ctx, tc.which) {
 				t.Errorf("wait once the cache showed every write = false, want true")

@@ -91,6 +91,7 @@ type Hub struct {
 	exp     *expectations
 	locks   keyLocks
 	members memberMemo
+	batch   fanInBatch
 	sem     chan struct{}
 
 	mu      sync.Mutex
@@ -120,21 +121,25 @@ func (h *Hub) fire(ctx context.Context, st *state, c triggers.Change, key, place
 	h.fireExcept(ctx, st, c, key, placementName, memberName, nil)
 }
 
-// fireExcept is fire without waking the work generator for the bindings in generated,
-// whose Works the decision already generated and wrote.
-func (h *Hub) fireExcept(ctx context.Context, st *state, c triggers.Change, key, placementName, memberName string, generated map[string]bool) {
+// fireExcept is fire without the wakes skip says the decision already served (skip may be
+// nil).
+func (h *Hub) fireExcept(ctx context.Context, st *state, c triggers.Change, key, placementName, memberName string, skip func(triggers.Controller, string) bool) {
 	delay := time.Duration(0)
 	if st != nil && st.scope.bindingOnly() {
 		delay = rolloutBatchDelay
 	}
 	for _, t := range slices.Concat(triggers.For(c), extraTargets[c]) {
-		d := time.Duration(0)
-		if t.Controller != triggers.WorkGenerator && t.Controller != WorkStatus && t.Controller != triggers.Membership {
-			d = delay
-		}
+		wide := delay > 0 && t.Controller != triggers.WorkGenerator && t.Controller != WorkStatus && t.Controller != triggers.Membership
 		for _, k := range h.keys(ctx, st, t.Scope, key, placementName, memberName) {
-			if t.Controller == triggers.WorkGenerator && generated[k] {
+			if skip != nil && skip(t.Controller, k) {
 				continue
+			}
+			d := time.Duration(0)
+			if wide {
+				d = h.batch.hold(t.Controller, k)
+			}
+			if t.Controller == WorkStatus {
+				h.batch.queued(placementName, k)
 			}
 			h.enqueueAfter(t.Controller, k, d)
 		}
@@ -276,7 +281,22 @@ func (h *Hub) SetupWithManager(mgr ctrl.Manager) error {
 	}).SetupWithManager(mgr); err != nil {
 		return err
 	}
+	if err := mgr.Add(manager.RunnableFunc(h.warm)); err != nil {
+		return err
+	}
 	return mgr.Add(manager.RunnableFunc(h.tick))
+}
+
+// warm starts the resource informers in the background once the hub leads; a failure
+// only leaves them to start on first selection, as before.
+func (h *Hub) warm(ctx context.Context) error {
+	if h.Resources == nil {
+		return nil
+	}
+	if err := h.Resources.Warm(ctx); err != nil && ctx.Err() == nil {
+		h.Log.Info("resource informers start on first selection instead", "reason", err.Error())
+	}
+	return nil
 }
 
 func (h *Hub) workers() int {
@@ -610,12 +630,22 @@ func conditionStates(mc *clusterv1beta1.MemberCluster) map[string]string {
 // and a worker slot, waits until the cache holds the hub's own writes, reads the decision's
 // scope from the cache, decides, writes what changed, then fires the changes it made.
 func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) (reconcile.Result, error) {
+	arrived := time.Now()
 	h.exp.wait(ctx, writesOf("", key))
 	sc, unlock, err := h.lock(ctx, c, key)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
 	defer unlock()
+	if c == WorkStatus && sc.placement != "" {
+		// Last, after the flush and the changes it fired: the placement-wide decisions
+		// held back for the placement's fan-ins go once the last one is done.
+		defer func() {
+			for _, wide := range h.batch.done(sc.placement, key) {
+				h.enqueueAfter(wide, sc.placement, rolloutBatchDelay)
+			}
+		}()
+	}
 	select {
 	case h.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -623,17 +653,24 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 	}
 	defer func() { <-h.sem }()
 	start := time.Now()
+	decisionWaitSeconds.WithLabelValues(string(c)).Observe(start.Sub(arrived).Seconds())
 	defer func() { decisionSeconds.WithLabelValues(string(c)).Observe(time.Since(start).Seconds()) }()
 	// The previous holder of the locks may have written since the first wait. A hub told to
 	// stop decides nothing more: a decision on a cache that stopped following the API
 	// server would write stale objects beside the next hub's.
-	h.exp.wait(ctx, writesOf(sc.placement, key))
+	if sc.bindingOnly() {
+		h.exp.wait(ctx, writesOfBinding(sc.placement, sc.binding))
+	} else {
+		h.exp.wait(ctx, writesOf(sc.placement, key))
+	}
 	if ctx.Err() != nil {
 		return reconcile.Result{}, nil
 	}
 	now := h.clock().Now()
 	var st *state
-	st, err = loadState(ctx, h.Cache, h.Reader, sc, &h.members, func() ([]*unstructured.Unstructured, error) {
+	var waited sync.Once
+	members := memberReader{memo: &h.members, before: func() { waited.Do(func() { h.exp.wait(ctx, memberWrites) }) }}
+	st, err = loadState(ctx, h.Cache, h.Reader, sc, members, func() ([]*unstructured.Unstructured, error) {
 		// Only the placement controller selects, for the placement it decides on.
 		var sels []placement.ResourceSelector
 		if p := st.placements[key]; p != nil {
@@ -644,16 +681,13 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	for _, w := range st.warnings {
-		h.Log.V(1).Info("object left out of the hub's decisions", "reason", w.Error())
-	}
 	log := h.Log.WithValues("controller", string(c), "key", key)
 	var probe *invariantProbe
 	if h.checker != nil {
 		probe = h.checker.before(st)
 	}
 	env := &decisionEnv{now: now, log: log}
-	var generated map[string]bool // bindings whose Work this decision generated
+	var served *inlined // the wakes this decision served by running controllers inline
 	if c == WorkStatus {
 		h.receiveWorkStatus(st, env, key)
 	} else {
@@ -661,9 +695,12 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 		ctrls := &mhub.Controllers{Store: st, Env: env, Scheduler: sched, Eligibility: h.Eligibility}
 		ctrls.Reconcile(c, key)
 		if sc.allBindings {
-			generated = generateWorksInline(ctrls, st, env)
+			served = runInline(ctrls, st, env, c, key)
 		}
 		h.schedulers.Put(sched)
+	}
+	for _, w := range st.warnings {
+		h.Log.V(1).Info("object left out of the hub's decisions", "reason", w.Error())
 	}
 	// Works this decision creates have no report to fan in: the agent's first report
 	// wakes the fan-in through the Work's watch.
@@ -683,12 +720,12 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 	// every controller decides on current objects, so a change fired for nothing costs one
 	// decision while a change lost could stall a rollout.
 	if flushErr != nil {
-		// The Works generated inline may not be written: the work generator decides
-		// them again on its own.
-		generated = nil
+		// What ran inline may not be written: every controller it woke decides again on
+		// its own.
+		served = nil
 	}
-	for _, f := range env.fired {
-		h.fireExcept(ctx, st, f.change, f.key, f.placement, f.memberOf, generated)
+	for i, f := range env.fired {
+		h.fireExcept(ctx, st, f.change, f.key, f.placement, f.memberOf, served.skip(i))
 	}
 	if flushErr != nil {
 		if retryable(flushErr) {
@@ -710,10 +747,72 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 	// may report nothing new (a Work whose manifests did not change), so the fan-in looks.
 	for _, b := range env.worksWritten {
 		if !newWorks[b] {
+			h.batch.queued(st.placementOf(b), b)
 			h.enqueue(WorkStatus, b)
 		}
 	}
 	return reconcile.Result{RequeueAfter: env.requeue}, nil
+}
+
+// inlined are the wakes a placement-wide decision served by running controllers inline:
+// fired changes before index wide[c] woke controller c for the placement, which then ran
+// on the state they made; works are the bindings whose Work it generated.
+type inlined struct {
+	placement string
+	wide      map[triggers.Controller]int
+	works     map[string]bool
+}
+
+// skip says which wakes of the i-th fired change are already served (nil: none).
+func (in *inlined) skip(i int) func(triggers.Controller, string) bool {
+	if in == nil {
+		return nil
+	}
+	return func(c triggers.Controller, key string) bool {
+		if c == triggers.WorkGenerator {
+			return in.works[key]
+		}
+		return key == in.placement && i < in.wide[c]
+	}
+}
+
+// placementChain is the order in which the placement-wide controllers wake each other for
+// one placement: a new policy snapshot wakes the scheduler, new bindings the rollout.
+var placementChain = []triggers.Controller{triggers.PolicySnapshot, triggers.Scheduler, triggers.Rollout}
+
+// runInline runs, inside a placement-wide decision about placement key, the controllers
+// later in placementChain that its changes wake for the same placement, each once and on
+// the state the earlier ones left, and then the work generator for the bindings they
+// changed (generateWorksInline). A new placement is then snapshotted, scheduled, bound and
+// given its Works in one decision and one flush instead of three decisions a queue hop
+// apart, each writing the bindings again; the simulator runs the same controllers in the
+// same order, one event each. Changes fired after a controller's inline run wake it as
+// usual. The decision holds the placement's lock exclusively (rule 3 of consistency.go),
+// and its scope loads every binding and Work of the placement.
+func runInline(ctrls *mhub.Controllers, st *state, env *decisionEnv, c triggers.Controller, key string) *inlined {
+	in := &inlined{placement: key, wide: map[triggers.Controller]int{}}
+	if i := slices.Index(placementChain, c); i >= 0 {
+		for _, next := range placementChain[i+1:] {
+			if wakes(env.fired, next, key) {
+				in.wide[next] = len(env.fired)
+				ctrls.Reconcile(next, key)
+			}
+		}
+	}
+	in.works = generateWorksInline(ctrls, st, env)
+	return in
+}
+
+// wakes tells whether any of the fired changes wakes controller c for placement p.
+func wakes(fired []firing, c triggers.Controller, p string) bool {
+	for _, f := range fired {
+		for _, t := range triggers.For(f.change) {
+			if t.Controller == c && ((t.Scope == triggers.OwningPlacement && f.placement == p) || (t.Scope == triggers.ThisObject && f.key == p)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // generateWorksInline runs the work generator, inside a placement-wide decision (scheduler,
@@ -721,10 +820,8 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 // bound, moved to a new snapshot), as the trigger table would next: a rollout then writes
 // each binding's spec and status once, with its Work, instead of a status write of its own
 // and another by a work generator decision a queue hop later, and a scheduler's new
-// bindings need no decision each to find nothing to generate yet. The decision holds its
-// placement's lock exclusively, which covers the bindings' (rule 3 of consistency.go), and
-// its scope loads every binding and Work of the placement. A binding the decision deleted
-// is left to its own decision.
+// bindings need no decision each to find nothing to generate yet. A binding the decision
+// deleted is left to its own decision.
 func generateWorksInline(ctrls *mhub.Controllers, st *state, env *decisionEnv) map[string]bool {
 	var generated map[string]bool
 	for i := 0; i < len(env.fired); i++ { // the work generator may fire more
@@ -801,10 +898,23 @@ func (h *Hub) receiveWorkStatus(st *state, env mhub.Env, key string) {
 }
 
 // sendEvents records what a decision did as Kubernetes events on the placement it was about.
+// Records of one kind go out as one event per placement (byKind).
 func (h *Hub) sendEvents(st *state, env *decisionEnv) {
+	var order []string
+	per := map[string][]record{}
 	for _, e := range env.records {
-		if crp := st.crps[st.placementOf(e.subject)]; crp != nil {
-			sendEvent(h.Events, crp, e)
+		p := st.placementOf(e.subject)
+		if st.crps[p] == nil {
+			continue
+		}
+		if _, ok := per[p]; !ok {
+			order = append(order, p)
+		}
+		per[p] = append(per[p], e)
+	}
+	for _, p := range order {
+		for _, e := range byKind(per[p]) {
+			sendEvent(h.Events, st.crps[p], e)
 		}
 	}
 }

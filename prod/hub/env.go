@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -58,6 +59,41 @@ func (e *decisionEnv) RequeueAfter(_ triggers.Controller, _ string, d time.Durat
 func (e *decisionEnv) MemberNotified(string) {}
 
 func (e *decisionEnv) WorkWritten(w *mhub.Work) { e.worksWritten = append(e.worksWritten, w.Binding) }
+
+// eventNoteLimit is the events API's limit on a note, in bytes.
+const eventNoteLimit = 1024
+
+// byKind folds a decision's records about one object into one record per kind, in the
+// order the kinds first came: a placement's scheduler decision picks a hundred members in
+// one go, and a hundred events for it would cost the API server more than the decision's
+// own writes. The log keeps every record.
+func byKind(recs []record) []record {
+	var out []record
+	count := map[string]int{}
+	at := map[string]int{}
+	for _, r := range recs {
+		i, ok := at[r.kind]
+		if !ok {
+			at[r.kind] = len(out)
+			out = append(out, r)
+			count[r.kind] = 1
+			continue
+		}
+		count[r.kind]++
+		if n := &out[i].note; len(*n) < eventNoteLimit {
+			*n += "; " + r.note
+		}
+	}
+	for i := range out {
+		if n := count[out[i].kind]; n > 1 {
+			out[i].note = fmt.Sprintf("%d: %s", n, out[i].note)
+		}
+		if len(out[i].note) > eventNoteLimit {
+			out[i].note = strings.ToValidUTF8(out[i].note[:eventNoteLimit-3], "") + "..."
+		}
+	}
+	return out
+}
 
 // sendEvent records one of a decision's records as a Kubernetes event on obj.
 func sendEvent(rec events.EventRecorder, obj runtime.Object, r record) {

@@ -3,6 +3,8 @@ package hub
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"slices"
 
 	"github.com/benbjohnson/clock"
 	"github.com/go-logr/logr"
@@ -14,6 +16,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -68,9 +71,16 @@ func (r *MembershipReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	})
 	b := ctrl.NewControllerManagedBy(mgr).Named(string(triggers.Membership))
 	if r.Hub != nil {
-		b = b.WatchesRawSource(r.Hub.queueSource(triggers.Membership))
+		// The queue keeps one member's decisions serial; different members' run side by
+		// side, or a thousand members joining at once would each wait for all the others.
+		b = b.WatchesRawSource(r.Hub.queueSource(triggers.Membership)).
+			WithOptions(controller.Options{MaxConcurrentReconciles: r.Hub.workers()})
 	}
-	return b.For(&clusterv1beta1.MemberCluster{}).
+	return b.For(&clusterv1beta1.MemberCluster{}, builder.WithPredicates(predicate.Funcs{
+		// The hub alone writes a MemberCluster's status: its own status writes, one per
+		// heartbeat, would otherwise each wake a decision that finds nothing to do.
+		UpdateFunc: func(e event.UpdateEvent) bool { return !onlyStatusMoved(e.ObjectOld, e.ObjectNew) },
+	})).
 		Watches(&clusterv1beta1.InternalMemberCluster{}, byName).
 		// Only a binding's removal matters to a member (model/triggers: BindingDeleted wakes
 		// the target member, whose leave waits for its bindings to go); waking on every
@@ -83,6 +93,13 @@ func (r *MembershipReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			GenericFunc: func(event.GenericEvent) bool { return false },
 		})).
 		Complete(r)
+}
+
+// onlyStatusMoved: an update changed no spec, labels, annotations, finalizers or deletion.
+func onlyStatusMoved(old, new client.Object) bool {
+	return old.GetGeneration() == new.GetGeneration() && reflect.DeepEqual(old.GetLabels(), new.GetLabels()) &&
+		reflect.DeepEqual(old.GetAnnotations(), new.GetAnnotations()) && slices.Equal(old.GetFinalizers(), new.GetFinalizers()) &&
+		old.GetDeletionTimestamp().Equal(new.GetDeletionTimestamp())
 }
 
 // Reconcile implements reconcile.Reconciler.
@@ -100,7 +117,7 @@ func (r *MembershipReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 		st.bindings = r.Client
 	}
 	if r.Hub != nil && r.Hub.exp != nil {
-		if !r.Hub.exp.wait(ctx, everyWrite) && ctx.Err() != nil {
+		if !r.Hub.exp.wait(ctx, writesOfMember(req.Name)) && ctx.Err() != nil {
 			return reconcile.Result{}, nil // stopping: decide nothing on a cache left behind
 		}
 		st.indexed = true
@@ -115,7 +132,7 @@ func (r *MembershipReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	}
 	// Events say what happened, so they go out only once the writes have; so do triggers.
 	if st.mc != nil {
-		for _, rec := range env.records {
+		for _, rec := range byKind(env.records) {
 			sendEvent(r.Events, st.mc, rec)
 		}
 	}

@@ -13,6 +13,11 @@ var (
 		Help:    "How long one hub decision took, from reading its scope to the end of its writes, by controller.",
 		Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
 	}, []string{"controller"})
+	decisionWaitSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "fleetsim_hub_decision_wait_seconds",
+		Help:    "How long one hub decision waited before reading: for the cache to hold the hub's own writes, for its placement's or binding's lock and for a worker slot, by controller.",
+		Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
+	}, []string{"controller"})
 	decisionRetries = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "fleetsim_hub_decision_retries_total",
 		Help: "Decisions taken again on fresh objects because a write met a Conflict, AlreadyExists or NotFound.",
@@ -32,5 +37,5 @@ var (
 )
 
 func init() {
-	crmetrics.Registry.MustRegister(decisionSeconds, decisionRetries, writesTotal, invariantViolations, expectationWaitSeconds)
+	crmetrics.Registry.MustRegister(decisionSeconds, decisionWaitSeconds, decisionRetries, writesTotal, invariantViolations, expectationWaitSeconds)
 }

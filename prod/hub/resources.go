@@ -74,6 +74,25 @@ func (l *ResourceLister) watch(ctx context.Context, gvk schema.GroupVersionKind)
 	return nil
 }
 
+// Warm starts the informers of every namespaced kind a namespace selection lists, so the
+// first placement that selects a namespace does not wait for two dozen informers to list
+// and sync. Without Informers it does nothing.
+func (l *ResourceLister) Warm(ctx context.Context) error {
+	if l.Informers == nil || l.OnChange == nil {
+		return nil
+	}
+	kinds, err := l.namespacedKinds()
+	if err != nil {
+		return err
+	}
+	for _, gvk := range kinds {
+		if err := l.watch(ctx, gvk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // perNamespaceDefaults are what the API server's controllers create in every namespace; a
 // placement carries the namespace, and each member makes its own.
 var perNamespaceDefaults = map[schema.GroupKind]string{

@@ -73,6 +73,15 @@ type state struct {
 
 	warnings []error // objects that could not be read into the model and were left out
 
+	// loadMembers reads every member, on first use: decisions about one binding (the
+	// fan-in of a member's report) never ask, and a thousand members cost a pass each.
+	loadMembers   func() (map[string]*mhub.MemberCluster, []error, error)
+	membersLoaded bool
+	// loadMember reads one member, for a decision that asks for one before the fleet
+	// (the work generator's overrides); oneMember holds what it read.
+	loadMember func(name string) (*mhub.MemberCluster, error, error)
+	oneMember  map[string]*mhub.MemberCluster
+
 	mu sync.Mutex // guards workObjs while flush writes in parallel
 }
 
@@ -80,8 +89,8 @@ var _ mhub.Store = (*state)(nil)
 
 // scope is what one decision reads: the placement it is about with its snapshots, and
 // either all the placement's bindings and Works or one binding and its Work; an eviction
-// or an update run with what it names. Members and overrides are always read (members
-// through memberMemo).
+// or an update run with what it names. Overrides are always read; members when a
+// controller first asks (through memberMemo).
 type scope struct {
 	placement   string
 	allBindings bool   // every binding and Work of the placement
@@ -93,9 +102,16 @@ type scope struct {
 // bindingOnly tells a decision about one binding, which writes nothing placement-wide.
 func (sc scope) bindingOnly() bool { return sc.binding != "" }
 
+// memberReader is where a decision reads members: the memo, and what to do once before
+// the first read (wait for the hub's own writes to members, consistency.go rule 1).
+type memberReader struct {
+	memo   *memberMemo
+	before func()
+}
+
 // loadState reads from r (the manager's cache) what the decision's scope names; api is the
 // API server, for flush.
-func loadState(ctx context.Context, r, api client.Reader, sc scope, mm *memberMemo, hubObjects func() ([]*unstructured.Unstructured, error)) (*state, error) {
+func loadState(ctx context.Context, r, api client.Reader, sc scope, mm memberReader, hubObjects func() ([]*unstructured.Unstructured, error)) (*state, error) {
 	s := &state{
 		hubObjects: hubObjects,
 		reader:     api,
@@ -112,11 +128,14 @@ func loadState(ctx context.Context, r, api client.Reader, sc scope, mm *memberMe
 		strategies:   map[string]*staged.ClusterStagedUpdateStrategy{},
 		approvalObjs: map[string]*v1beta1.ClusterApprovalRequest{}, approvals: map[string]*staged.ClusterApprovalRequest{},
 	}
-	members, warnings, err := mm.load(ctx, r)
-	if err != nil {
-		return nil, err
+	s.loadMembers = func() (map[string]*mhub.MemberCluster, []error, error) {
+		mm.before()
+		return mm.memo.load(ctx, r)
 	}
-	s.members, s.warnings = members, warnings
+	s.loadMember = func(name string) (*mhub.MemberCluster, error, error) {
+		mm.before()
+		return mm.memo.one(ctx, r, name)
+	}
 	for _, step := range []func(context.Context, client.Reader) error{
 		s.loadPlacements, s.loadBindings, s.loadOverrides, s.loadEvictions, s.loadStaged,
 	} {
@@ -382,10 +401,54 @@ func (s *state) loadStaged(ctx context.Context, r client.Reader) error {
 // The mhub.Store implementation. Objects are held by pointer, as in the simulator, so a
 // controller's Put of an object it got changes nothing further.
 
-func (s *state) MemberCluster(name string) *mhub.MemberCluster { return s.members[name] }
-func (s *state) PutMemberCluster(m *mhub.MemberCluster)        { s.members[m.Member.Name] = m }
-func (s *state) RemoveMemberCluster(name string)               { delete(s.members, name) }
-func (s *state) MemberClusterNames() []string                  { return slices.Sorted(maps.Keys(s.members)) }
+// fleet is every member, read on first use. A read error leaves the decision without
+// members and fails its flush, so nothing decided on a partial fleet is written.
+func (s *state) fleet() map[string]*mhub.MemberCluster {
+	if s.membersLoaded || s.loadMembers == nil { // a state made with its members
+		if s.members == nil {
+			s.members = map[string]*mhub.MemberCluster{}
+		}
+		return s.members
+	}
+	s.membersLoaded = true
+	members, warnings, err := s.loadMembers()
+	if err != nil {
+		if s.err == nil {
+			s.err = err
+		}
+		members = map[string]*mhub.MemberCluster{}
+	}
+	s.members = members
+	s.warnings = append(s.warnings, warnings...)
+	return s.members
+}
+
+func (s *state) MemberCluster(name string) *mhub.MemberCluster {
+	if s.membersLoaded || s.loadMember == nil {
+		return s.members[name]
+	}
+	if m, ok := s.oneMember[name]; ok {
+		return m
+	}
+	m, warning, err := s.loadMember(name)
+	if err != nil {
+		if s.err == nil {
+			s.err = err
+		}
+		return nil
+	}
+	if warning != nil {
+		s.warnings = append(s.warnings, warning)
+	}
+	if s.oneMember == nil {
+		s.oneMember = map[string]*mhub.MemberCluster{}
+	}
+	s.oneMember[name] = m
+	return m
+}
+func (s *state) PutMemberCluster(m *mhub.MemberCluster) { s.fleet()[m.Member.Name] = m }
+func (s *state) RemoveMemberCluster(name string)        { delete(s.fleet(), name) }
+func (s *state) MemberClusterNames() []string           { return slices.Sorted(maps.Keys(s.fleet())) }
 
 func (s *state) BindingsOnMember(name string) int {
 	n := 0
@@ -400,7 +463,7 @@ func (s *state) BindingsOnMember(name string) int {
 func (s *state) Clusters() []*member.Member {
 	var out []*member.Member
 	for _, n := range s.MemberClusterNames() {
-		if m := s.members[n].Member; m.Kind == member.KindCluster {
+		if m := s.fleet()[n].Member; m.Kind == member.KindCluster {
 			out = append(out, m)
 		}
 	}

@@ -89,6 +89,12 @@ type Percentiles struct {
 	Mean float64 `json:"mean"`
 }
 
+// Step is one step of the placements' way to Available.
+type Step struct {
+	Name    string      `json:"name"`
+	Seconds Percentiles `json:"seconds"`
+}
+
 // Result is what a run measured.
 type Result struct {
 	Members    int `json:"members"`
@@ -99,6 +105,10 @@ type Result struct {
 	JoinSeconds float64 `json:"joinSeconds"`
 	// Available: per placement, creation to ClusterResourcePlacementAvailable.
 	Available Percentiles `json:"availableSeconds"`
+	// Steps split Available: per step (stepNames, in order), when after its creation a
+	// placement had all its bindings made, all bound, all Works made, all Works reported
+	// available by the agents.
+	Steps []Step `json:"steps,omitempty"`
 	// PlacementPhaseSeconds: from the first creation to the last placement available.
 	PlacementPhaseSeconds float64 `json:"placementPhaseSeconds"`
 	// Decisions and APICalls the hub made during the placement phase.
@@ -111,8 +121,13 @@ type Result struct {
 	WaitSeconds float64 `json:"expectationWaitSeconds"`
 	// MeanDecisionSeconds: a placement decision's mean time from reading to written.
 	MeanDecisionSeconds float64 `json:"meanDecisionSeconds"`
-	APICalls            float64 `json:"apiCalls"`
-	APICallsPerDecision float64 `json:"apiCallsPerDecision"`
+	// MeanDecisionSecondsByController splits MeanDecisionSeconds by controller.
+	MeanDecisionSecondsByController map[string]float64 `json:"meanDecisionSecondsByController,omitempty"`
+	// MeanWaitSecondsByController: how long a decision waited before reading (the cache,
+	// its lock, a worker slot), by controller.
+	MeanWaitSecondsByController map[string]float64 `json:"meanWaitSecondsByController,omitempty"`
+	APICalls                    float64            `json:"apiCalls"`
+	APICallsPerDecision         float64            `json:"apiCallsPerDecision"`
 	// Writes: the hub's successful writes during the placement phase, by "Kind verb".
 	Writes map[string]float64 `json:"writes,omitempty"`
 	// WritesPerBinding: all of Writes over the bindings the placements made (pick, or
@@ -145,8 +160,37 @@ type bench struct {
 	dir     string
 	log     func(string, ...any)
 
+	kicks map[string]chan struct{} // per member: its InternalMemberCluster was made or its spec changed
+
 	mu      sync.Mutex
-	pending map[string]bool // Works with a report scheduled
+	pending map[string]bool        // Works with a report scheduled
+	steps   map[string]*milestones // per placement, what the bench saw of its progress
+}
+
+// The steps of a placement from creation to Available, in order, as the bench's watches
+// see them: they split the time to Available, so a slow run says which step is slow.
+var stepNames = []string{"all bindings made", "all bindings bound", "all Works made", "all Works reported available"}
+
+// milestones are one placement's steps: the objects seen at each, and when each had them
+// all.
+type milestones struct {
+	created time.Time
+	seen    [4]map[string]bool
+	done    [4]time.Duration
+}
+
+// step records that object name of placement reached step i.
+func (b *bench) step(placement string, i int, name string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	m := b.steps[placement]
+	if m == nil || m.seen[i][name] {
+		return
+	}
+	m.seen[i][name] = true
+	if len(m.seen[i]) == b.perPlacement() {
+		m.done[i] = time.Since(m.created)
+	}
 }
 
 // Run measures a hub as o says.
@@ -165,7 +209,8 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	b := &bench{o: o, agents: map[string]*testenv.StandInAgent{}, pending: map[string]bool{}}
+	b := &bench{o: o, agents: map[string]*testenv.StandInAgent{}, kicks: map[string]chan struct{}{}, pending: map[string]bool{},
+		steps: map[string]*milestones{}}
 	b.log = func(f string, a ...any) {
 		if o.Progress != nil {
 			fmt.Fprintf(o.Progress, "%s "+f+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...)
@@ -237,8 +282,47 @@ func (b *bench) start(ctx context.Context) error {
 		return err
 	}
 	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { b.workChanged(ctx, o) },
+		AddFunc: func(o any) {
+			if w, ok := o.(*v1beta1.Work); ok {
+				b.step(w.Labels[v1beta1.CRPTrackingLabel], 2, w.Namespace+"/"+w.Name)
+			}
+			b.workChanged(ctx, o)
+		},
 		UpdateFunc: func(_, o any) { b.workChanged(ctx, o) },
+	}); err != nil {
+		return err
+	}
+	bindings, err := b.cache.GetInformer(ctx, &v1beta1.ClusterResourceBinding{})
+	if err != nil {
+		return err
+	}
+	bindingSeen := func(o any) {
+		if rb, ok := o.(*v1beta1.ClusterResourceBinding); ok {
+			b.step(rb.Labels[v1beta1.CRPTrackingLabel], 0, rb.Name)
+			if rb.Spec.State == placement.Bound {
+				b.step(rb.Labels[v1beta1.CRPTrackingLabel], 1, rb.Name)
+			}
+		}
+	}
+	if _, err := bindings.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc: bindingSeen, UpdateFunc: func(_, o any) { bindingSeen(o) },
+	}); err != nil {
+		return err
+	}
+	// Agents watch their InternalMemberCluster, as real ones do, rather than poll for it: a
+	// thousand agents polling every second until the hub makes it would load the API
+	// server more than the hub does.
+	imcs, err := b.cache.GetInformer(ctx, &clusterv1beta1.InternalMemberCluster{})
+	if err != nil {
+		return err
+	}
+	if _, err := imcs.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(o any) { b.kick(o) },
+		UpdateFunc: func(old, o any) {
+			if a, ok := old.(*clusterv1beta1.InternalMemberCluster); ok && a.Generation != o.(*clusterv1beta1.InternalMemberCluster).Generation {
+				b.kick(o)
+			}
+		},
 	}); err != nil {
 		return err
 	}
@@ -247,6 +331,9 @@ func (b *bench) start(ctx context.Context) error {
 	}
 	if _, err := b.cache.GetInformer(ctx, &clusterv1beta1.MemberCluster{}); err != nil {
 		return err
+	}
+	for i := range b.o.Members {
+		b.kicks[fmt.Sprintf("member-%04d", i)] = make(chan struct{}, 1)
 	}
 	b.cache.WaitForCacheSync(ctx)
 	for i := range b.o.Members {
@@ -278,18 +365,34 @@ func (b *bench) start(ctx context.Context) error {
 	return nil
 }
 
-// heartbeat reports the member every Heartbeat, and every second until the hub has made
-// its InternalMemberCluster.
+// heartbeat reports the member every Heartbeat, and at once when the hub makes its
+// InternalMemberCluster or changes its spec.
 func (b *bench) heartbeat(ctx context.Context, a *testenv.StandInAgent) {
 	for {
 		wait := b.o.Heartbeat
 		if !a.Heartbeat(ctx) {
-			wait = time.Second
+			// Not made yet (its creation kicks), or a failed write: try again soon.
+			wait = min(wait, 5*time.Second)
 		}
 		select {
 		case <-ctx.Done():
 			return
+		case <-b.kicks[a.Member]:
 		case <-time.After(wait):
+		}
+	}
+}
+
+// kick wakes the agent of an InternalMemberCluster.
+func (b *bench) kick(o any) {
+	imc, ok := o.(*clusterv1beta1.InternalMemberCluster)
+	if !ok {
+		return
+	}
+	if ch := b.kicks[imc.Name]; ch != nil {
+		select {
+		case ch <- struct{}{}:
+		default:
 		}
 	}
 }
@@ -321,12 +424,16 @@ func (b *bench) workChanged(ctx context.Context, o any) {
 		if err := b.cache.Get(ctx, key, cur); err != nil {
 			return
 		}
-		if err := a.ReportWork(ctx, cur); err != nil && ctx.Err() == nil {
-			b.mu.Lock()
-			b.pending[key.String()] = true
-			b.mu.Unlock()
-			time.AfterFunc(100*time.Millisecond, report)
+		if err := a.ReportWork(ctx, cur); err != nil {
+			if ctx.Err() == nil {
+				b.mu.Lock()
+				b.pending[key.String()] = true
+				b.mu.Unlock()
+				time.AfterFunc(100*time.Millisecond, report)
+			}
+			return
 		}
+		b.step(cur.Labels[v1beta1.CRPTrackingLabel], 3, key.String())
 	}
 	time.AfterFunc(b.o.ReportDelay, report)
 }
@@ -402,11 +509,34 @@ func (b *bench) run(ctx context.Context) (*Result, error) {
 	}
 	u1 := b.usage()
 	res.Available = percentiles(times)
+	b.mu.Lock()
+	for i, n := range stepNames {
+		var ds []time.Duration
+		for _, m := range b.steps {
+			if m.done[i] > 0 {
+				ds = append(ds, m.done[i])
+			}
+		}
+		res.Steps = append(res.Steps, Step{Name: n, Seconds: percentiles(ds)})
+	}
+	b.mu.Unlock()
 	res.Decisions = m1.decisions - m0.decisions
 	res.APICalls = m1.requests - m0.requests
 	res.Retries, res.WaitSeconds = m1.retries-m0.retries, round(m1.waited-m0.waited)
 	if n := m1.decideCount - m0.decideCount; n > 0 {
 		res.MeanDecisionSeconds = math.Round((m1.decideSum-m0.decideSum)/n*1e4) / 1e4
+	}
+	for k, n := range m1.durCount {
+		if d := n - m0.durCount[k]; d > 0 {
+			if res.MeanDecisionSecondsByController == nil {
+				res.MeanDecisionSecondsByController = map[string]float64{}
+			}
+			res.MeanDecisionSecondsByController[k] = math.Round((m1.durSum[k]-m0.durSum[k])/d*1e4) / 1e4
+			if res.MeanWaitSecondsByController == nil {
+				res.MeanWaitSecondsByController = map[string]float64{}
+			}
+			res.MeanWaitSecondsByController[k] = math.Round((m1.waitSum[k]-m0.waitSum[k])/d*1e4) / 1e4
+		}
 	}
 	if res.Decisions > 0 {
 		res.APICallsPerDecision = res.APICalls / res.Decisions
@@ -526,6 +656,13 @@ func (b *bench) placeOne(ctx context.Context, i int) (time.Duration, error) {
 			}}}}
 	}
 	start := time.Now()
+	m := &milestones{created: start}
+	for i := range m.seen {
+		m.seen[i] = map[string]bool{}
+	}
+	b.mu.Lock()
+	b.steps[name] = m
+	b.mu.Unlock()
 	for _, o := range []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}},
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: "settings"}, Data: map[string]string{"n": name}},
@@ -602,12 +739,16 @@ func (b *bench) until(ctx context.Context, what string, f func(context.Context) 
 type metricSums struct {
 	decisions, requests, retries, waited, decideSum, decideCount float64
 	writes, byController                                         map[string]float64
+	// decision time by controller: sum and count of the hub's own histogram
+	durSum, durCount map[string]float64
+	// waits before deciding by controller: sum of the hub's histogram
+	waitSum map[string]float64
 }
 
 // scrape reads the hub's decisions (controller-runtime's reconcile count, over every
 // controller) and API requests (client-go's) from its metrics endpoint.
 func (b *bench) scrape() (metricSums, error) {
-	m := metricSums{writes: map[string]float64{}, byController: map[string]float64{}}
+	m := metricSums{writes: map[string]float64{}, byController: map[string]float64{}, durSum: map[string]float64{}, durCount: map[string]float64{}, waitSum: map[string]float64{}}
 	resp, err := http.Get("http://" + b.metrics + "/metrics")
 	if err != nil {
 		return m, err
@@ -633,8 +774,22 @@ func (b *bench) scrape() (metricSums, error) {
 			into = &m.waited
 		case strings.HasPrefix(line, "fleetsim_hub_decision_duration_seconds_sum{"):
 			into = &m.decideSum
+			f := strings.Fields(line)
+			if v, err := strconv.ParseFloat(f[len(f)-1], 64); err == nil {
+				m.durSum[label(line, "controller")] += v
+			}
 		case strings.HasPrefix(line, "fleetsim_hub_decision_duration_seconds_count{"):
 			into = &m.decideCount
+			f := strings.Fields(line)
+			if v, err := strconv.ParseFloat(f[len(f)-1], 64); err == nil {
+				m.durCount[label(line, "controller")] += v
+			}
+		case strings.HasPrefix(line, "fleetsim_hub_decision_wait_seconds_sum{"):
+			f := strings.Fields(line)
+			if v, err := strconv.ParseFloat(f[len(f)-1], 64); err == nil {
+				m.waitSum[label(line, "controller")] += v
+			}
+			continue
 		case strings.HasPrefix(line, "fleetsim_hub_writes_total{"):
 			kind, verb := label(line, "kind"), label(line, "verb")
 			f := strings.Fields(line)
@@ -653,14 +808,16 @@ func (b *bench) scrape() (metricSums, error) {
 	return m, sc.Err()
 }
 
-// bindingsPlaced is how many bindings the placement phase makes: pick members per
-// placement (every member for PickAll).
-func (b *bench) bindingsPlaced() int {
-	per := b.o.Members
+// bindingsPlaced is how many bindings the placement phase makes.
+func (b *bench) bindingsPlaced() int { return b.perPlacement() * b.o.Placements }
+
+// perPlacement is how many bindings a placement makes: pick members (every member for
+// PickAll).
+func (b *bench) perPlacement() int {
 	if b.o.Pick > 0 && b.o.Pick < b.o.Members {
-		per = b.o.Pick
+		return b.o.Pick
 	}
-	return per * b.o.Placements
+	return b.o.Members
 }
 
 // label reads one label's value from a line of the Prometheus text format.
@@ -791,9 +948,16 @@ func WriteText(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "join (all Joined and Healthy): %.1fs\n", r.JoinSeconds)
 	fmt.Fprintf(w, "creation to Available: p50 %.2fs  p90 %.2fs  p99 %.2fs  max %.2fs  mean %.2fs  (phase %.1fs)\n",
 		r.Available.P50, r.Available.P90, r.Available.P99, r.Available.Max, r.Available.Mean, r.PlacementPhaseSeconds)
+	for _, st := range r.Steps {
+		fmt.Fprintf(w, "  %-30s p50 %.2fs  p90 %.2fs  max %.2fs\n", st.Name+":", st.Seconds.P50, st.Seconds.P90, st.Seconds.Max)
+	}
 	fmt.Fprintf(w, "hub decisions %.0f (%.0f retried), API calls %.0f, %.1f per decision; waits for own writes %.1fs in all\n",
 		r.Decisions, r.Retries, r.APICalls, r.APICallsPerDecision, r.WaitSeconds)
-	fmt.Fprintf(w, "placement decisions take %.1fms on average (read, decide, write)\n", 1000*r.MeanDecisionSeconds)
+	fmt.Fprintf(w, "placement decisions take %.1fms on average (read, decide, write)", 1000*r.MeanDecisionSeconds)
+	for _, k := range slices.Sorted(maps.Keys(r.MeanDecisionSecondsByController)) {
+		fmt.Fprintf(w, "; %s %.1fms (waited %.1fms)", k, 1000*r.MeanDecisionSecondsByController[k], 1000*r.MeanWaitSecondsByController[k])
+	}
+	fmt.Fprintln(w)
 	if len(r.DecisionsByController) > 0 {
 		fmt.Fprintf(w, "decisions by controller:")
 		for _, k := range slices.Sorted(maps.Keys(r.DecisionsByController)) {

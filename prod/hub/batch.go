@@ -1,0 +1,78 @@
+package hub
+
+import (
+	"sync"
+	"time"
+
+	"github.com/fleetsim/fleetsim/model/triggers"
+)
+
+// maxBatchDelay bounds how long a placement-wide decision waits for its placement's
+// outstanding fan-ins: under a steady stream of reports its status still moves this often.
+const maxBatchDelay = 2 * time.Second
+
+// fanInBatch holds back the placement-wide decisions that members' reports wake until the
+// placement's queued fan-ins are done. A placement-wide decision takes the placement's
+// lock exclusively (rule 3 of consistency.go), so one that ran after each report would
+// stop the other reports' fan-ins while it reads every binding and writes the placement's
+// status: a hundred reports arriving together took a hundred such stops. Held back, the
+// fan-ins run side by side and one decision follows them.
+type fanInBatch struct {
+	mu          sync.Mutex
+	outstanding map[string]map[string]bool              // placement → bindings whose fan-in is queued or running
+	deferred    map[string]map[triggers.Controller]bool // placement → controllers to wake once they are done
+}
+
+// queued notes a fan-in queued for a binding of placement.
+func (b *fanInBatch) queued(placement, binding string) {
+	if placement == "" {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.outstanding == nil {
+		b.outstanding = map[string]map[string]bool{}
+	}
+	if b.outstanding[placement] == nil {
+		b.outstanding[placement] = map[string]bool{}
+	}
+	b.outstanding[placement][binding] = true
+}
+
+// hold says how long to wait before waking placement-wide controller c for placement:
+// maxBatchDelay while fan-ins of the placement are outstanding (done wakes it sooner),
+// else rolloutBatchDelay.
+func (b *fanInBatch) hold(c triggers.Controller, placement string) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.outstanding[placement]) == 0 {
+		return rolloutBatchDelay
+	}
+	if b.deferred == nil {
+		b.deferred = map[string]map[triggers.Controller]bool{}
+	}
+	if b.deferred[placement] == nil {
+		b.deferred[placement] = map[triggers.Controller]bool{}
+	}
+	b.deferred[placement][c] = true
+	return maxBatchDelay
+}
+
+// done notes a binding's fan-in finished and returns the controllers held back for the
+// placement when it was the last outstanding one.
+func (b *fanInBatch) done(placement, binding string) []triggers.Controller {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	set := b.outstanding[placement]
+	delete(set, binding)
+	if len(set) > 0 {
+		return nil
+	}
+	delete(b.outstanding, placement)
+	var out []triggers.Controller
+	for c := range b.deferred[placement] {
+		out = append(out, c)
+	}
+	delete(b.deferred, placement)
+	return out
+}
