@@ -10,6 +10,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/model/triggers"
 	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
 )
 
 // TestMemberChanges pins how a MemberCluster update maps onto the trigger table's
@@ -113,6 +114,31 @@ func TestOnlyStatusMoved(t *testing.T) {
 		tc.change(n)
 		if got := onlyStatusMoved(base(), n); got != tc.want {
 			t.Errorf("onlyStatusMoved(%s) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestWorkReported pins when a Work's watch event wakes the fan-in: a report, not the
+// creation of a Work without one (the hub's own write), but a Work listed with a report
+// (a new hub's informers).
+func TestWorkReported(t *testing.T) {
+	fires := statusChanged(workReported, func(w *placementv1beta1.Work) any { return w.Status })
+	reported := func() *placementv1beta1.Work {
+		return &placementv1beta1.Work{Status: placementv1beta1.WorkStatus{Conditions: []metav1.Condition{{Type: "Applied", Status: metav1.ConditionTrue}}}}
+	}
+	for _, tc := range []struct {
+		name     string
+		old, new client.Object
+		want     bool
+	}{
+		{"created without a report", nil, &placementv1beta1.Work{}, false},
+		{"listed with a report", nil, reported(), true},
+		{"reported", &placementv1beta1.Work{}, reported(), true},
+		{"written again, same report", reported(), reported(), false},
+		{"deleted", reported(), nil, false},
+	} {
+		if got := len(fires(tc.old, tc.new)) > 0; got != tc.want {
+			t.Errorf("statusChanged(%s) fires = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -532,11 +532,19 @@ func either(old, new client.Object) client.Object {
 	return new
 }
 
-// statusChanged: an object was created with, or changed to, another status (as a user or
-// member agent writes it).
+// statusChanged: an object was created with a status, or changed to another status (as a
+// user or member agent writes it). One created without a status (a Work the hub just
+// wrote) has nothing to report yet; one listed with a status by a new hub's informers does.
 func statusChanged[T client.Object](c triggers.Change, status func(T) any) func(old, new client.Object) []triggers.Change {
 	return func(old, new client.Object) []triggers.Change {
-		if new == nil || (old != nil && equality.Semantic.DeepEqual(status(old.(T)), status(new.(T)))) {
+		switch {
+		case new == nil:
+			return nil
+		case old == nil:
+			if reflect.ValueOf(status(new.(T))).IsZero() {
+				return nil
+			}
+		case equality.Semantic.DeepEqual(status(old.(T)), status(new.(T))):
 			return nil
 		}
 		return []triggers.Change{c}
