@@ -36,8 +36,9 @@ type Calendar[T any] struct {
 	n      int
 }
 
-// chunkSize is how many events one ring chunk holds.
-const chunkSize = 32
+// chunkSize is how many events one ring chunk holds: small, since narrow buckets hold few
+// events and every non-empty bucket holds at least one chunk.
+const chunkSize = 8
 
 type chunk[T any] struct {
 	items [chunkSize]Item[T]
