@@ -44,6 +44,21 @@ type agent struct {
 	// delete strategy: the agent drops its ownership of what they applied but deletes
 	// nothing (what an AppliedWork's record tells the real agent).
 	abandoned map[string]bool
+	// beat is what the agent's last delivered heartbeat wrote into its member's
+	// LastHeartbeat, as time since the start (beatAt); beatSet says there is one. Health
+	// checks compare durations instead of times while the member still holds beatAt.
+	beat    time.Duration
+	beatAt  time.Time
+	beatSet bool
+}
+
+// lastBeat is m's LastHeartbeat as time since the start, when it is the one this agent's
+// last heartbeat wrote (always for the agent's own member, unless it was replaced).
+func (a *agent) lastBeat(m *member.Member) (time.Duration, bool) {
+	if a.beatSet && m.Agent.LastHeartbeat == a.beatAt {
+		return a.beat, true
+	}
+	return 0, false
 }
 
 // notifyAgent lets the member's agent see a hub change after the sync delay.
@@ -130,6 +145,38 @@ func (s *Sim) heartbeat(e *event) bool {
 	return true
 }
 
+// steadyHeartbeat is deliverHeartbeat for the common case, a healthy cluster member that
+// stays healthy: only its heartbeat's age can change its eligibility, so the two
+// eligibility checks become two comparisons of durations. It reports false, having
+// changed nothing, when the member is not in that case.
+func (s *Sim) steadyHeartbeat(a *agent, r *memberRecord, m *member.Member, sent time.Duration) bool {
+	if !m.Agent.Present || !m.Agent.Joined || !m.Agent.HealthKnown || !m.Agent.Healthy || !a.healthy ||
+		m.Leaving || m.Kind == member.KindMachine || !r.HealthyReported {
+		return false
+	}
+	old, ok := a.lastBeat(m)
+	if !ok {
+		return false
+	}
+	// CheckEligibility with Leaving false, Present, Joined, HealthKnown and Healthy: eligible
+	// exactly when the heartbeat is no older than the timeout. now - LastHeartbeat is
+	// s.now - beat, both times being the start plus a duration.
+	timeout := s.cfg.Eligibility.HeartbeatTimeout
+	beat := sent + a.skew
+	wasEligible := s.now-old <= timeout
+	isEligible := s.now-beat <= timeout
+	agentTime := s.cfg.Start.Add(beat)
+	m.Agent.LastHeartbeat = agentTime
+	a.beat, a.beatAt = beat, agentTime
+	if wasEligible != isEligible {
+		s.hub.fire(triggers.MemberStatusChanged, a.name, "", a.name)
+	}
+	if !wasEligible && isEligible {
+		s.hub.memberChanged(a.name, triggers.MemberBecameEligible)
+	}
+	return true
+}
+
 // deliverHeartbeat writes the agent's status into its member, in place: heartbeats never
 // copy member objects. The hub reconciles the member only when something it reports on
 // changed; otherwise the heartbeat is a timestamp update.
@@ -137,6 +184,9 @@ func (s *Sim) deliverHeartbeat(a *agent, sent time.Duration) {
 	s.heartbeats++
 	r := a.rec
 	m := r.Member
+	if s.steadyHeartbeat(a, r, m, sent) {
+		return
+	}
 	now := s.Now()
 	wasEligible := m.CheckEligibility(now, s.cfg.Eligibility).OK()
 	// A machine counts as alive to fleet's engine only within its TTL of the last beat.
@@ -150,6 +200,7 @@ func (s *Sim) deliverHeartbeat(a *agent, sent time.Duration) {
 		m.Agent.HealthTransition = agentTime
 	}
 	m.Agent.LastHeartbeat = agentTime
+	a.beat, a.beatAt, a.beatSet = sent+a.skew, agentTime, true
 	if first {
 		m.Properties = a.properties
 		m.Resources = a.resources
