@@ -11,6 +11,7 @@ import (
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/membership"
 	"github.com/fleetsim/fleetsim/model/triggers"
+	"github.com/fleetsim/fleetsim/sim/trace"
 )
 
 // agent is a simulated member agent. Its state is the agent's own; the hub learns of it
@@ -125,6 +126,16 @@ func (s *Sim) lost() bool {
 	return s.cfg.Network.Loss > 0 && s.rngNet.Float64() < s.cfg.Network.Loss
 }
 
+// kindHeartbeat is the trace kind of a delivered heartbeat, prepared: the simulator
+// records one per member per period.
+var kindHeartbeat = trace.NewKind("heartbeat")
+
+// recordHeartbeat folds a delivered heartbeat into the trace (observers do not see
+// heartbeats), as trace.Record(now, "heartbeat", name, "") does.
+func (s *Sim) recordHeartbeat(name string) {
+	s.trace.RecordKind(s.now, kindHeartbeat, name, "")
+}
+
 // heartbeat is the arrival of one heartbeat at the hub; it also schedules the next one.
 func (s *Sim) heartbeat(e *event) bool {
 	a := s.agents[e.ref]
@@ -134,7 +145,7 @@ func (s *Sim) heartbeat(e *event) bool {
 	if a.partitioned || s.lost() {
 		s.trace.Record(s.now, "heartbeat-lost", a.name, "")
 	} else {
-		s.trace.Record(s.now, "heartbeat", a.name, "")
+		s.recordHeartbeat(a.name)
 		s.deliverHeartbeat(a, e.sent)
 	}
 	next := e.sent + a.period
