@@ -210,6 +210,8 @@ type decision struct {
 	plan     Plan
 	selected []placement.ClusterDecision
 	scores   []placement.ClusterScore
+	// eligible is CheckEligibility at in.Now with the cut-off times computed once.
+	eligible member.EligibilityChecker
 }
 
 // Schedule makes one decision. It fails only on input that validation rejects before it is
@@ -234,7 +236,7 @@ func (s *Scheduler) Schedule(in Input) (Plan, error) {
 	}
 	s.syncIndex(in)
 	s.begin()
-	d := &decision{Scheduler: s, in: in, policy: cp}
+	d := &decision{Scheduler: s, in: in, policy: cp, eligible: member.NewEligibilityChecker(in.Now, s.opts.Eligibility)}
 	steady := cp.typ == placement.PickAll && d.steady()
 	s.remember(in, steady, d.plan)
 	if steady {
@@ -549,7 +551,7 @@ func (d *decision) scanMembers() {
 			return
 		}
 		m := d.ix.ents[id].m
-		elig := m.CheckEligibility(d.in.Now, d.opts.Eligibility)
+		elig := d.eligible.Check(m)
 		if !elig.OK() {
 			return
 		}
@@ -636,7 +638,7 @@ func (d *decision) filter(mm *memo) {
 			if cp.typ == placement.PickFixed {
 				// PickFixed is only fulfilled while every named cluster is eligible, even
 				// one that keeps its placement (CRP-POL-PICKFIXED).
-				mm.elig = m.CheckEligibility(d.in.Now, d.opts.Eligibility)
+				mm.elig = d.eligible.Check(m)
 			}
 			return
 		}
@@ -645,7 +647,7 @@ func (d *decision) filter(mm *memo) {
 			return
 		}
 	}
-	if mm.elig = m.CheckEligibility(d.in.Now, d.opts.Eligibility); !mm.elig.OK() {
+	if mm.elig = d.eligible.Check(m); !mm.elig.OK() {
 		mm.code = codeIneligible
 		return
 	}
