@@ -219,6 +219,7 @@ func (s *Sim) deliverHeartbeat(a *agent, sent time.Duration) {
 	if first {
 		m.Properties = a.properties
 		m.Resources = a.resources
+		s.store.memberSpecChanged()
 	}
 	isEligible := m.CheckEligibility(now, s.cfg.Eligibility).OK()
 	if healthChanged || wasEligible != isEligible || !r.HealthyReported {
