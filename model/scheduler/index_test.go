@@ -256,3 +256,49 @@ func TestPropSteadyRecallMatchesReference(t *testing.T) {
 		}
 	})
 }
+
+// TestSteadyRecallManyPlacements: one Scheduler deciding more placements than it keeps
+// steady decisions for (it starts over past maxSteadyMemos) still decides each as the
+// reference, recalled or not.
+func TestSteadyRecallManyPlacements(t *testing.T) {
+	ms := []*member.Member{cluster("a"), cluster("b")}
+	opts := scheduler.Options{MaxDecisions: 1}
+	s := scheduler.New(opts)
+	type placed struct {
+		snap *placement.PolicySnapshot
+		bs   []*placement.Binding
+	}
+	var ps []placed
+	for i := range 300 {
+		snap := snapshot(policy(t, "placementType: PickAll"), 0)
+		snap.Placement = fmt.Sprint("crp-", i)
+		ps = append(ps, placed{snap: snap})
+	}
+	for round := range 4 {
+		for j := range ps {
+			i := j
+			if round%2 == 1 { // the placements decided last first: their memos are kept
+				i = len(ps) - 1 - j
+			}
+			p := &ps[i]
+			in := scheduler.Input{Snapshot: p.snap, Members: ms, Bindings: p.bs, Now: now, MembersVersion: 1, BindingsVersion: uint64(len(p.bs) + 1)}
+			want, err := reference.New(opts).Schedule(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Schedule(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("round %d, %s: Schedule (-reference +indexed):\n%s", round, p.snap.Placement, diff)
+			}
+			if round == 0 {
+				for _, c := range got.Create {
+					b := c.Binding
+					p.bs = append(p.bs, &b)
+				}
+			}
+		}
+	}
+}

@@ -114,6 +114,9 @@ type Scheduler struct {
 	steadyMemo map[string]*steadyMemo
 }
 
+// maxSteadyMemos bounds the steady decisions a Scheduler remembers.
+const maxSteadyMemos = 256
+
 // steadyMemo is a steady PickAll decision and what it depends on: the members' and the
 // bindings' versions and the policy snapshot. A steady decision reads no agent status and
 // not the time (kept bindings stay whatever their cluster's health; every selected member
@@ -184,6 +187,11 @@ func (s *Scheduler) remember(in Input, steady bool, plan Plan) {
 	}
 	if s.steadyMemo == nil {
 		s.steadyMemo = map[string]*steadyMemo{}
+	}
+	if _, ok := s.steadyMemo[in.Snapshot.Placement]; !ok && len(s.steadyMemo) >= maxSteadyMemos {
+		// A placement deleted while steady is never decided again: bound what such
+		// memos keep alive by starting over.
+		clear(s.steadyMemo)
 	}
 	s.steadyMemo[in.Snapshot.Placement] = &steadyMemo{
 		members: in.MembersVersion, bindings: in.BindingsVersion,
