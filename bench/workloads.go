@@ -11,11 +11,14 @@ import (
 )
 
 // Schedule measures one whole scheduling decision of policy over a generated fleet of the
-// given size; wantPlaced, when not negative, is checked on every decision.
+// given size; wantPlaced, when not negative, is checked on every decision. The fleet
+// comes with a store version (Input.MembersVersion), as the stores hand it over: nothing
+// changes between decisions, so the index is not re-synced, but every decision is made in
+// full (it reads every candidate's status and the time).
 func Schedule(b *testing.B, members int, p *placement.PlacementPolicy, n int32, wantPlaced int) {
 	fleet := Fleet(members, 1)
 	snap := &placement.PolicySnapshot{Name: "crp-0", Placement: "crp", Policy: p, NumberOfClusters: n}
-	in := scheduler.Input{Snapshot: snap, Members: fleet, Now: Epoch}
+	in := scheduler.Input{Snapshot: snap, Members: fleet, Now: Epoch, MembersVersion: 1}
 	s := scheduler.New(scheduler.Options{})
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -32,8 +35,21 @@ func Schedule(b *testing.B, members int, p *placement.PlacementPolicy, n int32, 
 
 // ScheduleSteady measures a decision that changes nothing: the placement's bindings are
 // those its first decision created, as a store holds them once that plan is applied. It
-// is the hub re-running the scheduler after a change that does not affect the placement.
+// is the hub re-running the scheduler after a change that does not affect the placement
+// (a heartbeat, another placement's binding), with the store's versions of the members and
+// of the placement's bindings (Input.MembersVersion, Input.BindingsVersion) and the time
+// moving on. ScheduleSteadyUnversioned is the same without versions.
 func ScheduleSteady(b *testing.B, members int, p *placement.PlacementPolicy, n int32) {
+	scheduleSteady(b, members, p, n, true)
+}
+
+// ScheduleSteadyUnversioned is ScheduleSteady from a store that keeps no versions: every
+// decision looks at every member and binding.
+func ScheduleSteadyUnversioned(b *testing.B, members int, p *placement.PlacementPolicy, n int32) {
+	scheduleSteady(b, members, p, n, false)
+}
+
+func scheduleSteady(b *testing.B, members int, p *placement.PlacementPolicy, n int32, versioned bool) {
 	fleet := Fleet(members, 1)
 	snap := &placement.PolicySnapshot{Name: "crp-0", Placement: "crp", Policy: p, NumberOfClusters: n}
 	in := scheduler.Input{Snapshot: snap, Members: fleet, Now: Epoch}
@@ -45,14 +61,18 @@ func ScheduleSteady(b *testing.B, members int, p *placement.PlacementPolicy, n i
 	for _, c := range first.Create {
 		in.Bindings = append(in.Bindings, &c.Binding)
 	}
+	if versioned {
+		in.MembersVersion, in.BindingsVersion = 1, 1
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
+		in.Now = in.Now.Add(time.Second)
 		plan, err := s.Schedule(in)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if !plan.Empty() || plan.Placed != len(first.Create) {
+		if !plan.Empty() || plan.Placed != len(first.Create) || len(plan.Decisions) != len(first.Create) {
 			b.Fatalf("steady decision wrote %d bindings and placed %d clusters, want none and %d", len(plan.Create)+len(plan.Update)+len(plan.Unschedule), plan.Placed, len(first.Create))
 		}
 	}

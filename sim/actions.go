@@ -141,6 +141,7 @@ func (s *Sim) DeleteMember(name string) error {
 	}
 	if !r.Member.Leaving {
 		r.Member.Leaving = true
+		s.store.memberSpecChanged()
 		s.hub.memberChanged(name, triggers.MemberLeaving)
 	}
 	return nil
@@ -225,6 +226,7 @@ func (s *Sim) Taint(name string, t member.Taint) error {
 	}
 	r.Member.Taints = slices.DeleteFunc(r.Member.Taints, func(x member.Taint) bool { return x.Key == t.Key && x.Effect == t.Effect })
 	r.Member.Taints = append(r.Member.Taints, t)
+	s.store.memberSpecChanged()
 	s.Record("member-tainted", name, t.String())
 	s.hub.fire(triggers.MemberTaintAdded, name, "", name)
 	return nil
@@ -238,6 +240,7 @@ func (s *Sim) Untaint(name, key string) error {
 	}
 	before := len(r.Member.Taints)
 	r.Member.Taints = slices.DeleteFunc(r.Member.Taints, func(x member.Taint) bool { return x.Key == key })
+	s.store.memberSpecChanged()
 	if len(r.Member.Taints) != before {
 		s.hub.memberChanged(name, triggers.MemberTaintRemoved)
 	}
@@ -271,6 +274,7 @@ func (s *Sim) Label(name string, set map[string]string, remove []string) error {
 	}
 	if changed {
 		r.Member.Labels = labels
+		s.store.memberSpecChanged()
 	}
 	if changed {
 		s.hub.memberChanged(name, triggers.MemberLabelsChanged)

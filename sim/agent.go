@@ -11,6 +11,7 @@ import (
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/membership"
 	"github.com/fleetsim/fleetsim/model/triggers"
+	"github.com/fleetsim/fleetsim/sim/trace"
 )
 
 // agent is a simulated member agent. Its state is the agent's own; the hub learns of it
@@ -29,6 +30,15 @@ type agent struct {
 	partitioned bool
 	joined      bool
 	healthy     bool
+	// sent is when the heartbeat on its way (of the current epoch) was sent.
+	sent time.Duration
+	// beat is what the agent's last delivered heartbeat wrote into its member's
+	// LastHeartbeat, as time since the start (beatAt); beatSet says there is one. Health
+	// checks compare durations instead of times while the member still holds beatAt.
+	// (Next to the fields every heartbeat reads: one cache line fewer.)
+	beat    time.Duration
+	beatAt  time.Time
+	beatSet bool
 	// systemd is the machine's simulated systemd (machines only).
 	systemd *agentsystemd.SimSystemd
 	// properties and resources are reported with the first heartbeat after joining.
@@ -44,6 +54,15 @@ type agent struct {
 	// delete strategy: the agent drops its ownership of what they applied but deletes
 	// nothing (what an AppliedWork's record tells the real agent).
 	abandoned map[string]bool
+}
+
+// lastBeat is m's LastHeartbeat as time since the start, when it is the one this agent's
+// last heartbeat wrote (always for the agent's own member, unless it was replaced).
+func (a *agent) lastBeat(m *member.Member) (time.Duration, bool) {
+	if a.beatSet && m.Agent.LastHeartbeat == a.beatAt {
+		return a.beat, true
+	}
+	return 0, false
 }
 
 // notifyAgent lets the member's agent see a hub change after the sync delay.
@@ -92,7 +111,8 @@ func (s *Sim) sendHeartbeat(a *agent, sent time.Duration) {
 	if arrive < s.now {
 		arrive = s.now
 	}
-	s.schedule(arrive, event{kind: evHeartbeat, ref: a.idx, epoch: a.epoch, sent: sent})
+	a.sent = sent
+	s.schedule(arrive, event{kind: evHeartbeat, ref: a.idx, epoch: a.epoch})
 }
 
 // sendMessage delivers a one-off agent message over the network (delay, loss, partition).
@@ -110,6 +130,16 @@ func (s *Sim) lost() bool {
 	return s.cfg.Network.Loss > 0 && s.rngNet.Float64() < s.cfg.Network.Loss
 }
 
+// kindHeartbeat is the trace kind of a delivered heartbeat, prepared: the simulator
+// records one per member per period.
+var kindHeartbeat = trace.NewKind("heartbeat")
+
+// recordHeartbeat folds a delivered heartbeat into the trace (observers do not see
+// heartbeats), as trace.Record(now, "heartbeat", name, "") does.
+func (s *Sim) recordHeartbeat(name string) {
+	s.trace.RecordKind(s.now, kindHeartbeat, name, "")
+}
+
 // heartbeat is the arrival of one heartbeat at the hub; it also schedules the next one.
 func (s *Sim) heartbeat(e *event) bool {
 	a := s.agents[e.ref]
@@ -119,14 +149,46 @@ func (s *Sim) heartbeat(e *event) bool {
 	if a.partitioned || s.lost() {
 		s.trace.Record(s.now, "heartbeat-lost", a.name, "")
 	} else {
-		s.trace.Record(s.now, "heartbeat", a.name, "")
-		s.deliverHeartbeat(a, e.sent)
+		s.recordHeartbeat(a.name)
+		s.deliverHeartbeat(a, a.sent)
 	}
-	next := e.sent + a.period
+	next := a.sent + a.period
 	if j := s.cfg.HeartbeatJitter; j > 0 {
 		next += time.Duration(s.rngMem.Int64N(int64(j)))
 	}
 	s.sendHeartbeat(a, next)
+	return true
+}
+
+// steadyHeartbeat is deliverHeartbeat for the common case, a healthy cluster member that
+// stays healthy: only its heartbeat's age can change its eligibility, so the two
+// eligibility checks become two comparisons of durations. It reports false, having
+// changed nothing, when the member is not in that case.
+func (s *Sim) steadyHeartbeat(a *agent, r *memberRecord, m *member.Member, sent time.Duration) bool {
+	if !m.Agent.Present || !m.Agent.Joined || !m.Agent.HealthKnown || !m.Agent.Healthy || !a.healthy ||
+		m.Leaving || m.Kind == member.KindMachine || !r.HealthyReported {
+		return false
+	}
+	old, ok := a.lastBeat(m)
+	if !ok {
+		return false
+	}
+	// CheckEligibility with Leaving false, Present, Joined, HealthKnown and Healthy: eligible
+	// exactly when the heartbeat is no older than the timeout. now - LastHeartbeat is
+	// s.now - beat, both times being the start plus a duration.
+	timeout := s.cfg.Eligibility.HeartbeatTimeout
+	beat := sent + a.skew
+	wasEligible := s.now-old <= timeout
+	isEligible := s.now-beat <= timeout
+	agentTime := s.cfg.Start.Add(beat)
+	m.Agent.LastHeartbeat = agentTime
+	a.beat, a.beatAt = beat, agentTime
+	if wasEligible != isEligible {
+		s.hub.fire(triggers.MemberStatusChanged, a.name, "", a.name)
+	}
+	if !wasEligible && isEligible {
+		s.hub.memberChanged(a.name, triggers.MemberBecameEligible)
+	}
 	return true
 }
 
@@ -137,6 +199,9 @@ func (s *Sim) deliverHeartbeat(a *agent, sent time.Duration) {
 	s.heartbeats++
 	r := a.rec
 	m := r.Member
+	if s.steadyHeartbeat(a, r, m, sent) {
+		return
+	}
 	now := s.Now()
 	wasEligible := m.CheckEligibility(now, s.cfg.Eligibility).OK()
 	// A machine counts as alive to fleet's engine only within its TTL of the last beat.
@@ -150,9 +215,11 @@ func (s *Sim) deliverHeartbeat(a *agent, sent time.Duration) {
 		m.Agent.HealthTransition = agentTime
 	}
 	m.Agent.LastHeartbeat = agentTime
+	a.beat, a.beatAt, a.beatSet = sent+a.skew, agentTime, true
 	if first {
 		m.Properties = a.properties
 		m.Resources = a.resources
+		s.store.memberSpecChanged()
 	}
 	isEligible := m.CheckEligibility(now, s.cfg.Eligibility).OK()
 	if healthChanged || wasEligible != isEligible || !r.HealthyReported {

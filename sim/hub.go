@@ -179,7 +179,7 @@ func (h *hub) requeueFired(e *event) bool {
 		// rather than reconcile a member whose decision cannot have changed.
 		r := h.memberRecord(e.ref)
 		if r != nil && r.HealthyReported && !r.Member.Leaving {
-			if at := membership.StaleAt(r.Member, h.s.cfg.Eligibility).Sub(h.s.cfg.Start); at > h.s.now {
+			if at := h.staleAt(r); at > h.s.now {
 				h.requeueAfterID(ctrlMembership, e.ref, at-h.s.now)
 				return false
 			}
@@ -187,6 +187,17 @@ func (h *hub) requeueFired(e *event) bool {
 	}
 	h.reconcile(e.ctrl, h.s.keys[e.ref])
 	return true
+}
+
+// staleAt is membership.StaleAt of the record's member as time since the start; from its
+// agent's last heartbeat as a duration when the member still holds that heartbeat.
+func (h *hub) staleAt(r *memberRecord) time.Duration {
+	if r.agent != nil {
+		if beat, ok := r.agent.lastBeat(r.Member); ok {
+			return beat + h.s.cfg.Eligibility.HeartbeatTimeout + time.Nanosecond
+		}
+	}
+	return membership.StaleAt(r.Member, h.s.cfg.Eligibility).Sub(h.s.cfg.Start)
 }
 
 func (h *hub) process(e *event) bool {

@@ -21,12 +21,20 @@ type store struct {
 	members map[string]*memberRecord
 	// memberGen changes whenever a member record is added or removed (caches of records
 	// check it).
-	memberGen  uint64
-	clusters   []*member.Member // members of kind Cluster, sorted by name: the scheduler's input
-	placements map[string]*mhub.Placement
-	bindings   map[string]*placement.Binding
-	byCRP      map[string][]*placement.Binding // sorted by name
-	byMember   map[string]int                  // bindings targeting each member
+	memberGen uint64
+	clusters  []*member.Member // members of kind Cluster, sorted by name: the scheduler's input
+	// clustersVersion changes whenever clusters changes or a member changes in anything
+	// but its agent status (scheduler.Input.MembersVersion); bindingsVersion, per
+	// placement, whenever one of its bindings is created, replaced or deleted
+	// (scheduler.Input.BindingsVersion), drawn from bindingsClock so that a placement
+	// deleted and created again never sees an old version.
+	clustersVersion uint64
+	bindingsVersion map[string]uint64
+	bindingsClock   uint64
+	placements      map[string]*mhub.Placement
+	bindings        map[string]*placement.Binding
+	byCRP           map[string][]*placement.Binding // sorted by name
+	byMember        map[string]int                  // bindings targeting each member
 
 	overrides overrideStore
 	works     map[string]*mhub.Work // by binding name
@@ -63,26 +71,29 @@ var _ mhub.Store = (*store)(nil)
 
 func newStore() *store {
 	return &store{
-		members:      map[string]*memberRecord{},
-		placements:   map[string]*mhub.Placement{},
-		bindings:     map[string]*placement.Binding{},
-		byCRP:        map[string][]*placement.Binding{},
-		byMember:     map[string]int{},
-		resources:    map[string]*unstructured.Unstructured{},
-		overrides:    newOverrideStore(),
-		works:        map[string]*mhub.Work{},
-		backReported: map[string][]map[string]any{},
-		runs:         map[string]*staged.ClusterStagedUpdateRun{},
-		evictions:    map[string]*eviction.Eviction{},
-		strategies:   map[string]*staged.ClusterStagedUpdateStrategy{},
-		approvals:    map[string]*staged.ClusterApprovalRequest{},
-		budgets:      map[string]*eviction.DisruptionBudget{},
+		members:         map[string]*memberRecord{},
+		placements:      map[string]*mhub.Placement{},
+		bindings:        map[string]*placement.Binding{},
+		byCRP:           map[string][]*placement.Binding{},
+		byMember:        map[string]int{},
+		bindingsVersion: map[string]uint64{},
+		clustersVersion: 1,
+		resources:       map[string]*unstructured.Unstructured{},
+		overrides:       newOverrideStore(),
+		works:           map[string]*mhub.Work{},
+		backReported:    map[string][]map[string]any{},
+		runs:            map[string]*staged.ClusterStagedUpdateRun{},
+		evictions:       map[string]*eviction.Eviction{},
+		strategies:      map[string]*staged.ClusterStagedUpdateStrategy{},
+		approvals:       map[string]*staged.ClusterApprovalRequest{},
+		budgets:         map[string]*eviction.DisruptionBudget{},
 	}
 }
 
 func (st *store) addMember(r *memberRecord) {
 	st.members[r.Member.Name] = r
 	st.memberGen++
+	st.clustersVersion++
 	if r.Member.Kind == member.KindCluster {
 		i, _ := slices.BinarySearchFunc(st.clusters, r.Member.Name, func(m *member.Member, n string) int { return cmp.Compare(m.Name, n) })
 		st.clusters = slices.Insert(st.clusters, i, r.Member)
@@ -100,12 +111,29 @@ func (st *store) MemberClusterNames() []string         { return sortedKeys(st.me
 func (st *store) PutMemberCluster(*mhub.MemberCluster) {}
 func (st *store) Clusters() []*member.Member           { return st.clusters }
 
+// ClustersVersion and BindingsVersion implement mhub.VersionedStore.
+func (st *store) ClustersVersion() uint64 { return st.clustersVersion }
+
+func (st *store) BindingsVersion(placementName string) uint64 {
+	return st.bindingsVersion[placementName]
+}
+
+// memberSpecChanged records that a member changed in something the scheduler indexes or
+// reads besides agent status (labels, taints, properties, resources, leaving).
+func (st *store) memberSpecChanged() { st.clustersVersion++ }
+
+func (st *store) bindingsChanged(placementName string) {
+	st.bindingsClock++
+	st.bindingsVersion[placementName] = st.bindingsClock
+}
+
 func (st *store) RemoveMemberCluster(name string) {
 	if _, ok := st.members[name]; !ok {
 		return
 	}
 	delete(st.members, name)
 	st.memberGen++
+	st.clustersVersion++
 	st.clusters = slices.DeleteFunc(st.clusters, func(m *member.Member) bool { return m.Name == name })
 }
 
@@ -130,9 +158,14 @@ func (st *store) BindingsOnMember(name string) int                   { return st
 // handed to decisions stay valid.
 func (st *store) PutBinding(b placement.Binding) {
 	if old, ok := st.bindings[b.Name]; ok {
+		if old.Placement != b.Placement {
+			st.bindingsChanged(old.Placement)
+		}
 		*old = b
+		st.bindingsChanged(b.Placement)
 		return
 	}
+	st.bindingsChanged(b.Placement)
 	nb := &b
 	st.bindings[b.Name] = nb
 	list := st.byCRP[b.Placement]
@@ -150,6 +183,7 @@ func (st *store) DeleteBinding(name string) *placement.Binding {
 		return nil
 	}
 	delete(st.bindings, name)
+	st.bindingsChanged(b.Placement)
 	st.byCRP[b.Placement] = slices.DeleteFunc(st.byCRP[b.Placement], func(x *placement.Binding) bool { return x.Name == name })
 	if len(st.byCRP[b.Placement]) == 0 {
 		delete(st.byCRP, b.Placement)

@@ -217,7 +217,11 @@ func (c *Controllers) reconcileScheduler(name string) {
 	if p == nil {
 		return
 	}
-	plan, err := c.Scheduler.Schedule(scheduler.Input{Snapshot: snap, Members: st.Clusters(), Bindings: st.Bindings(name), Now: env.Now()})
+	in := scheduler.Input{Snapshot: snap, Members: st.Clusters(), Bindings: st.Bindings(name), Now: env.Now()}
+	if vs, ok := st.(VersionedStore); ok {
+		in.MembersVersion, in.BindingsVersion = vs.ClustersVersion(), vs.BindingsVersion(name)
+	}
+	plan, err := c.Scheduler.Schedule(in)
 	if err != nil {
 		cd := condition.False(condition.TypeScheduled, "InvalidSchedulingPolicy", err.Error())
 		for _, cd := range c.setConditions(&p.Conditions, []condition.Condition{cd}, p.Generation) {

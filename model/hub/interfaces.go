@@ -13,6 +13,17 @@ import (
 	"github.com/fleetsim/fleetsim/model/triggers"
 )
 
+// VersionedStore is a Store that tells the scheduler what changed between decisions: a
+// version of Clusters (changed whenever the list or a member's labels, properties,
+// resources, taints or leaving change; agent status need not change it) and, per
+// placement, a version of its Bindings (changed whenever one is created, replaced or
+// deleted). See scheduler.Input.MembersVersion. Optional: a Store without versions makes
+// the scheduler look at every member and binding.
+type VersionedStore interface {
+	ClustersVersion() uint64
+	BindingsVersion(placement string) uint64
+}
+
 // Store is the hub's API server as the controllers see it. Getters return the stored object
 // (nil when absent); a controller that changes one writes it back with the matching Put, so an
 // implementation over a real API server can persist it. Lists are sorted by name.

@@ -87,3 +87,41 @@ func (m *Member) CheckEligibility(now time.Time, cfg EligibilityConfig) Eligibil
 	}
 	return Eligibility{}
 }
+
+// EligibilityChecker is CheckEligibility at one time, for checking many members: the
+// windows' cut-off times are computed once, so a check compares times instead of
+// subtracting them. Check(m) equals m.CheckEligibility(now, cfg) for every member:
+// now.Sub(t) > window exactly when t is before now.Add(-window), since Sub is exact
+// within ±292 years and saturates beyond, on the same side.
+type EligibilityChecker struct {
+	now                         time.Time
+	staleBefore, unhealthySince time.Time
+}
+
+// NewEligibilityChecker prepares checks at now with cfg's windows.
+func NewEligibilityChecker(now time.Time, cfg EligibilityConfig) EligibilityChecker {
+	return EligibilityChecker{now: now, staleBefore: now.Add(-cfg.HeartbeatTimeout), unhealthySince: now.Add(-cfg.UnhealthyTolerance)}
+}
+
+// Check is m.CheckEligibility at the checker's time and windows.
+func (c *EligibilityChecker) Check(m *Member) Eligibility {
+	switch {
+	case m.Leaving:
+		return Eligibility{Code: Left}
+	case !m.Agent.Present:
+		return Eligibility{Code: AgentNotOnline}
+	}
+	if m.Agent.LastHeartbeat.Before(c.staleBefore) {
+		return Eligibility{Code: NoRecentHeartbeat, Since: c.now.Sub(m.Agent.LastHeartbeat)}
+	}
+	switch {
+	case !m.Agent.Joined:
+		return Eligibility{Code: AgentNotJoined}
+	case !m.Agent.HealthKnown:
+		return Eligibility{Code: HealthUnknown}
+	}
+	if !m.Agent.Healthy && m.Agent.HealthTransition.Before(c.unhealthySince) {
+		return Eligibility{Code: UnhealthyTooLong, Since: c.now.Sub(m.Agent.HealthTransition)}
+	}
+	return Eligibility{}
+}

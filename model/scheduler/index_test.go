@@ -62,7 +62,9 @@ func TestPropIndexedMatchesReference(t *testing.T) {
 // TestPropIndexFollowsFleetChanges: one Scheduler, whose index is kept up to date between
 // decisions, decides as the reference after every random change to the fleet (made as the
 // stores make them: maps replaced, taints edited in place, status written in place,
-// members added and removed) and to the bindings (the previous plan applied).
+// members added and removed) and to the bindings (the previous plan applied). Half the
+// runs hand over store versions (Input.MembersVersion, Input.BindingsVersion) changed as
+// the stores change them, so that decisions skip the sync and recall steady decisions.
 func TestPropIndexFollowsFleetChanges(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := propVariant(t, propGenCase().Draw(t, "case"))
@@ -70,10 +72,15 @@ func TestPropIndexFollowsFleetChanges(t *testing.T) {
 		s := scheduler.New(opts)
 		now := propNow
 		next := 0
+		versioned := rapid.Bool().Draw(t, "versioned")
+		var membersVersion, bindingsVersion uint64 = 1, 1
 		for step := range rapid.IntRange(1, 6).Draw(t, "steps") {
 			label := fmt.Sprint("step", step)
 			in := c.input()
 			in.Now = now
+			if versioned {
+				in.MembersVersion, in.BindingsVersion = membersVersion, bindingsVersion
+			}
 			want, werr := reference.New(opts).Schedule(in)
 			got, gerr := s.Schedule(in)
 			if (werr != nil) != (gerr != nil) {
@@ -82,22 +89,38 @@ func TestPropIndexFollowsFleetChanges(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Fatalf("step %d: Schedule(%#v) = %s\nwant the reference's %s\n(-reference +indexed):\n%s", step, c, propDescribePlan(got), propDescribePlan(want), diff)
 			}
-			if rapid.Bool().Draw(t, label+"apply") {
+			if rapid.Bool().Draw(t, label+"apply") && !got.Empty() {
 				c.Bindings = propApplyPlan(c.Bindings, got)
+				bindingsVersion++
 			}
 			for range rapid.IntRange(0, 3).Draw(t, label+"changes") {
-				propChangeFleet(t, &c, label, &next)
+				switch propChangeFleet(t, &c, label, &next) {
+				case changedMembers:
+					membersVersion++
+				case changedBindings:
+					bindingsVersion++
+				}
 			}
 			now = now.Add(rapid.SampledFrom([]time.Duration{0, time.Second, time.Minute, 10 * time.Minute}).Draw(t, label+"elapse"))
 		}
 	})
 }
 
-func propChangeFleet(t *rapid.T, c *propCase, label string, next *int) {
+// What propChangeFleet changed, for the store versions.
+type propChange int
+
+const (
+	changedMembers  propChange = iota // the list, or a member's spec or Leaving
+	changedStatus                     // a member's agent status only
+	changedBindings                   // a binding
+	changedSnapshot                   // the policy snapshot (a new one)
+)
+
+func propChangeFleet(t *rapid.T, c *propCase, label string, next *int) propChange {
 	if len(c.Members) == 0 {
 		c.Members = append(c.Members, propDrawMember(t, fmt.Sprint("new", *next)))
 		*next++
-		return
+		return changedMembers
 	}
 	i := rapid.IntRange(0, len(c.Members)-1).Draw(t, label+"member")
 	m := c.Members[i]
@@ -123,6 +146,7 @@ func propChangeFleet(t *rapid.T, c *propCase, label string, next *int) {
 	case 5:
 		m.Agent.LastHeartbeat = propNow.Add(time.Duration(rapid.IntRange(-600, 600).Draw(t, label+"beat")) * time.Second)
 		m.Agent.Healthy = rapid.IntRange(0, 3).Draw(t, label+"healthy") > 0
+		return changedStatus
 	case 6:
 		m.Leaving = !m.Leaving
 	case 7:
@@ -135,13 +159,16 @@ func propChangeFleet(t *rapid.T, c *propCase, label string, next *int) {
 			b := c.Bindings[rapid.IntRange(0, len(c.Bindings)-1).Draw(t, label+"binding")]
 			b.ClusterDecision.ClusterName = rapid.SampledFrom([]string{"", "a", "zz", b.TargetCluster}).Draw(t, label+"decisionName")
 		}
+		return changedBindings
 	case 9:
 		n := *c.Snapshot
 		if n.Policy != nil && n.Policy.Type() == placement.PickN {
 			n.NumberOfClusters = int32(rapid.IntRange(0, 10).Draw(t, label+"n"))
 			c.Snapshot = &n
 		}
+		return changedSnapshot
 	}
+	return changedMembers
 }
 
 // TestSteadyPickAllMatchesReference: the short cut for a PickAll placement already in place
@@ -176,6 +203,100 @@ func TestSteadyPickAllMatchesReference(t *testing.T) {
 					if diff := cmp.Diff(want, got); diff != "" {
 						t.Errorf("members %v, recorded %q, MaxDecisions %d: Schedule (-reference +indexed):\n%s", names, recorded, max, diff)
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestPropSteadyRecallMatchesReference: a PickAll placement brought into place on a healthy
+// fleet, then decided again and again with store versions while the fleet, its status, the
+// bindings and the snapshot change at random (and the plans are applied or not). Each
+// decision, recalled from the previous steady one or made afresh, is the reference's.
+func TestPropSteadyRecallMatchesReference(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := propGenCase(placement.PickAll).Draw(t, "case")
+		for _, m := range c.Members {
+			m.Taints, m.Leaving = nil, false
+			m.Agent = member.AgentStatus{Present: true, Joined: true, LastHeartbeat: propNow, HealthKnown: true, Healthy: true}
+		}
+		c.Bindings = nil
+		opts := scheduler.Options{MaxDecisions: rapid.IntRange(1, 6).Draw(t, "maxDecisions")}
+		s := scheduler.New(opts)
+		next := 0
+		var membersVersion, bindingsVersion uint64 = 1, 1
+		for step := range rapid.IntRange(2, 8).Draw(t, "steps") {
+			label := fmt.Sprint("step", step)
+			in := c.input()
+			in.MembersVersion, in.BindingsVersion = membersVersion, bindingsVersion
+			in.Now = propNow.Add(time.Duration(step) * time.Minute)
+			want, werr := reference.New(opts).Schedule(in)
+			got, gerr := s.Schedule(in)
+			if (werr != nil) != (gerr != nil) {
+				t.Fatalf("step %d: Schedule(%#v) error = %v, the reference's = %v", step, c, gerr, werr)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("step %d: Schedule(%#v) = %s\nwant the reference's %s\n(-reference +indexed):\n%s", step, c, propDescribePlan(got), propDescribePlan(want), diff)
+			}
+			if !got.Empty() && (step == 0 || rapid.IntRange(0, 3).Draw(t, label+"apply") > 0) {
+				c.Bindings = propApplyPlan(c.Bindings, got)
+				bindingsVersion++
+			}
+			if step == 0 {
+				continue
+			}
+			for range rapid.IntRange(0, 2).Draw(t, label+"changes") {
+				switch propChangeFleet(t, &c, label, &next) {
+				case changedMembers:
+					membersVersion++
+				case changedBindings:
+					bindingsVersion++
+				}
+			}
+		}
+	})
+}
+
+// TestSteadyRecallManyPlacements: one Scheduler deciding more placements than it keeps
+// steady decisions for (it starts over past maxSteadyMemos) still decides each as the
+// reference, recalled or not.
+func TestSteadyRecallManyPlacements(t *testing.T) {
+	ms := []*member.Member{cluster("a"), cluster("b")}
+	opts := scheduler.Options{MaxDecisions: 1}
+	s := scheduler.New(opts)
+	type placed struct {
+		snap *placement.PolicySnapshot
+		bs   []*placement.Binding
+	}
+	var ps []placed
+	for i := range 300 {
+		snap := snapshot(policy(t, "placementType: PickAll"), 0)
+		snap.Placement = fmt.Sprint("crp-", i)
+		ps = append(ps, placed{snap: snap})
+	}
+	for round := range 4 {
+		for j := range ps {
+			i := j
+			if round%2 == 1 { // the placements decided last first: their memos are kept
+				i = len(ps) - 1 - j
+			}
+			p := &ps[i]
+			in := scheduler.Input{Snapshot: p.snap, Members: ms, Bindings: p.bs, Now: now, MembersVersion: 1, BindingsVersion: uint64(len(p.bs) + 1)}
+			want, err := reference.New(opts).Schedule(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Schedule(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("round %d, %s: Schedule (-reference +indexed):\n%s", round, p.snap.Placement, diff)
+			}
+			if round == 0 {
+				for _, c := range got.Create {
+					b := c.Binding
+					p.bs = append(p.bs, &b)
 				}
 			}
 		}

@@ -102,6 +102,33 @@ type Scheduler struct {
 		targets []string
 		ids     []int32
 	}
+	// synced is the Input.MembersVersion the index was last brought up to date with; a
+	// decision at the same version skips the sync (the store says nothing changed).
+	synced struct {
+		version uint64
+		n       int
+		kind    member.Kind
+	}
+	// steadyMemo holds, per placement, its last decision if that was a steady PickAll
+	// re-run made with store versions, and the input it was made from.
+	steadyMemo map[string]*steadyMemo
+}
+
+// maxSteadyMemos bounds the steady decisions a Scheduler remembers.
+const maxSteadyMemos = 256
+
+// steadyMemo is a steady PickAll decision and what it depends on: the members' and the
+// bindings' versions and the policy snapshot. A steady decision reads no agent status and
+// not the time (kept bindings stay whatever their cluster's health; every selected member
+// already holds one), so while none of these change it is still the decision.
+type steadyMemo struct {
+	members, bindings uint64
+	nMembers, nBinds  int
+	snap              *placement.PolicySnapshot
+	snapName          string
+	policy            *placement.PlacementPolicy
+	kind              member.Kind
+	plan              Plan
 }
 
 // New returns a Scheduler; zero Options fields take upstream's defaults.
@@ -119,6 +146,59 @@ func New(opts Options) *Scheduler {
 func (s *Scheduler) Forget() {
 	s.ix = fleetIndex{}
 	s.bcache.gen = 0
+	s.synced.version = 0
+	s.steadyMemo = nil
+}
+
+// syncIndex brings the index up to date with in.Members, unless the store's version says
+// nothing the index holds changed since the last sync.
+func (s *Scheduler) syncIndex(in Input) {
+	v := &s.synced
+	if in.MembersVersion != 0 && v.version == in.MembersVersion && v.n == len(in.Members) && v.kind == in.TargetKind && s.ix.ents != nil {
+		return
+	}
+	s.ix.sync(in.Members, in.TargetKind)
+	v.version, v.n, v.kind = in.MembersVersion, len(in.Members), in.TargetKind
+}
+
+// recalled returns the placement's last steady decision if the input it depends on is
+// unchanged by the store's versions.
+func (s *Scheduler) recalled(in Input) (Plan, bool) {
+	if in.MembersVersion == 0 || in.BindingsVersion == 0 {
+		return Plan{}, false
+	}
+	m := s.steadyMemo[in.Snapshot.Placement]
+	if m == nil || m.members != in.MembersVersion || m.bindings != in.BindingsVersion ||
+		m.nMembers != len(in.Members) || m.nBinds != len(in.Bindings) || m.kind != in.TargetKind ||
+		m.snap != in.Snapshot || m.policy != in.Snapshot.Policy || m.snapName != in.Snapshot.Name {
+		return Plan{}, false
+	}
+	return m.plan, true
+}
+
+// remember keeps a steady decision for recalled, or drops the placement's memo when the
+// decision was not steady or the store keeps no versions.
+func (s *Scheduler) remember(in Input, steady bool, plan Plan) {
+	if !steady || in.MembersVersion == 0 || in.BindingsVersion == 0 {
+		if s.steadyMemo != nil {
+			delete(s.steadyMemo, in.Snapshot.Placement)
+		}
+		return
+	}
+	if s.steadyMemo == nil {
+		s.steadyMemo = map[string]*steadyMemo{}
+	}
+	if _, ok := s.steadyMemo[in.Snapshot.Placement]; !ok && len(s.steadyMemo) >= maxSteadyMemos {
+		// A placement deleted while steady is never decided again: bound what such
+		// memos keep alive by starting over.
+		clear(s.steadyMemo)
+	}
+	s.steadyMemo[in.Snapshot.Placement] = &steadyMemo{
+		members: in.MembersVersion, bindings: in.BindingsVersion,
+		nMembers: len(in.Members), nBinds: len(in.Bindings),
+		snap: in.Snapshot, snapName: in.Snapshot.Name, policy: in.Snapshot.Policy, kind: in.TargetKind,
+		plan: plan,
+	}
 }
 
 // Schedule decides with default options and fresh scratch memory.
@@ -138,6 +218,8 @@ type decision struct {
 	plan     Plan
 	selected []placement.ClusterDecision
 	scores   []placement.ClusterScore
+	// eligible is CheckEligibility at in.Now with the cut-off times computed once.
+	eligible member.EligibilityChecker
 }
 
 // Schedule makes one decision. It fails only on input that validation rejects before it is
@@ -153,14 +235,19 @@ func (s *Scheduler) Schedule(in Input) (Plan, error) {
 	if in.TargetKind == "" {
 		in.TargetKind = member.KindCluster
 	}
+	if plan, ok := s.recalled(in); ok {
+		return plan, nil
+	}
 	cp, err := compile(in.Snapshot.Policy)
 	if err != nil {
 		return Plan{}, fmt.Errorf("schedule %s: policy snapshot %s: %w", in.Snapshot.Placement, in.Snapshot.Name, err)
 	}
-	s.ix.sync(in.Members, in.TargetKind)
+	s.syncIndex(in)
 	s.begin()
-	d := &decision{Scheduler: s, in: in, policy: cp}
-	if cp.typ == placement.PickAll && d.steady() {
+	d := &decision{Scheduler: s, in: in, policy: cp, eligible: member.NewEligibilityChecker(in.Now, s.opts.Eligibility)}
+	steady := cp.typ == placement.PickAll && d.steady()
+	s.remember(in, steady, d.plan)
+	if steady {
 		return d.plan, nil
 	}
 	d.classifyBindings()
@@ -472,7 +559,7 @@ func (d *decision) scanMembers() {
 			return
 		}
 		m := d.ix.ents[id].m
-		elig := m.CheckEligibility(d.in.Now, d.opts.Eligibility)
+		elig := d.eligible.Check(m)
 		if !elig.OK() {
 			return
 		}
@@ -559,7 +646,7 @@ func (d *decision) filter(mm *memo) {
 			if cp.typ == placement.PickFixed {
 				// PickFixed is only fulfilled while every named cluster is eligible, even
 				// one that keeps its placement (CRP-POL-PICKFIXED).
-				mm.elig = m.CheckEligibility(d.in.Now, d.opts.Eligibility)
+				mm.elig = d.eligible.Check(m)
 			}
 			return
 		}
@@ -568,7 +655,7 @@ func (d *decision) filter(mm *memo) {
 			return
 		}
 	}
-	if mm.elig = m.CheckEligibility(d.in.Now, d.opts.Eligibility); !mm.elig.OK() {
+	if mm.elig = d.eligible.Check(m); !mm.elig.OK() {
 		mm.code = codeIneligible
 		return
 	}

@@ -19,6 +19,17 @@ type Input struct {
 	Now      time.Time
 	// TargetKind is the kind of member the placement targets; empty means clusters.
 	TargetKind member.Kind
+	// MembersVersion, when not zero, is the store's version of Members: a number it changes
+	// whenever the list changes (a member added, removed or replaced) or a member in it
+	// changes in anything but its agent status: its name, kind, labels, properties,
+	// resources, taints or Leaving. Agent status (heartbeats, joined, health) is read at
+	// every decision and need not change it. Zero means the store keeps no version: the
+	// Scheduler then looks at every member to find what changed.
+	MembersVersion uint64
+	// BindingsVersion, when not zero, is the store's version of Bindings: a number it
+	// changes whenever a binding of the placement is created, deleted or changed in any
+	// way. Zero means the store keeps no version.
+	BindingsVersion uint64
 }
 
 // Options tune a Scheduler. The zero value means upstream's defaults.
@@ -38,7 +49,8 @@ type Change struct {
 	Reason  string
 }
 
-// Plan is the outcome of one decision.
+// Plan is the outcome of one decision. It is read-only: a later decision of the same
+// placement may return the same slices (a steady re-run, see Input.BindingsVersion).
 type Plan struct {
 	// Create holds new bindings, in state Scheduled, sorted by cluster.
 	Create []Change

@@ -27,7 +27,12 @@ type Calendar[T any] struct {
 	// current: a heap of one bucket's events stays in cache.
 	cur int64
 	now []Item[T]
-	far []Item[T] // a 4-ary heap of events at or beyond bucket cur+len(ring)
+	// A current bucket of few events is kept sorted instead (sorted): its events are
+	// now[head:] in order, so a pop moves nothing and compares nothing. Narrow buckets
+	// mostly hold a handful of events; one that grows past sortedMax becomes a heap.
+	sorted bool
+	head   int
+	far    []Item[T] // a 4-ary heap of events at or beyond bucket cur+len(ring)
 	// chunks is the arena of ring chunks; free lists the unused ones. Memory thus follows
 	// the events pending in the ring, not the busiest a bucket has ever been.
 	chunks []chunk[T]
@@ -36,8 +41,12 @@ type Calendar[T any] struct {
 	n      int
 }
 
-// chunkSize is how many events one ring chunk holds.
-const chunkSize = 32
+// sortedMax is the most events a current bucket holds sorted; a larger one is a heap.
+const sortedMax = 32
+
+// chunkSize is how many events one ring chunk holds: small, since narrow buckets hold few
+// events and every non-empty bucket holds at least one chunk.
+const chunkSize = 8
 
 type chunk[T any] struct {
 	items [chunkSize]Item[T]
@@ -87,8 +96,7 @@ func (c *Calendar[T]) Push(at time.Duration, v T) uint64 {
 func (c *Calendar[T]) insert(it Item[T]) {
 	switch k := c.bucket(it.At); {
 	case k <= c.cur:
-		c.now = append(c.now, it)
-		siftUp(c.now, len(c.now)-1)
+		c.pushNow(it)
 	case k-c.cur < int64(len(c.ring)):
 		c.appendRing(&c.ring[k&c.mask], it)
 		c.ringN++
@@ -100,7 +108,8 @@ func (c *Calendar[T]) insert(it Item[T]) {
 
 // advance makes the current heap hold the earliest event, if there is any.
 func (c *Calendar[T]) advance() {
-	for len(c.now) == 0 && c.n > 0 {
+	for len(c.now) == c.head && c.n > 0 {
+		c.now, c.head = c.now[:0], 0
 		if c.ringN == 0 {
 			c.cur = c.bucket(c.far[0].At) // nothing in the ring: jump to the far minimum
 		} else {
@@ -121,9 +130,66 @@ func (c *Calendar[T]) advance() {
 		for len(c.far) > 0 && c.bucket(c.far[0].At) <= c.cur {
 			c.now = append(c.now, popHeap(&c.far))
 		}
-		for i := (len(c.now) - 2) / 4; len(c.now) > 1 && i >= 0; i-- {
-			siftDown(c.now, i)
+		c.sorted = len(c.now) <= sortedMax
+		if c.sorted {
+			insertionSort(c.now)
+		} else {
+			heapify(c.now)
 		}
+	}
+}
+
+// pushNow adds an event to the current bucket.
+func (c *Calendar[T]) pushNow(it Item[T]) {
+	if c.sorted && len(c.now)-c.head >= sortedMax {
+		// Too many for a sorted bucket: make it a heap.
+		n := copy(c.now, c.now[c.head:])
+		clear(c.now[n:])
+		c.now, c.head, c.sorted = c.now[:n], 0, false
+		heapify(c.now)
+	}
+	c.now = append(c.now, it)
+	if !c.sorted {
+		siftUp(c.now, len(c.now)-1)
+		return
+	}
+	j := len(c.now) - 1
+	for j > c.head && less(it, c.now[j-1]) {
+		c.now[j] = c.now[j-1]
+		j--
+	}
+	c.now[j] = it
+}
+
+// popNow removes and returns the current bucket's minimum (there is one).
+func (c *Calendar[T]) popNow() Item[T] {
+	if !c.sorted {
+		return popHeap(&c.now)
+	}
+	it := c.now[c.head]
+	c.now[c.head] = Item[T]{}
+	if c.head++; c.head == len(c.now) {
+		c.now, c.head = c.now[:0], 0
+	}
+	return it
+}
+
+func heapify[T any](items []Item[T]) {
+	for i := (len(items) - 2) / 4; len(items) > 1 && i >= 0; i-- {
+		siftDown(items, i)
+	}
+}
+
+// insertionSort sorts a few items by (At, Seq).
+func insertionSort[T any](items []Item[T]) {
+	for i := 1; i < len(items); i++ {
+		it := items[i]
+		j := i
+		for j > 0 && less(it, items[j-1]) {
+			items[j] = items[j-1]
+			j--
+		}
+		items[j] = it
 	}
 }
 
@@ -155,20 +221,20 @@ func (c *Calendar[T]) appendRing(b *bucketList, it Item[T]) {
 // Pop implements Queue.
 func (c *Calendar[T]) Pop() (Item[T], bool) {
 	c.advance()
-	if len(c.now) == 0 {
+	if len(c.now) == c.head {
 		return Item[T]{}, false
 	}
 	c.n--
-	return popHeap(&c.now), true
+	return c.popNow(), true
 }
 
 // Peek implements Queue.
 func (c *Calendar[T]) Peek() (Item[T], bool) {
 	c.advance()
-	if len(c.now) == 0 {
+	if len(c.now) == c.head {
 		return Item[T]{}, false
 	}
-	return c.now[0], true
+	return c.now[c.head], true
 }
 
 // Len implements Queue.
@@ -178,18 +244,18 @@ func (c *Calendar[T]) Len() int { return c.n }
 // sift-down.
 func (c *Calendar[T]) ReplaceMin(at time.Duration, v T) uint64 {
 	c.advance()
-	if len(c.now) == 0 {
+	if len(c.now) == c.head {
 		return c.Push(at, v)
 	}
 	seq := c.seq
 	c.seq++
 	it := Item[T]{At: at, Seq: seq, Value: v}
-	if c.bucket(at) <= c.cur {
+	if c.bucket(at) <= c.cur && !c.sorted {
 		c.now[0] = it
 		siftDown(c.now, 0)
 		return seq
 	}
-	popHeap(&c.now)
+	c.popNow()
 	c.insert(it)
 	return seq
 }

@@ -2,6 +2,8 @@ package trace
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -50,5 +52,32 @@ func TestJSONL(t *testing.T) {
 	}
 	if r.Events() != 2 || len(r.HashString()) != 16 || strings.Trim(r.HashString(), "0123456789abcdef") != "" {
 		t.Errorf("Events() = %d, HashString() = %q; want 2 and 16 hex digits", r.Events(), r.HashString())
+	}
+}
+
+// TestKindFoldsAsString: a prepared kind folds exactly as its name, from any hash, and
+// RecordKind hashes exactly as Record.
+func TestKindFoldsAsString(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, name := range []string{"", "a", "heartbeat", "heartbeat-lost", "binding-scheduled", "\xff\x00é"} {
+		k := NewKind(name)
+		for range 2000 {
+			h := rng.Uint64()
+			if got, want := k.fold(h), foldString(h, name); got != want {
+				t.Fatalf("NewKind(%q).fold(%#x) = %#x, foldString = %#x", name, h, got, want)
+			}
+		}
+		a, b := New(nil), New(nil)
+		for i := range 50 {
+			at := time.Duration(rng.Int64N(1 << 50))
+			subject := fmt.Sprint("member-", i)
+			a.Record(at, name, subject, "")
+			b.RecordKind(at, k, subject, "")
+			a.Record(at, name, subject, "d")
+			b.RecordKind(at, k, subject, "d")
+		}
+		if a.Hash() != b.Hash() || a.Events() != b.Events() {
+			t.Fatalf("kind %q: RecordKind hash %#x after %d events, Record %#x after %d", name, b.Hash(), b.Events(), a.Hash(), a.Events())
+		}
 	}
 }
