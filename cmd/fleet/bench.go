@@ -21,6 +21,7 @@ func newBenchCommand(stdout, stderr io.Writer) *cobra.Command {
 	var workers int
 	var qps float64
 	var burst int
+	var hubFlags []string
 	hub := &cobra.Command{
 		Use:   "hub",
 		Short: "Measure the hub on a real API server with stand-in member agents",
@@ -35,7 +36,8 @@ It prints the time from each placement's creation to ClusterResourcePlacementAva
 kube-apiserver and etcd. --restart then SIGKILLs the hub and times a new one until it has
 decided every stored placement again and made no decision for 5s.`,
 		Example: `  fleet bench hub --members 40 --placements 3 --pick 0
-  fleet bench hub --members 100 --placements 20 --pick 10 --concurrent 20 --restart --output json`,
+  fleet bench hub --members 100 --placements 20 --pick 10 --concurrent 20 --restart --output json
+  fleet bench hub --members 1000 --placements 3 --pick 100 --hub-flag=--pprof-bind-address=127.0.0.1:6060`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output != "text" && output != "json" {
@@ -46,7 +48,7 @@ decided every stored placement again and made no decision for 5s.`,
 				return &exitError{code: exitFailed, err: err}
 			}
 			o.HubCommand = []string{exe}
-			o.HubFlags = []string{"--workers", fmt.Sprint(workers), "--kube-api-qps", fmt.Sprint(qps), "--kube-api-burst", fmt.Sprint(burst)}
+			o.HubFlags = append([]string{"--workers", fmt.Sprint(workers), "--kube-api-qps", fmt.Sprint(qps), "--kube-api-burst", fmt.Sprint(burst)}, hubFlags...)
 			o.Progress = stderr
 			ctrl.SetLogger(logr.Discard()) // the bench's own caches and clients say nothing
 			res, err := hubbench.Run(cmd.Context(), o)
@@ -76,6 +78,7 @@ decided every stored placement again and made no decision for 5s.`,
 	f.IntVar(&workers, "workers", 8, "the hub's --workers")
 	f.Float64Var(&qps, "kube-api-qps", 250, "the hub's --kube-api-qps")
 	f.IntVar(&burst, "kube-api-burst", 1000, "the hub's --kube-api-burst")
+	f.StringArrayVar(&hubFlags, "hub-flag", nil, "another flag for the hub, as --flag=value (repeatable), e.g. --hub-flag=--pprof-bind-address=127.0.0.1:6060")
 	f.StringVar(&output, "output", "text", "text or json")
 	_ = hub.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.AddCommand(hub)

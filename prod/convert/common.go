@@ -234,9 +234,22 @@ func clusterDecisionFromModel(d placement.ClusterDecision) v1beta1.ClusterDecisi
 }
 
 // clusterDecisionsFromModel converts decisions, keeping base's spelling of equal ones.
+// A policy snapshot holds a decision for each of up to thousands of members, so base is
+// looked up by cluster name, not searched once per decision.
 func clusterDecisionsFromModel(ds []placement.ClusterDecision, base []v1beta1.ClusterDecision) []v1beta1.ClusterDecision {
+	byName := make(map[string][]int, len(base))
+	for i := range base {
+		byName[base[i].ClusterName] = append(byName[base[i].ClusterName], i)
+	}
 	return mapSlice(ds, func(d placement.ClusterDecision) v1beta1.ClusterDecision {
-		return keepOr(findBase(base, d, clusterDecisionToModel), d, clusterDecisionToModel, clusterDecisionFromModel)
+		var b *v1beta1.ClusterDecision
+		for _, i := range byName[d.ClusterName] { // in base's order: the first equal one, as findBase
+			if semantic.DeepEqual(clusterDecisionToModel(base[i]), d) {
+				b = &base[i]
+				break
+			}
+		}
+		return keepOr(b, d, clusterDecisionToModel, clusterDecisionFromModel)
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -122,6 +123,18 @@ func (l *ResourceLister) List(ctx context.Context, selectors []placement.Resourc
 	var out []*unstructured.Unstructured
 	seen := map[schema.GroupVersionKind]bool{}
 	var nsSelectors []placement.ResourceSelector
+	// names[gvk] are the objects of gvk the selectors name, unless one selects by labels
+	// (nil): only those are read, not every object of the kind (a hub with a thousand
+	// members holds two thousand namespaces).
+	names := map[schema.GroupVersionKind][]string{}
+	for _, sel := range selectors {
+		gvk := schema.GroupVersionKind{Group: sel.Group, Version: sel.Version, Kind: sel.Kind}
+		if ns, ok := names[gvk]; sel.Name != "" && (ns != nil || !ok) {
+			names[gvk] = append(ns, sel.Name)
+		} else {
+			names[gvk] = nil
+		}
+	}
 	for _, sel := range selectors {
 		gvk := schema.GroupVersionKind{Group: sel.Group, Version: sel.Version, Kind: sel.Kind}
 		if sel.Group == "" && sel.Kind == "Namespace" {
@@ -141,7 +154,12 @@ func (l *ResourceLister) List(ctx context.Context, selectors []placement.Resourc
 		if mapping.Scope.Name() != meta.RESTScopeNameRoot {
 			continue // selectors pick cluster-scoped objects only
 		}
-		objs, err := l.list(ctx, gvk, "")
+		var objs []*unstructured.Unstructured
+		if named := names[gvk]; named != nil {
+			objs, err = l.get(ctx, gvk, named)
+		} else {
+			objs, err = l.list(ctx, gvk, "")
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -190,6 +208,27 @@ func (l *ResourceLister) list(ctx context.Context, gvk schema.GroupVersionKind, 
 		o := &ul.Items[i]
 		if name, ok := perNamespaceDefaults[gvk.GroupKind()]; ok && o.GetName() == name {
 			continue
+		}
+		o.SetGroupVersionKind(gvk)
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// get reads the named cluster-scoped objects of gvk; those that do not exist are left out.
+func (l *ResourceLister) get(ctx context.Context, gvk schema.GroupVersionKind, names []string) ([]*unstructured.Unstructured, error) {
+	if err := l.watch(ctx, gvk); err != nil {
+		return nil, err
+	}
+	var out []*unstructured.Unstructured
+	for _, name := range slices.Compact(slices.Sorted(slices.Values(names))) {
+		o := &unstructured.Unstructured{}
+		o.SetGroupVersionKind(gvk)
+		if err := l.Reader.Get(ctx, client.ObjectKey{Name: name}, o); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return nil, fmt.Errorf("get %s %s: %w", gvk, name, err)
 		}
 		o.SetGroupVersionKind(gvk)
 		out = append(out, o)
