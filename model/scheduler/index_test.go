@@ -81,14 +81,7 @@ func TestPropIndexFollowsFleetChanges(t *testing.T) {
 			if versioned {
 				in.MembersVersion, in.BindingsVersion = membersVersion, bindingsVersion
 			}
-			want, werr := reference.New(opts).Schedule(in)
-			got, gerr := s.Schedule(in)
-			if (werr != nil) != (gerr != nil) {
-				t.Fatalf("step %d: Schedule(%#v) error = %v, the reference's = %v", step, c, gerr, werr)
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Fatalf("step %d: Schedule(%#v) = %s\nwant the reference's %s\n(-reference +indexed):\n%s", step, c, propDescribePlan(got), propDescribePlan(want), diff)
-			}
+			got := scheduleLikeReference(t, s, opts, in, step, c)
 			if rapid.Bool().Draw(t, label+"apply") && !got.Empty() {
 				c.Bindings = propApplyPlan(c.Bindings, got)
 				bindingsVersion++
@@ -230,14 +223,7 @@ func TestPropSteadyRecallMatchesReference(t *testing.T) {
 			in := c.input()
 			in.MembersVersion, in.BindingsVersion = membersVersion, bindingsVersion
 			in.Now = propNow.Add(time.Duration(step) * time.Minute)
-			want, werr := reference.New(opts).Schedule(in)
-			got, gerr := s.Schedule(in)
-			if (werr != nil) != (gerr != nil) {
-				t.Fatalf("step %d: Schedule(%#v) error = %v, the reference's = %v", step, c, gerr, werr)
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Fatalf("step %d: Schedule(%#v) = %s\nwant the reference's %s\n(-reference +indexed):\n%s", step, c, propDescribePlan(got), propDescribePlan(want), diff)
-			}
+			got := scheduleLikeReference(t, s, opts, in, step, c)
 			if !got.Empty() && (step == 0 || rapid.IntRange(0, 3).Draw(t, label+"apply") > 0) {
 				c.Bindings = propApplyPlan(c.Bindings, got)
 				bindingsVersion++
@@ -301,4 +287,18 @@ func TestSteadyRecallManyPlacements(t *testing.T) {
 			}
 		}
 	}
+}
+
+// scheduleLikeReference decides in with s and fails t unless the frozen reference
+// scheduler decides the same (step and c describe the case in the failure).
+func scheduleLikeReference(t *rapid.T, s *scheduler.Scheduler, opts scheduler.Options, in scheduler.Input, step int, c any) scheduler.Plan {
+	want, werr := reference.New(opts).Schedule(in)
+	got, gerr := s.Schedule(in)
+	if (werr != nil) != (gerr != nil) {
+		t.Fatalf("step %d: Schedule(%#v) error = %v, the reference's = %v", step, c, gerr, werr)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("step %d: Schedule(%#v) = %s\nwant the reference's %s\n(-reference +indexed):\n%s", step, c, propDescribePlan(got), propDescribePlan(want), diff)
+	}
+	return got
 }

@@ -37,13 +37,7 @@ func (r *Recorder) Logging() bool { return r.w != nil }
 
 // Record folds one event. detail is only hashed and logged when non-empty.
 func (r *Recorder) Record(at time.Duration, kind, subject, detail string) {
-	h := r.hash
-	v := uint64(at)
-	for i := 0; i < 8; i++ {
-		h ^= v & 0xff
-		h *= prime64
-		v >>= 8
-	}
+	h := foldTime(r.hash, at)
 	h = foldString(h, kind)
 	h = foldString(h, subject)
 	h = foldString(h, detail)
@@ -103,13 +97,7 @@ func (r *Recorder) RecordKind(at time.Duration, k *Kind, subject, detail string)
 		r.Record(at, k.name, subject, detail)
 		return
 	}
-	h := r.hash
-	v := uint64(at)
-	for i := 0; i < 8; i++ {
-		h ^= v & 0xff
-		h *= prime64
-		v >>= 8
-	}
+	h := foldTime(r.hash, at)
 	h = k.fold(h)
 	h = foldString(h, subject)
 	h = foldString(h, detail)
@@ -143,4 +131,15 @@ func (r *Recorder) Close() error {
 		r.err = r.w.Flush()
 	}
 	return r.err
+}
+
+// foldTime folds the 8 bytes of at, low byte first, into the FNV-1a hash h.
+func foldTime(h uint64, at time.Duration) uint64 {
+	v := uint64(at)
+	for i := 0; i < 8; i++ {
+		h ^= v & 0xff
+		h *= prime64
+		v >>= 8
+	}
+	return h
 }
