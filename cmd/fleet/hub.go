@@ -83,7 +83,7 @@ are limited to --kube-api-qps per second with bursts of --kube-api-burst.`,
 	f.DurationVar(&o.unhealthyTolerate, "unhealthy-tolerance", member.DefaultEligibility.UnhealthyTolerance, "how long a member may report unhealthy before it is ineligible")
 	f.DurationVar(&o.apiWait, "api-server-wait", 5*time.Minute, "how long to retry an unreachable API server at start (one log line per try) before exiting 1")
 	f.DurationVar(&o.resync, "resync", hub.DefaultResync, "how often discovery is read again for kinds added to the hub (objects themselves are watched)")
-	f.IntVar(&o.workers, "workers", hub.DefaultWorkers, "how many decisions run at once (decisions about one placement stay serial)")
+	f.IntVar(&o.workers, "workers", hub.DefaultWorkers, "how many placement decisions, and how many membership decisions, run at once (decisions about one placement or one member stay serial)")
 	f.BoolVar(&o.checkInvariants, "check-invariants", false, "check the fleet invariants after every decision; a violation is logged, recorded as a Warning event on the placement (the unit, for unit invariants) and counted in fleetsim_invariant_violations_total (fleetsim_unit_invariant_violations_total), and the hub goes on")
 	f.Float64Var(&o.qps, "kube-api-qps", 250, "the hub's client-side limit of API requests per second")
 	f.IntVar(&o.burst, "kube-api-burst", 1000, "how many API requests may exceed --kube-api-qps in a burst")

@@ -20,6 +20,7 @@ const maxBatchDelay = 2 * time.Second
 type fanInBatch struct {
 	mu          sync.Mutex
 	outstanding map[string]map[string]bool              // placement → bindings whose fan-in is queued or running
+	placementOf map[string]string                       // binding → its placement in outstanding
 	deferred    map[string]map[triggers.Controller]bool // placement → controllers to wake once they are done
 }
 
@@ -31,8 +32,12 @@ func (b *fanInBatch) queued(placement, binding string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.outstanding == nil {
-		b.outstanding = map[string]map[string]bool{}
+		b.outstanding, b.placementOf = map[string]map[string]bool{}, map[string]string{}
 	}
+	if old, ok := b.placementOf[binding]; ok && old != placement {
+		b.forget(old, binding) // a binding belongs to one placement; keep no stale entry
+	}
+	b.placementOf[binding] = placement
 	if b.outstanding[placement] == nil {
 		b.outstanding[placement] = map[string]bool{}
 	}
@@ -58,21 +63,36 @@ func (b *fanInBatch) hold(c triggers.Controller, placement string) time.Duration
 	return maxBatchDelay
 }
 
-// done notes a binding's fan-in finished and returns the controllers held back for the
-// placement when it was the last outstanding one.
-func (b *fanInBatch) done(placement, binding string) []triggers.Controller {
+// done notes a binding's fan-in finished, whatever placement it turned out to have (none
+// once the binding and its Work are gone), and returns the placement and the controllers
+// held back for it when this was its last outstanding fan-in.
+func (b *fanInBatch) done(binding string) (string, []triggers.Controller) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	set := b.outstanding[placement]
-	delete(set, binding)
-	if len(set) > 0 {
-		return nil
+	placement, ok := b.placementOf[binding]
+	if !ok {
+		return "", nil
 	}
-	delete(b.outstanding, placement)
+	if !b.forget(placement, binding) {
+		return "", nil
+	}
 	var out []triggers.Controller
 	for c := range b.deferred[placement] {
 		out = append(out, c)
 	}
 	delete(b.deferred, placement)
-	return out
+	return placement, out
+}
+
+// forget drops binding from placement's outstanding fan-ins and reports whether none is
+// left. The caller holds mu.
+func (b *fanInBatch) forget(placement, binding string) bool {
+	delete(b.placementOf, binding)
+	set := b.outstanding[placement]
+	delete(set, binding)
+	if len(set) > 0 {
+		return false
+	}
+	delete(b.outstanding, placement)
+	return true
 }

@@ -645,12 +645,13 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 		return reconcile.Result{}, err
 	}
 	defer unlock()
-	if c == WorkStatus && sc.placement != "" {
+	if c == WorkStatus {
 		// Last, after the flush and the changes it fired: the placement-wide decisions
 		// held back for the placement's fan-ins go once the last one is done.
 		defer func() {
-			for _, wide := range h.batch.done(sc.placement, key) {
-				h.enqueueAfter(wide, sc.placement, rolloutBatchDelay)
+			p, wide := h.batch.done(key)
+			for _, c := range wide {
+				h.enqueueAfter(c, p, rolloutBatchDelay)
 			}
 		}()
 	}

@@ -309,6 +309,11 @@ func (b *bench) start(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
+	// The kick channels exist before the watch that reads them (a --kubeconfig server may
+	// hold InternalMemberClusters already).
+	for i := range b.o.Members {
+		b.kicks[fmt.Sprintf("member-%04d", i)] = make(chan struct{}, 1)
+	}
 	// Agents watch their InternalMemberCluster, as real ones do, rather than poll for it: a
 	// thousand agents polling every second until the hub makes it would load the API
 	// server more than the hub does.
@@ -331,9 +336,6 @@ func (b *bench) start(ctx context.Context) error {
 	}
 	if _, err := b.cache.GetInformer(ctx, &clusterv1beta1.MemberCluster{}); err != nil {
 		return err
-	}
-	for i := range b.o.Members {
-		b.kicks[fmt.Sprintf("member-%04d", i)] = make(chan struct{}, 1)
 	}
 	b.cache.WaitForCacheSync(ctx)
 	for i := range b.o.Members {
