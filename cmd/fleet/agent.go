@@ -14,11 +14,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
-	"go.uber.org/zap/zapcore"
 	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	sdbus "github.com/fleetsim/fleetsim/agentsystemd/dbus"
 	"github.com/fleetsim/fleetsim/model/units"
@@ -147,7 +145,7 @@ func runAgent(cmd *cobra.Command, o agentOptions, stderr io.Writer) error {
 	if o.publicIP == "" {
 		o.publicIP = firstIPv4()
 	}
-	log := zap.New(zap.WriteTo(stderr), zap.UseDevMode(o.logFormat == "text"), zap.Level(zapcore.Level(-o.verbosity)))
+	log := newLogger(stderr, o.logFormat, o.verbosity)
 	ctrl.SetLogger(log)
 	cfg, err := loadConfig(o.kubeconfig)
 	if err != nil {

@@ -6,12 +6,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.uber.org/zap/zapcore"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/prod/apis"
@@ -118,7 +116,7 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 	if o.heartbeatTimeout <= 0 || o.unhealthyTolerate <= 0 {
 		return invalid("--heartbeat-timeout and --unhealthy-tolerance must be positive")
 	}
-	log := zap.New(zap.WriteTo(stderr), zap.UseDevMode(o.logFormat == "text"), zap.Level(zapcore.Level(-o.verbosity)))
+	log := newLogger(stderr, o.logFormat, o.verbosity)
 	ctrl.SetLogger(log)
 
 	cfg, err := loadConfig(o.kubeconfig)

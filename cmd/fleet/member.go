@@ -8,12 +8,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.uber.org/zap/zapcore"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/fleetsim/fleetsim/agentk8s/member"
@@ -101,7 +99,7 @@ func runMember(cmd *cobra.Command, o memberOptions, stderr io.Writer) error {
 	case o.poll <= 0 || o.driftPeriod <= 0:
 		return invalid("--poll and --drift-period must be positive")
 	}
-	log := zap.New(zap.WriteTo(stderr), zap.UseDevMode(o.logFormat == "text"), zap.Level(zapcore.Level(-o.verbosity)))
+	log := newLogger(stderr, o.logFormat, o.verbosity)
 	ctrl.SetLogger(log)
 
 	hubCfg, err := loadConfig(o.hubKubeconfig)

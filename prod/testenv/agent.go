@@ -102,13 +102,24 @@ func (a *StandInAgent) Heartbeat(ctx context.Context) bool {
 	if err := a.Client.Get(ctx, key, imc); err != nil {
 		return false // not made yet, or gone after leaving
 	}
-	// Asked to leave, the agent leaves (it has nothing on a member to remove) and says so.
-	joined := metav1.ConditionTrue
-	if imc.Spec.State == membership.StateLeave {
-		joined = metav1.ConditionFalse
-	}
-	_ = ReportAgent(a.Client, key, joined, metav1.ConditionTrue) // retried next time
+	_ = ReportAgent(a.Client, key, joinedFor(imc), metav1.ConditionTrue) // retried next time
 	return true
+}
+
+// HeartbeatOn is Heartbeat on an InternalMemberCluster the caller holds, as a real agent
+// reads it from its informer's cache: one write and no read. A copy that is no longer
+// current fails with a conflict, and the caller tries again on a fresh one.
+func (a *StandInAgent) HeartbeatOn(ctx context.Context, imc *clusterv1beta1.InternalMemberCluster) error {
+	return reportOn(ctx, a.Client, imc, joinedFor(imc), metav1.ConditionTrue)
+}
+
+// joinedFor is the agent's Joined condition: asked to leave, the agent leaves (it has
+// nothing on a member to remove) and says so.
+func joinedFor(imc *clusterv1beta1.InternalMemberCluster) metav1.ConditionStatus {
+	if imc.Spec.State == membership.StateLeave {
+		return metav1.ConditionFalse
+	}
+	return metav1.ConditionTrue
 }
 
 // ReportWork reports on one Work of the member as if it had applied it, unless its status
