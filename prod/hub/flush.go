@@ -6,14 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -43,10 +41,20 @@ func (s *state) flush(ctx context.Context, c client.Client, now time.Time) error
 			return fmt.Errorf("placement %s: %w", name, err)
 		}
 	}
-	if err := s.flushBindings(ctx, c); err != nil {
+	statuses, err := s.flushBindings(ctx, c)
+	if err != nil {
 		return err
 	}
 	if err := s.flushWorks(ctx, c); err != nil {
+		return err
+	}
+	// Bindings' statuses after their Works: the agents get their Works a round trip sooner.
+	if err := parallel(len(statuses), func(i int) error {
+		if err := statuses[i].write(ctx, c); err != nil {
+			return fmt.Errorf("ClusterResourceBinding %s: %w", statuses[i].obj.GetName(), err)
+		}
+		return nil
+	}); err != nil {
 		return err
 	}
 	for _, n := range slices.Sorted(maps.Keys(s.approvals)) {
@@ -221,9 +229,11 @@ func (s *state) flushMirror(ctx context.Context, c client.Client, name string, m
 }
 
 // flushBindings creates and updates bindings, then deletes those the controllers deleted
-// (with their Works, and the finalizer that holds them for that).
-func (s *state) flushBindings(ctx context.Context, c client.Client) error {
+// (with their Works, and the finalizer that holds them for that). It returns the bindings'
+// status writes still due.
+func (s *state) flushBindings(ctx context.Context, c client.Client) ([]*statusWrite, error) {
 	names := slices.Sorted(maps.Keys(s.bindings))
+	statuses := make([]*statusWrite, len(names))
 	if err := parallel(len(names), func(i int) error {
 		n := names[i]
 		b, base := s.bindings[n], s.bindingObjs[n]
@@ -233,23 +243,27 @@ func (s *state) flushBindings(ctx context.Context, c client.Client) error {
 				ownBy(want, crp)
 			}
 		}
-		if err := upsert(ctx, c, want, optional(base)); err != nil {
+		st, err := writeSpec(ctx, c, want, optional(base))
+		if err != nil {
 			return fmt.Errorf("ClusterResourceBinding %s: %w", n, err)
 		}
 		if base != nil && base.DeletionTimestamp != nil && b.Deleting {
+			// Its status is moot: the binding is released and gone.
 			return s.finishBindingDelete(ctx, c, want)
 		}
+		statuses[i] = st
 		return nil
 	}); err != nil {
-		return err
+		return nil, err
 	}
+	statuses = slices.DeleteFunc(statuses, func(w *statusWrite) bool { return w == nil })
 	var gone []string
 	for _, n := range slices.Sorted(maps.Keys(s.bindingObjs)) {
 		if _, kept := s.bindings[n]; !kept {
 			gone = append(gone, n)
 		}
 	}
-	return parallel(len(gone), func(i int) error {
+	return statuses, parallel(len(gone), func(i int) error {
 		n := gone[i]
 		base := s.bindingObjs[n]
 		b := base.DeepCopy()
@@ -388,113 +402,4 @@ func optional[T any, P interface {
 		return nil
 	}
 	return p
-}
-
-// upsert writes want as the difference to base: it creates want when base is nil, updates
-// metadata and spec when they differ, and the status through the status subresource when it
-// differs. want ends up holding what the API server stored.
-func upsert(ctx context.Context, c client.Client, want, base client.Object) error {
-	w, err := runtime.DefaultUnstructuredConverter.ToUnstructured(want)
-	if err != nil {
-		return err
-	}
-	wantStatus, hasStatus := w["status"]
-	if base == nil {
-		want.SetResourceVersion("")
-		if err := c.Create(ctx, want); err != nil {
-			return fmt.Errorf("create: %w", err)
-		}
-		if !hasStatus || isEmpty(wantStatus) {
-			return nil
-		}
-		return updateStatus(ctx, c, want, wantStatus)
-	}
-	b, err := runtime.DefaultUnstructuredConverter.ToUnstructured(base)
-	if err != nil {
-		return err
-	}
-	if !sameObject(w, b) {
-		if err := c.Update(ctx, want); err != nil {
-			return fmt.Errorf("update: %w", err)
-		}
-		// The update answered with the stored status; what was decided is still to write.
-		b, err = runtime.DefaultUnstructuredConverter.ToUnstructured(want)
-		if err != nil {
-			return err
-		}
-	}
-	if hasStatus && !reflect.DeepEqual(normal(wantStatus), normal(b["status"])) {
-		return updateStatus(ctx, c, want, wantStatus)
-	}
-	return nil
-}
-
-func updateStatus(ctx context.Context, c client.Client, obj client.Object, st any) error {
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return err
-	}
-	u["status"] = st
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, obj); err != nil {
-		return err
-	}
-	if err := c.Status().Update(ctx, obj); err != nil {
-		return fmt.Errorf("update status: %w", err)
-	}
-	return nil
-}
-
-// sameObject compares what an update writes: labels, annotations, finalizers, owner
-// references and every top-level field but metadata and status.
-func sameObject(a, b map[string]any) bool {
-	for k := range merge(a, b) {
-		switch k {
-		case "status", "apiVersion", "kind":
-			continue
-		case "metadata":
-			am, _ := a[k].(map[string]any)
-			bm, _ := b[k].(map[string]any)
-			for _, f := range []string{"labels", "annotations", "finalizers", "ownerReferences"} {
-				if !reflect.DeepEqual(normal(am[f]), normal(bm[f])) {
-					return false
-				}
-			}
-		default:
-			if !reflect.DeepEqual(normal(a[k]), normal(b[k])) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func merge(a, b map[string]any) map[string]bool {
-	keys := map[string]bool{}
-	for k := range a {
-		keys[k] = true
-	}
-	for k := range b {
-		keys[k] = true
-	}
-	return keys
-}
-
-// normal treats empty maps and lists as absent, as the API server's JSON does.
-func normal(v any) any {
-	if isEmpty(v) {
-		return nil
-	}
-	return v
-}
-
-func isEmpty(v any) bool {
-	switch t := v.(type) {
-	case nil:
-		return true
-	case map[string]any:
-		return len(t) == 0
-	case []any:
-		return len(t) == 0
-	}
-	return false
 }
