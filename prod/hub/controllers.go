@@ -765,11 +765,12 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 
 // inlined are the wakes a placement-wide decision served by running controllers inline:
 // fired changes before index wide[c] woke controller c for the placement, which then ran
-// on the state they made; works are the bindings whose Work it generated.
+// on the state they made; fired changes before index works[b] woke the work generator for
+// binding b, which then ran on it.
 type inlined struct {
 	placement string
 	wide      map[triggers.Controller]int
-	works     map[string]bool
+	works     map[string]int
 }
 
 // skip says which wakes of the i-th fired change are already served (nil: none).
@@ -779,7 +780,8 @@ func (in *inlined) skip(i int) func(triggers.Controller, string) bool {
 	}
 	return func(c triggers.Controller, key string) bool {
 		if c == triggers.WorkGenerator {
-			return in.works[key]
+			n, ok := in.works[key]
+			return ok && i < n
 		}
 		return key == in.placement && i < in.wide[c]
 	}
@@ -790,27 +792,50 @@ func (in *inlined) skip(i int) func(triggers.Controller, string) bool {
 var placementChain = []triggers.Controller{triggers.PolicySnapshot, triggers.Scheduler, triggers.Rollout}
 
 // runInline runs, inside a placement-wide decision about placement key, the controllers
-// later in placementChain that its changes wake for the same placement, each once and on
-// the state the earlier ones left, and then the work generator for the bindings they
+// later in placementChain that its changes wake for the same placement, on the state the
+// earlier ones left, and then the work generator for the bindings they
 // changed (generateWorksInline). A new placement is then snapshotted, scheduled, bound and
 // given its Works in one decision and one flush instead of three decisions a queue hop
 // apart, each writing the bindings again; the simulator runs the same controllers in the
 // same order, one event each. Changes fired after a controller's inline run wake it as
 // usual. The decision holds the placement's lock exclusively (rule 3 of consistency.go),
 // and its scope loads every binding and Work of the placement.
+//
+// The work generator's changes (the bindings' Overridden and WorkSynchronized conditions)
+// wake the chain again, and so may the chain's own: the chain then runs again, each
+// controller for the wakes fired since it last ran, up to inlineRounds times, so that the
+// decision's one flush holds the placement's status with its Works (not a second decision
+// a queue hop later, which would write the placement's status again, and hold the
+// placement's lock while its first reports come in).
 func runInline(ctrls *mhub.Controllers, st *state, env *decisionEnv, c triggers.Controller, key string) *inlined {
-	in := &inlined{placement: key, wide: map[triggers.Controller]int{}}
-	if i := slices.Index(placementChain, c); i >= 0 {
-		for _, next := range placementChain[i+1:] {
-			if wakes(env.fired, next, key) {
+	in := &inlined{placement: key, wide: map[triggers.Controller]int{}, works: map[string]int{}}
+	i := slices.Index(placementChain, c)
+	if i < 0 {
+		// An eviction or a staged update run: the chain's wakes go to the queue.
+		generateWorksInline(ctrls, st, env, in.works)
+		return in
+	}
+	chain := placementChain[i+1:] // c's own wakes wait for the next round
+	for range inlineRounds {
+		ran := false
+		for _, next := range chain {
+			if wakes(env.fired[in.wide[next]:], next, key) {
 				in.wide[next] = len(env.fired)
 				ctrls.Reconcile(next, key)
+				ran = true
 			}
 		}
+		if !generateWorksInline(ctrls, st, env, in.works) && !ran {
+			break
+		}
+		chain = placementChain
 	}
-	in.works = generateWorksInline(ctrls, st, env)
 	return in
 }
+
+// inlineRounds bounds how often one decision runs the chain again: a new placement needs
+// two (the chain, then the status of what the work generator made).
+const inlineRounds = 3
 
 // wakes tells whether any of the fired changes wakes controller c for placement p.
 func wakes(fired []firing, c triggers.Controller, p string) bool {
@@ -831,20 +856,22 @@ func wakes(fired []firing, c triggers.Controller, p string) bool {
 // and another by a work generator decision a queue hop later, and a scheduler's new
 // bindings need no decision each to find nothing to generate yet. A binding the decision
 // deleted is left to its own decision.
-func generateWorksInline(ctrls *mhub.Controllers, st *state, env *decisionEnv) map[string]bool {
-	var generated map[string]bool
+//
+// served[b] is the number of fired changes the work generator has served for binding b: it
+// runs again for b only on a change fired after that (its own changes to b are served).
+// It says whether it ran.
+func generateWorksInline(ctrls *mhub.Controllers, st *state, env *decisionEnv, served map[string]int) bool {
+	ran := false
 	for i := 0; i < len(env.fired); i++ { // the work generator may fire more
 		f := env.fired[i]
-		if f.change != triggers.BindingChanged || generated[f.key] || st.bindings[f.key] == nil {
+		if n, ok := served[f.key]; f.change != triggers.BindingChanged || (ok && i < n) || st.bindings[f.key] == nil {
 			continue
 		}
-		if generated == nil {
-			generated = map[string]bool{}
-		}
-		generated[f.key] = true
 		ctrls.Reconcile(triggers.WorkGenerator, f.key)
+		served[f.key] = len(env.fired)
+		ran = true
 	}
-	return generated
+	return ran
 }
 
 // retryable errors mean the decision was made on objects that changed since: it is taken

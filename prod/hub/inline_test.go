@@ -30,10 +30,11 @@ func TestWakes(t *testing.T) {
 
 // TestInlinedSkip pins which wakes a decision that ran controllers inline no longer
 // queues: those fired before the inline run, for its own placement, and the work generator
-// of bindings whose Work it generated; a change fired after the inline run still wakes.
+// of bindings whose Work it generated, for changes fired before it ran; a change fired
+// after the inline run still wakes.
 func TestInlinedSkip(t *testing.T) {
 	in := &inlined{placement: "p", wide: map[triggers.Controller]int{triggers.Scheduler: 1, triggers.Rollout: 3},
-		works: map[string]bool{"p-east": true}}
+		works: map[string]int{"p-east": 4}}
 	for _, tc := range []struct {
 		firing int
 		c      triggers.Controller
@@ -46,6 +47,8 @@ func TestInlinedSkip(t *testing.T) {
 		{3, triggers.Rollout, "p", false},
 		{0, triggers.Rollout, "q", false},
 		{0, triggers.WorkGenerator, "p-east", true},
+		{3, triggers.WorkGenerator, "p-east", true},
+		{4, triggers.WorkGenerator, "p-east", false}, // changed after its Work was generated
 		{5, triggers.WorkGenerator, "p-west", false},
 		{0, triggers.PolicySnapshot, "p", false},
 	} {
