@@ -43,7 +43,9 @@ func TestStoredForm(t *testing.T) {
 				b.Status.Conditions[0].LastTransitionTime = metav1.NewTime(at.Add(999 * time.Millisecond))
 			}), binding(func(*v1beta1.ClusterResourceBinding) {}), true, true},
 		{"a time a second later",
-			binding(func(b *v1beta1.ClusterResourceBinding) { b.Status.Conditions[0].LastTransitionTime = metav1.NewTime(at.Add(time.Second)) }),
+			binding(func(b *v1beta1.ClusterResourceBinding) {
+				b.Status.Conditions[0].LastTransitionTime = metav1.NewTime(at.Add(time.Second))
+			}),
 			binding(func(*v1beta1.ClusterResourceBinding) {}), true, false},
 		{"empty and absent labels",
 			binding(func(b *v1beta1.ClusterResourceBinding) { b.Labels = map[string]string{} }),
