@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/placement"
 	"github.com/fleetsim/fleetsim/model/scheduler"
 	"github.com/fleetsim/fleetsim/sim"
@@ -12,13 +13,14 @@ import (
 
 // Schedule measures one whole scheduling decision of policy over a generated fleet of the
 // given size; wantPlaced, when not negative, is checked on every decision. The fleet
-// comes with a store version (Input.MembersVersion), as the stores hand it over: nothing
-// changes between decisions, so the index is not re-synced, but every decision is made in
-// full (it reads every candidate's status and the time).
+// comes with a store version (Input.MembersVersion) and a feed of status writes
+// (Input.Status), as the simulator's store hands them over: nothing changes between
+// decisions, so the index is not re-synced and no status is re-read, but every decision
+// is made in full (it checks every candidate's eligibility at the time).
 func Schedule(b *testing.B, members int, p *placement.PlacementPolicy, n int32, wantPlaced int) {
 	fleet := Fleet(members, 1)
 	snap := &placement.PolicySnapshot{Name: "crp-0", Placement: "crp", Policy: p, NumberOfClusters: n}
-	in := scheduler.Input{Snapshot: snap, Members: fleet, Now: Epoch, MembersVersion: 1}
+	in := scheduler.Input{Snapshot: snap, Members: fleet, Now: Epoch, MembersVersion: 1, Status: member.NewStatusFeed(0)}
 	s := scheduler.New(scheduler.Options{})
 	b.ReportAllocs()
 	b.ResetTimer()

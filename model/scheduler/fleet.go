@@ -31,6 +31,9 @@ type fleetIndex struct {
 	// gen changes whenever member positions change (a rebuild); caches keyed by position
 	// check it.
 	gen uint64
+	// ver changes whenever anything the index holds changes (a rebuild or a member
+	// re-read); caches derived from its content check it.
+	ver uint64
 	// rank is each member's position in name order; sortedByName means rank[i] == i.
 	rank         []int32
 	sortedByName bool
@@ -126,6 +129,7 @@ func (e *entry) capture(m *member.Member) {
 func (ix *fleetIndex) rebuild(members []*member.Member, kind member.Kind) {
 	ix.kind = kind
 	ix.gen++
+	ix.ver++
 	ix.ents = ix.ents[:0]
 	for _, m := range members {
 		if targets(m, kind) {
@@ -175,6 +179,7 @@ func (ix *fleetIndex) order() []int32 { return ix.byRank }
 
 // refresh re-reads one member whose labels, properties, resources or taints changed.
 func (ix *fleetIndex) refresh(i int32) {
+	ix.ver++
 	e := &ix.ents[i]
 	m := e.m
 	e.capture(m)

@@ -64,7 +64,9 @@ func TestPropIndexedMatchesReference(t *testing.T) {
 // stores make them: maps replaced, taints edited in place, status written in place,
 // members added and removed) and to the bindings (the previous plan applied). Half the
 // runs hand over store versions (Input.MembersVersion, Input.BindingsVersion) changed as
-// the stores change them, so that decisions skip the sync and recall steady decisions.
+// the stores change them, so that decisions skip the sync and recall steady decisions,
+// and a feed of status writes (Input.Status, remembering 1 to 8 writes or the default),
+// so that decisions keep status as a column and re-read only the members it names.
 func TestPropIndexFollowsFleetChanges(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := propVariant(t, propGenCase().Draw(t, "case"))
@@ -73,13 +75,17 @@ func TestPropIndexFollowsFleetChanges(t *testing.T) {
 		now := propNow
 		next := 0
 		versioned := rapid.Bool().Draw(t, "versioned")
+		var feed *member.StatusFeed
+		if versioned {
+			feed = member.NewStatusFeed(rapid.IntRange(0, 8).Draw(t, "feedSize"))
+		}
 		var membersVersion, bindingsVersion uint64 = 1, 1
 		for step := range rapid.IntRange(1, 6).Draw(t, "steps") {
 			label := fmt.Sprint("step", step)
 			in := c.input()
 			in.Now = now
 			if versioned {
-				in.MembersVersion, in.BindingsVersion = membersVersion, bindingsVersion
+				in.MembersVersion, in.BindingsVersion, in.Status = membersVersion, bindingsVersion, feed
 			}
 			got := scheduleLikeReference(t, s, opts, in, step, c)
 			if rapid.Bool().Draw(t, label+"apply") && !got.Empty() {
@@ -87,7 +93,7 @@ func TestPropIndexFollowsFleetChanges(t *testing.T) {
 				bindingsVersion++
 			}
 			for range rapid.IntRange(0, 3).Draw(t, label+"changes") {
-				switch propChangeFleet(t, &c, label, &next) {
+				switch propChangeFleet(t, &c, label, &next, feed) {
 				case changedMembers:
 					membersVersion++
 				case changedBindings:
@@ -109,7 +115,8 @@ const (
 	changedSnapshot                   // the policy snapshot (a new one)
 )
 
-func propChangeFleet(t *rapid.T, c *propCase, label string, next *int) propChange {
+// propChangeFleet makes one random change; a status write is told to feed (when not nil).
+func propChangeFleet(t *rapid.T, c *propCase, label string, next *int, feed *member.StatusFeed) propChange {
 	if len(c.Members) == 0 {
 		c.Members = append(c.Members, propDrawMember(t, fmt.Sprint("new", *next)))
 		*next++
@@ -139,6 +146,12 @@ func propChangeFleet(t *rapid.T, c *propCase, label string, next *int) propChang
 	case 5:
 		m.Agent.LastHeartbeat = propNow.Add(time.Duration(rapid.IntRange(-600, 600).Draw(t, label+"beat")) * time.Second)
 		m.Agent.Healthy = rapid.IntRange(0, 3).Draw(t, label+"healthy") > 0
+		if rapid.IntRange(0, 3).Draw(t, label+"transition") == 0 {
+			m.Agent.HealthTransition = propNow.Add(time.Duration(rapid.IntRange(-600, 600).Draw(t, label+"transitionAt")) * time.Second)
+		}
+		if feed != nil {
+			feed.Changed(m)
+		}
 		return changedStatus
 	case 6:
 		m.Leaving = !m.Leaving
@@ -232,7 +245,7 @@ func TestPropSteadyRecallMatchesReference(t *testing.T) {
 				continue
 			}
 			for range rapid.IntRange(0, 2).Draw(t, label+"changes") {
-				switch propChangeFleet(t, &c, label, &next) {
+				switch propChangeFleet(t, &c, label, &next, nil) {
 				case changedMembers:
 					membersVersion++
 				case changedBindings:

@@ -35,6 +35,16 @@ func newTopologyState(cs []compiledConstraint, ix *fleetIndex) *topologyState {
 	return t
 }
 
+// radix is the mixed radix pickSpread numbers combinations of domains in (nil when they
+// would overflow).
+func (t *topologyState) radix() []uint64 {
+	r, ok := spreadRadix(t.cols)
+	if !ok {
+		return nil
+	}
+	return r
+}
+
 // domains appends the member's domain per constraint (-1 where it lacks the key).
 func (t *topologyState) domains(dst []int32, id int32) []int32 {
 	for _, c := range t.cols {
@@ -139,16 +149,11 @@ type spreadGroup struct {
 func (d *decision) pickSpread(need int) {
 	t := d.topo
 	// Group candidates by their combination of domains: a mixed-radix code of the value ids.
-	radix := make([]uint64, len(t.cols))
+	radix, ok := spreadRadix(t.cols)
+	overflow := !ok
 	combos := uint64(1)
-	overflow := false
-	for c, col := range t.cols {
-		radix[c] = combos
-		r := uint64(len(col.values) + 1)
-		if combos > math.MaxUint64/r/2 {
-			overflow = true
-		}
-		combos *= r
+	if ok {
+		combos = radix[len(radix)-1] * uint64(len(t.cols[len(t.cols)-1].values)+1)
 	}
 	var dense []int32
 	var sparse map[uint64]int32
@@ -172,22 +177,28 @@ func (d *decision) pickSpread(need int) {
 	var sizes []int
 	nc := len(t.cols)
 	for ci, i := range d.cands {
-		id := d.memos[i].id
 		var g int32
 		found := false
 		var code uint64
 		switch {
 		case byKey != nil:
+			id := d.memos[i].id
 			key = key[:0]
 			for _, col := range t.cols {
 				dom := col.ids[id]
 				key = append(key, byte(dom), byte(dom>>8), byte(dom>>16), byte(dom>>24))
 			}
 			g, found = byKey[string(key)]
-		default:
-			for c, col := range t.cols {
-				code += uint64(col.ids[id]+1) * radix[c]
+		case d.groupCodes:
+			code = d.memos[i].group
+			if dense != nil {
+				g = dense[code]
+				found = g >= 0
+			} else {
+				g, found = sparse[code]
 			}
+		default:
+			code = spreadCode(t.cols, radix, d.memos[i].id)
 			if dense != nil {
 				g = dense[code]
 				found = g >= 0
@@ -205,7 +216,7 @@ func (d *decision) pickSpread(need int) {
 			default:
 				sparse[code] = g
 			}
-			doms = t.domains(doms, id)
+			doms = t.domains(doms, d.memos[i].id)
 			groups = append(groups, spreadGroup{})
 			sizes = append(sizes, 0)
 		}
@@ -222,11 +233,18 @@ func (d *decision) pickSpread(need int) {
 	}
 	for ci, i := range d.cands {
 		g := &groups[groupOf[ci]]
+		if d.candsSorted && len(g.members) >= need {
+			continue // only the best need of a group can be picked
+		}
 		g.members = append(g.members, ranked{mi: i, key: d.memos[i].key})
 	}
 	for g := range groups {
 		// Within a group the topology score is equal, so rank once by the other keys; only
 		// the best `need` members of a group can ever be picked.
+		if d.candsSorted { // in ranking order already
+			groups[g].members = groups[g].members[:min(need, len(groups[g].members))]
+			continue
+		}
 		groups[g].members = topK(groups[g].members[:0], groups[g].members, need) // in place
 	}
 
@@ -250,7 +268,7 @@ func (d *decision) pickSpread(need int) {
 		if best < 0 {
 			break
 		}
-		d.memos[best].picked = true
+		d.pick(best)
 		groups[bestGroup].next++
 		t.addDomains(groups[bestGroup].domains)
 	}

@@ -1,0 +1,398 @@
+package scheduler
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/placement"
+)
+
+// statusColumn is each indexed member's agent status and Leaving as last read, kept between
+// decisions when the store hands over a StatusFeed (Input.Status), so that a decision
+// checks eligibility from a dense column instead of reading every candidate's member
+// object. A member's entry is valid while its bit in valid is set; it is read from the
+// member the first time a decision needs it after that. Every bit is cleared when the
+// index is brought up to date (a member's Leaving may have changed: the index does not
+// look at it), when the feed is another one or forgot writes the column has not seen; the
+// bit of every member the feed names is cleared before each decision.
+type statusColumn struct {
+	feed  *member.StatusFeed // nil: the column is not in use
+	seq   uint64             // the feed's version the column has seen
+	ver   uint64             // the index's version the column was started at
+	valid bitset
+	st    []memberStatus
+	// digest is st in the form the candidate scan tests: see statusDigest.
+	digest []statusDigest
+}
+
+type memberStatus struct {
+	leaving bool
+	agent   member.AgentStatus
+}
+
+// statusDigest is what eligibility needs of a member's status, with its two times as Unix
+// nanoseconds: ok says it is not leaving and its agent is present, joined and reports
+// health. exact says both times have no monotonic clock reading and are within the range
+// of Unix nanoseconds, so that for a cut-off time of the same kind, t.Before(cut) is
+// exactly nanos(t) < nanos(cut); otherwise the scan asks CheckStatus.
+type statusDigest struct {
+	ok, healthy, exact          bool
+	heartbeat, healthTransition int64
+}
+
+// unixNanos returns t as Unix nanoseconds, and false if t carries a monotonic clock
+// reading (Before would compare that) or is beyond the range of int64 nanoseconds.
+func unixNanos(t time.Time) (int64, bool) {
+	if t != t.Round(0) {
+		return 0, false // a monotonic reading
+	}
+	ns := t.UnixNano()
+	return ns, time.Unix(0, ns).Equal(t)
+}
+
+func digestOf(leaving bool, a *member.AgentStatus) statusDigest {
+	hb, ok1 := unixNanos(a.LastHeartbeat)
+	ht, ok2 := unixNanos(a.HealthTransition)
+	return statusDigest{
+		ok:      !leaving && a.Present && a.Joined && a.HealthKnown,
+		healthy: a.Healthy, exact: ok1 && ok2,
+		heartbeat: hb, healthTransition: ht,
+	}
+}
+
+// cutoffs are a decision's two eligibility cut-off times as Unix nanoseconds (exact: both
+// can be, see statusDigest).
+type cutoffs struct {
+	exact                 bool
+	stale, unhealthySince int64
+}
+
+func newCutoffs(now time.Time, cfg member.EligibilityConfig) cutoffs {
+	s, ok1 := unixNanos(now.Add(-cfg.HeartbeatTimeout))
+	u, ok2 := unixNanos(now.Add(-cfg.UnhealthyTolerance))
+	return cutoffs{exact: ok1 && ok2, stale: s, unhealthySince: u}
+}
+
+// eligibleOK is check(id).OK().
+func (d *decision) eligibleOK(id int32, cut *cutoffs) bool {
+	c := &d.status
+	if c.feed == nil {
+		return d.eligible.Check(d.ix.ents[id].m).OK()
+	}
+	if !c.valid.has(id) {
+		d.read(id)
+	}
+	g := &c.digest[id]
+	if !g.exact || !cut.exact {
+		return d.eligible.CheckStatus(c.st[id].leaving, &c.st[id].agent).OK()
+	}
+	// CheckStatus: not Before the stale cut-off, and healthy or not Before the other.
+	return g.ok && g.heartbeat >= cut.stale && (g.healthy || g.healthTransition >= cut.unhealthySince)
+}
+
+// read copies the member's status into the column.
+func (d *decision) read(id int32) {
+	c := &d.status
+	m := d.ix.ents[id].m
+	c.st[id] = memberStatus{leaving: m.Leaving, agent: m.Agent}
+	c.digest[id] = digestOf(m.Leaving, &m.Agent)
+	c.valid.set(id)
+}
+
+// syncStatus brings the status column up to date with the store's feed; synced says
+// whether the index was just brought up to date from the members (rather than skipped).
+func (s *Scheduler) syncStatus(in Input, synced bool) {
+	c := &s.status
+	feed := in.Status
+	if feed == nil {
+		c.feed = nil
+		return
+	}
+	n := len(s.ix.ents)
+	if c.feed == feed && !synced && c.ver == s.ix.ver && len(c.st) == n {
+		ok := feed.Since(c.seq, func(m *member.Member) {
+			if id, found := s.ix.names()[m.Name]; found && s.ix.ents[id].m == m {
+				c.valid.clear(id)
+			}
+		})
+		if ok {
+			c.seq = feed.Version()
+			return
+		}
+	}
+	c.feed, c.seq, c.ver = feed, feed.Version(), s.ix.ver
+	c.valid = c.valid.resize(n)
+	c.valid.zero()
+	if cap(c.st) < n {
+		c.st = make([]memberStatus, n)
+		c.digest = make([]statusDigest, n)
+	}
+	c.st, c.digest = c.st[:n], c.digest[:n]
+}
+
+// check is the member's eligibility at the decision's time: from the status column when
+// the store keeps one, else from the member.
+func (d *decision) check(id int32) member.Eligibility {
+	c := &d.status
+	if c.feed == nil {
+		return d.eligible.Check(d.ix.ents[id].m)
+	}
+	if !c.valid.has(id) {
+		d.read(id)
+	}
+	return d.eligible.CheckStatus(c.st[id].leaving, &c.st[id].agent)
+}
+
+// pickNCache is what a PickN decision derives from the policy's required and preferred
+// terms and tolerations and from the index alone, kept while neither changes: the members
+// the required terms select and whose taints the policy tolerates, each member's affinity
+// score, and those members in ranking order (affinity score, then the greater name). A
+// decision then only checks eligibility and bindings, and meets candidates already ranked.
+type pickNCache struct {
+	ver      uint64 // the index's version it was derived from
+	affinity []int32
+	// static is the members the required terms select and whose taints are tolerated;
+	// order is the same members best first by rankKey(affinity, false, rank), and keys
+	// their keys.
+	static bitset
+	order  []int32
+	keys   []uint64
+	// codes are order's combinations of topology domains as pickSpread numbers them (radix),
+	// when the policy has topology spread constraints and the combinations are countable.
+	radix []uint64
+	codes []uint64
+}
+
+// maxPickNCaches bounds the policies a Scheduler keeps a pickNCache for.
+const maxPickNCaches = 64
+
+// fingerprint renders what a pickNCache depends on in the policy: its required terms,
+// preferred terms and tolerations.
+func (c *compiledPolicy) fingerprint() string {
+	var b strings.Builder
+	sel := func(s interface{ String() string }, isNil bool) {
+		if isNil {
+			b.WriteString("*")
+		} else {
+			fmt.Fprintf(&b, "%q", s.String())
+		}
+	}
+	for i := range c.required {
+		t := &c.required[i]
+		b.WriteString("R")
+		sel(t.labels, t.labels == nil)
+		for _, p := range t.props {
+			fmt.Fprintf(&b, "|%q %q %q", p.ref.Name, p.op, p.value.String())
+		}
+		b.WriteByte('\n')
+	}
+	for i := range c.preferred {
+		p := &c.preferred[i]
+		fmt.Fprintf(&b, "P%d ", p.weight)
+		sel(p.labels, p.labels == nil)
+		if p.sorter >= 0 {
+			fmt.Fprintf(&b, " S%q %v", c.sorters[p.sorter].Name, p.desc)
+		}
+		b.WriteByte('\n')
+	}
+	for _, t := range c.tolerations {
+		fmt.Fprintf(&b, "T%q %q %q %q\n", t.Key, t.Operator, t.Value, t.Effect)
+	}
+	for _, t := range c.topology {
+		fmt.Fprintf(&b, "S%q\n", t.key)
+	}
+	return b.String()
+}
+
+// pickNCache returns the decision's cache, deriving it if the policy or the index changed.
+func (d *decision) pickNCache() *pickNCache {
+	key := d.policy.fingerprint()
+	if c := d.pcache[key]; c != nil && c.ver == d.ix.ver {
+		return c
+	}
+	if d.pcache == nil || len(d.pcache) >= maxPickNCaches {
+		d.pcache = map[string]*pickNCache{}
+	}
+	n := len(d.ix.ents)
+	c := &pickNCache{ver: d.ix.ver, affinity: make([]int32, n)}
+	var set bitset
+	if len(d.policy.required) == 0 {
+		set = d.newSet()
+		set.fill(n)
+	} else {
+		set = d.requiredSet()
+	}
+	d.prepareAffinity()
+	c.static = newBitset(n)
+	set.each(func(id int32) {
+		if d.ix.tainted.has(id) && placement.FirstUntolerated(d.ix.ents[id].taints, d.policy.tolerations) >= 0 {
+			return
+		}
+		c.static.set(id)
+		c.affinity[id] = d.affinityOf(id)
+		c.order = append(c.order, id)
+	})
+	slices.SortFunc(c.order, func(a, b int32) int {
+		return cmp.Compare(rankKey(c.affinity[b], false, d.ix.rank[b]), rankKey(c.affinity[a], false, d.ix.rank[a]))
+	})
+	c.keys = make([]uint64, len(c.order))
+	for p, id := range c.order {
+		c.keys[p] = rankKey(c.affinity[id], false, d.ix.rank[id])
+	}
+	if len(d.policy.topology) > 0 {
+		cols := make([]*labelColumn, len(d.policy.topology))
+		for i := range cols {
+			cols[i] = d.ix.column(d.policy.topology[i].key)
+		}
+		if radix, ok := spreadRadix(cols); ok {
+			c.radix = radix
+			c.codes = make([]uint64, len(c.order))
+			for p, id := range c.order {
+				c.codes[p] = spreadCode(cols, radix, id)
+			}
+		}
+	}
+	d.pcache[key] = c
+	return c
+}
+
+// spreadRadix is the mixed radix pickSpread numbers combinations of topology domains in,
+// one digit per constraint (its column's value ids, plus one for no value); false when
+// the combinations would overflow.
+func spreadRadix(cols []*labelColumn) ([]uint64, bool) {
+	radix := make([]uint64, len(cols))
+	combos := uint64(1)
+	overflow := false
+	for c, col := range cols {
+		radix[c] = combos
+		r := uint64(len(col.values) + 1)
+		if combos > math.MaxUint64/r/2 {
+			overflow = true
+		}
+		combos *= r
+	}
+	return radix, !overflow
+}
+
+// spreadCode is the member's combination of topology domains in radix.
+func spreadCode(cols []*labelColumn, radix []uint64, id int32) uint64 {
+	var code uint64
+	for c, col := range cols {
+		code += uint64(col.ids[id]+1) * radix[c]
+	}
+	return code
+}
+
+// scanRanked is scanMembers' search for PickN candidates over a pickNCache: members are met
+// in ranking order, so that cands come out sorted by key. Members the decision already
+// filtered (they hold a binding) are candidates as filter said, with their own key (an
+// obsolete binding ranks higher); the others if they are eligible.
+func (d *decision) scanRanked(c *pickNCache) {
+	// Eligibility first, in position order (the status column is read front to back).
+	eligible := d.newSet()
+	eligible.zero()
+	cut := newCutoffs(d.in.Now, d.opts.Eligibility)
+	for w, word := range c.static {
+		var out uint64
+		for rest := word; rest != 0; rest &= rest - 1 {
+			b := bits.TrailingZeros64(rest)
+			if id := int32(w*64 + b); d.stamp[id] != d.gen && d.eligibleOK(id, &cut) {
+				out |= 1 << b
+			}
+		}
+		eligible[w] = out
+	}
+	codes := c.codes != nil && d.topo != nil && slices.Equal(c.radix, d.topo.radix())
+	d.groupCodes = codes
+	var held []int32 // candidates holding a binding, merged in by key below
+	for p, id := range c.order {
+		if d.stamp[id] == d.gen {
+			if mi := d.memoOf[id]; d.memos[mi].code == codeCandidate {
+				mm := &d.memos[mi]
+				mm.affinity = c.affinity[id]
+				mm.key = rankKey(mm.affinity, mm.obsolete, mm.rank)
+				if codes {
+					mm.group = c.codes[p]
+				}
+				held = append(held, mi)
+			}
+			continue
+		}
+		if !eligible.has(id) {
+			continue
+		}
+		mi := int32(len(d.memos))
+		key := c.keys[p] // rankKey(affinity, false, rank): both are in it
+		d.memos = append(d.memos, memo{id: id, rank: int32(key & 0x7fffffff), slot: -1, code: codeCandidate, affinity: int32(uint32(key>>32) ^ 0x80000000), key: key})
+		if codes {
+			d.memos[mi].group = c.codes[p]
+		}
+		d.stamp[id], d.memoOf[id] = d.gen, mi
+		d.cands = append(d.cands, mi)
+	}
+	if len(held) > 0 {
+		slices.SortFunc(held, func(a, b int32) int { return cmp.Compare(d.memos[b].key, d.memos[a].key) })
+		merged := make([]int32, 0, len(d.cands)+len(held))
+		i, j := 0, 0
+		for i < len(d.cands) || j < len(held) {
+			if j == len(held) || i < len(d.cands) && d.memos[d.cands[i]].key > d.memos[held[j]].key {
+				merged = append(merged, d.cands[i])
+				i++
+			} else {
+				merged = append(merged, held[j])
+				j++
+			}
+		}
+		d.cands = merged
+	}
+	d.candsSorted = true
+}
+
+// best appends to dst the k best of items, best first, as topK does; when the candidates
+// are in ranking order it takes them in that order, one topology score after the other.
+func (d *decision) best(dst, items []ranked, k int) []ranked {
+	if !d.candsSorted {
+		return topK(dst, items, k)
+	}
+	return topKSorted(dst, items, k)
+}
+
+// topKSorted is topK for items sorted by key, best first: the best k by topology score,
+// then key, are those of the best topology scores taken in key order. With many distinct
+// topology scores it falls back to topK. dst must not share items' memory.
+func topKSorted(dst, items []ranked, k int) []ranked {
+	dst = dst[:0]
+	if k <= 0 || len(items) == 0 {
+		return dst
+	}
+	var levels [8]int32
+	nl := 0
+	for i := range items {
+		t := items[i].topo
+		if slices.Contains(levels[:nl], t) {
+			continue
+		}
+		if nl == len(levels) {
+			return topK(dst, items, k)
+		}
+		levels[nl] = t
+		nl++
+	}
+	slices.SortFunc(levels[:nl], func(a, b int32) int { return cmp.Compare(b, a) })
+	for _, t := range levels[:nl] {
+		for i := range items {
+			if items[i].topo == t {
+				if dst = append(dst, items[i]); len(dst) == k {
+					return dst
+				}
+			}
+		}
+	}
+	return dst
+}
