@@ -310,6 +310,10 @@ func (d *decision) scanRanked(c *pickNCache) {
 	}
 	codes := c.codes != nil && d.topo != nil && slices.Equal(c.radix, d.topo.radix())
 	d.groupCodes = codes
+	if d.topo == nil || codes {
+		d.scanVirtual(c, eligible, codes)
+		return
+	}
 	var held []int32 // candidates holding a binding, merged in by key below
 	for p, id := range c.order {
 		if d.stamp[id] == d.gen {
@@ -352,6 +356,55 @@ func (d *decision) scanRanked(c *pickNCache) {
 		d.cands = merged
 	}
 	d.candsSorted = true
+}
+
+// scanVirtual is scanRanked for the ranked path (ranked.go): eligible members that hold no
+// binding become virtual candidates, in ranking order.
+func (d *decision) scanVirtual(c *pickNCache, eligible bitset, codes bool) {
+	d.virtual, d.pc, d.vset, d.candsSorted = true, c, eligible, true
+	d.pickedSet = d.newSet()
+	d.pickedSet.zero()
+	vc := d.vc[:0]
+	var held []int32
+	for p, id := range c.order {
+		if eligible.has(id) {
+			vc = append(vc, int32(p))
+			continue
+		}
+		if d.stamp[id] != d.gen {
+			continue
+		}
+		if mi := d.memoOf[id]; d.memos[mi].code == codeCandidate {
+			mm := &d.memos[mi]
+			mm.affinity = c.affinity[id]
+			mm.key = rankKey(mm.affinity, mm.obsolete, mm.rank)
+			if codes {
+				mm.group = c.codes[p]
+			}
+			held = append(held, mi)
+		}
+	}
+	if len(held) > 0 {
+		slices.SortFunc(held, func(a, b int32) int { return cmp.Compare(d.memos[b].key, d.memos[a].key) })
+		merged := make([]int32, 0, len(vc)+len(held))
+		i, j := 0, 0
+		for i < len(vc) || j < len(held) {
+			if j == len(held) || i < len(vc) && c.keys[vc[i]] > d.memos[held[j]].key {
+				merged = append(merged, vc[i])
+				i++
+			} else {
+				merged = append(merged, -1-held[j])
+				j++
+			}
+		}
+		d.vc = vc
+		vc = merged
+	}
+	if len(held) == 0 {
+		d.vc = vc
+	} else {
+		d.vc = append(d.vc[:0], vc...)
+	}
 }
 
 // best appends to dst the k best of items, best first, as topK does; when the candidates

@@ -118,6 +118,11 @@ type Scheduler struct {
 	// pcache holds, per PickN policy (its fingerprint), what its decisions derive from the
 	// index alone.
 	pcache map[string]*pickNCache
+	// The ranked PickN path's scratch: candidates in ranking order, each one's group, the
+	// groups.
+	vc      []int32
+	vgroup  []int32
+	vgroups []vGroup
 }
 
 // maxSteadyMemos bounds the steady decisions a Scheduler remembers.
@@ -235,6 +240,14 @@ type decision struct {
 	// groupCodes: candidates' memos hold their combination of topology domains (group).
 	groupCodes bool
 	picked     []int32 // the memos picked
+	// The ranked PickN path (ranked.go): virtual says it is taken; pc is the policy's
+	// cache; vset the virtual candidates; pickedSet the members picked; groupIdx finds a
+	// combination of topology domains' group in vgroups.
+	virtual   bool
+	pc        *pickNCache
+	vset      bitset
+	pickedSet bitset
+	groupIdx  func(code uint64) int32
 }
 
 // pick marks a candidate picked.
@@ -731,6 +744,8 @@ func (d *decision) pickN() {
 		d.scaleIn(-need)
 	}
 	switch {
+	case d.virtual:
+		d.pickRanked(max(need, 0))
 	case d.topo != nil:
 		d.pickSpread(max(need, 0))
 	case need > 0:
@@ -1034,14 +1049,18 @@ func (d *decision) unselectedDecisions(selected []placement.ClusterDecision, lim
 	if limit-(len(out)-n0) <= 0 {
 		return out
 	}
-	d.picks = d.best(d.picks[:0], d.rankedCands(), limit-(len(out)-n0))
-	for _, r := range d.picks {
-		mm := &d.memos[r.mi]
-		out = append(out, placement.ClusterDecision{
-			ClusterName:  d.ix.ents[mm.id].name,
-			ClusterScore: d.score(mm),
-			Reason:       ReasonNotHighEnough,
-		})
+	if d.virtual {
+		out = d.unselectedRanked(out, limit-(len(out)-n0))
+	} else {
+		d.picks = d.best(d.picks[:0], d.rankedCands(), limit-(len(out)-n0))
+		for _, r := range d.picks {
+			mm := &d.memos[r.mi]
+			out = append(out, placement.ClusterDecision{
+				ClusterName:  d.ix.ents[mm.id].name,
+				ClusterScore: d.score(mm),
+				Reason:       ReasonNotHighEnough,
+			})
+		}
 	}
 	// Filtered members by name: walk the fleet in name order until the limit is reached.
 	for r := 0; r < len(d.ix.ents) && (len(out)-n0) < limit; r++ {
@@ -1050,6 +1069,12 @@ func (d *decision) unselectedDecisions(selected []placement.ClusterDecision, lim
 			id = d.ix.order()[r]
 		}
 		if d.policy.typ == placement.PickFixed && !d.policy.fixed[d.ix.ents[id].name] {
+			continue
+		}
+		if ok, vm := d.virtualFiltered(id); ok {
+			if vm.code != codeCandidate {
+				out = append(out, placement.ClusterDecision{ClusterName: d.ix.ents[id].name, Reason: d.reasonFor(&vm), Plugin: d.pluginFor(&vm)})
+			}
 			continue
 		}
 		mm := d.filtered(id)
