@@ -163,10 +163,16 @@ type pickNCache struct {
 	static bitset
 	order  []int32
 	keys   []uint64
-	// codes are order's combinations of topology domains as pickSpread numbers them (radix),
-	// when the policy has topology spread constraints and the combinations are countable.
-	radix []uint64
-	codes []uint64
+	// names are order's names.
+	names []string
+	// Under topology spread constraints whose combinations of domains are countable: the
+	// combinations the members in order fall in (groups, each its domains per constraint),
+	// numbered in order of first appearance; sgroup is each position's group and gindex
+	// finds a group by its code in radix (see spreadCode).
+	radix  []uint64
+	groups [][]int32
+	sgroup []int32
+	gindex map[uint64]int32
 }
 
 // maxPickNCaches bounds the policies a Scheduler keeps a pickNCache for.
@@ -242,8 +248,10 @@ func (d *decision) pickNCache() *pickNCache {
 		return cmp.Compare(rankKey(c.affinity[b], false, d.ix.rank[b]), rankKey(c.affinity[a], false, d.ix.rank[a]))
 	})
 	c.keys = make([]uint64, len(c.order))
+	c.names = make([]string, len(c.order))
 	for p, id := range c.order {
 		c.keys[p] = rankKey(c.affinity[id], false, d.ix.rank[id])
+		c.names[p] = d.ix.ents[id].name
 	}
 	if len(d.policy.topology) > 0 {
 		cols := make([]*labelColumn, len(d.policy.topology))
@@ -252,9 +260,21 @@ func (d *decision) pickNCache() *pickNCache {
 		}
 		if radix, ok := spreadRadix(cols); ok {
 			c.radix = radix
-			c.codes = make([]uint64, len(c.order))
+			c.sgroup = make([]int32, len(c.order))
+			c.gindex = map[uint64]int32{}
 			for p, id := range c.order {
-				c.codes[p] = spreadCode(cols, radix, id)
+				code := spreadCode(cols, radix, id)
+				g, ok := c.gindex[code]
+				if !ok {
+					g = int32(len(c.groups))
+					c.gindex[code] = g
+					doms := make([]int32, len(cols))
+					for i, col := range cols {
+						doms[i] = col.ids[id]
+					}
+					c.groups = append(c.groups, doms)
+				}
+				c.sgroup[p] = g
 			}
 		}
 	}
@@ -296,22 +316,39 @@ func spreadCode(cols []*labelColumn, radix []uint64, id int32) uint64 {
 func (d *decision) scanRanked(c *pickNCache) {
 	// Eligibility first, in position order (the status column is read front to back).
 	eligible := d.newSet()
-	eligible.zero()
 	cut := newCutoffs(d.in.Now, d.opts.Eligibility)
+	st := &d.status
+	fast := st.feed != nil && cut.exact
 	for w, word := range c.static {
 		var out uint64
+		if fast {
+			for missing := word &^ st.valid[w]; missing != 0; missing &= missing - 1 {
+				d.read(int32(w*64 + bits.TrailingZeros64(missing)))
+			}
+		}
 		for rest := word; rest != 0; rest &= rest - 1 {
 			b := bits.TrailingZeros64(rest)
-			if id := int32(w*64 + b); d.stamp[id] != d.gen && d.eligibleOK(id, &cut) {
+			id := int32(w*64 + b)
+			if fast {
+				if g := &st.digest[id]; g.exact {
+					// CheckStatus: not Before the stale cut-off, and healthy or not Before the other.
+					if g.ok && g.heartbeat >= cut.stale && (g.healthy || g.healthTransition >= cut.unhealthySince) {
+						out |= 1 << b
+					}
+					continue
+				}
+			}
+			if d.eligibleOK(id, &cut) {
 				out |= 1 << b
 			}
 		}
 		eligible[w] = out
 	}
-	codes := c.codes != nil && d.topo != nil && slices.Equal(c.radix, d.topo.radix())
-	d.groupCodes = codes
-	if d.topo == nil || codes {
-		d.scanVirtual(c, eligible, codes)
+	for i := range d.memos { // members holding a binding: filtered already
+		eligible.clear(d.memos[i].id)
+	}
+	if d.topo == nil || c.sgroup != nil && slices.Equal(c.radix, d.topo.radix()) {
+		d.scanVirtual(c, eligible)
 		return
 	}
 	var held []int32 // candidates holding a binding, merged in by key below
@@ -321,9 +358,6 @@ func (d *decision) scanRanked(c *pickNCache) {
 				mm := &d.memos[mi]
 				mm.affinity = c.affinity[id]
 				mm.key = rankKey(mm.affinity, mm.obsolete, mm.rank)
-				if codes {
-					mm.group = c.codes[p]
-				}
 				held = append(held, mi)
 			}
 			continue
@@ -334,9 +368,6 @@ func (d *decision) scanRanked(c *pickNCache) {
 		mi := int32(len(d.memos))
 		key := c.keys[p] // rankKey(affinity, false, rank): both are in it
 		d.memos = append(d.memos, memo{id: id, rank: int32(key & 0x7fffffff), slot: -1, code: codeCandidate, affinity: int32(uint32(key>>32) ^ 0x80000000), key: key})
-		if codes {
-			d.memos[mi].group = c.codes[p]
-		}
 		d.stamp[id], d.memoOf[id] = d.gen, mi
 		d.cands = append(d.cands, mi)
 	}
@@ -360,7 +391,7 @@ func (d *decision) scanRanked(c *pickNCache) {
 
 // scanVirtual is scanRanked for the ranked path (ranked.go): eligible members that hold no
 // binding become virtual candidates, in ranking order.
-func (d *decision) scanVirtual(c *pickNCache, eligible bitset, codes bool) {
+func (d *decision) scanVirtual(c *pickNCache, eligible bitset) {
 	d.virtual, d.pc, d.vset, d.candsSorted = true, c, eligible, true
 	d.pickedSet = d.newSet()
 	d.pickedSet.zero()
@@ -378,8 +409,8 @@ func (d *decision) scanVirtual(c *pickNCache, eligible bitset, codes bool) {
 			mm := &d.memos[mi]
 			mm.affinity = c.affinity[id]
 			mm.key = rankKey(mm.affinity, mm.obsolete, mm.rank)
-			if codes {
-				mm.group = c.codes[p]
+			if c.sgroup != nil {
+				mm.group = c.sgroup[p]
 			}
 			held = append(held, mi)
 		}

@@ -58,13 +58,20 @@ func (d *decision) pickVirtual(v int32, topo int32) {
 	d.pickedSet.set(d.memos[mi].id)
 }
 
-// vGroup is the candidates sharing one combination of topology domains (see spreadGroup).
+// vGroup is a combination of topology domains in a ranked decision (see spreadGroup).
 type vGroup struct {
-	domains  []int32
 	members  []int32 // indexes into d.vc, best first; at most the number to pick
 	next     int
 	score    int32
 	violated int
+}
+
+// vGroupOf is the candidate's group.
+func (d *decision) vGroupOf(v int32) int32 {
+	if v >= 0 {
+		return d.pc.sgroup[v]
+	}
+	return d.memos[-1-v].group
 }
 
 // pickRanked is pickN's choice over ranked candidates.
@@ -75,60 +82,27 @@ func (d *decision) pickRanked(need int) {
 		}
 		return
 	}
-	t := d.topo
-	radix := d.pc.radix
-	nc := len(t.cols)
-	combos := radix[nc-1] * uint64(len(t.cols[nc-1].values)+1)
-	d.groupIdx = func(code uint64) int32 { return -1 }
-	var dense []int32
-	var sparse map[uint64]int32
-	if combos <= 1<<16 {
-		dense = make([]int32, combos)
-		for i := range dense {
-			dense[i] = -1
-		}
-		d.groupIdx = func(code uint64) int32 { return dense[code] }
-	} else {
-		sparse = map[uint64]int32{}
-		d.groupIdx = func(code uint64) int32 {
-			if g, ok := sparse[code]; ok {
-				return g
-			}
-			return -1
-		}
+	t, c := d.topo, d.pc
+	// The groups are every combination the policy's members fall in, numbered by the
+	// cache; a group without candidates is never picked from. Only the best need of a
+	// group can be picked: the walk stops once every group has them.
+	ng := len(c.groups)
+	groups := slices.Grow(d.vgroups[:0], ng)[:ng]
+	for g := range groups {
+		groups[g] = vGroup{members: groups[g].members[:0]}
 	}
-	groups := d.vgroups[:0]
-	var doms []int32
-	d.vgroup = slices.Grow(d.vgroup[:0], len(d.vc))[:len(d.vc)]
-	for ci, v := range d.vc {
-		var code uint64
-		if v >= 0 {
-			code = d.pc.codes[v]
-		} else {
-			code = d.memos[-1-v].group
-		}
-		var g int32
-		if dense != nil {
-			g = dense[code]
-		} else if x, ok := sparse[code]; ok {
-			g = x
-		} else {
-			g = -1
-		}
-		if g < 0 {
-			g = int32(len(groups))
-			if dense != nil {
-				dense[code] = g
-			} else {
-				sparse[code] = g
+	if need > 0 {
+		full := 0
+		for ci, v := range d.vc {
+			grp := &groups[d.vGroupOf(v)]
+			if len(grp.members) < need {
+				grp.members = append(grp.members, int32(ci))
+				if len(grp.members) == need {
+					if full++; full == ng {
+						break
+					}
+				}
 			}
-			n := len(doms)
-			doms = t.domains(doms, d.vID(v))
-			groups = append(groups, vGroup{domains: doms[n:len(doms):len(doms)]})
-		}
-		d.vgroup[ci] = g
-		if grp := &groups[g]; len(grp.members) < need {
-			grp.members = append(grp.members, int32(ci))
 		}
 	}
 	for picked := 0; picked < need || picked == 0; picked++ {
@@ -139,7 +113,7 @@ func (d *decision) pickRanked(need int) {
 		var bestKey uint64
 		for g := range groups {
 			grp := &groups[g]
-			grp.score, grp.violated = t.score(grp.domains)
+			grp.score, grp.violated = t.score(c.groups[g])
 			if grp.violated >= 0 || grp.next >= len(grp.members) || picked >= need {
 				continue
 			}
@@ -154,11 +128,12 @@ func (d *decision) pickRanked(need int) {
 		grp := &groups[bestGroup]
 		d.pickVirtual(d.vc[grp.members[grp.next]], grp.score)
 		grp.next++
-		t.addDomains(grp.domains)
+		t.addDomains(c.groups[bestGroup])
 	}
+	d.vgroups = groups
 	// Candidates holding a binding take their group's outcome in their memos; virtual ones
 	// are read from their group when reported.
-	for ci, v := range d.vc {
+	for _, v := range d.vc {
 		if v >= 0 {
 			continue
 		}
@@ -166,18 +141,17 @@ func (d *decision) pickRanked(need int) {
 		if mm.picked {
 			continue
 		}
-		if grp := &groups[d.vgroup[ci]]; grp.violated >= 0 {
+		if grp := &groups[mm.group]; grp.violated >= 0 {
 			mm.code, mm.detail = codeTopology, int32(grp.violated)
 		} else {
 			mm.topo = grp.score
 		}
 	}
-	d.vgroups = groups
 }
 
 // vState is what the ranking sees of a candidate after the picks: whether it is still a
 // candidate not picked, and its topology score.
-func (d *decision) vState(ci int, v int32) (bool, int32) {
+func (d *decision) vState(v int32) (bool, int32) {
 	if v < 0 {
 		mm := &d.memos[-1-v]
 		return !mm.picked && mm.code == codeCandidate, mm.topo
@@ -188,7 +162,7 @@ func (d *decision) vState(ci int, v int32) (bool, int32) {
 	if d.topo == nil {
 		return true, 0
 	}
-	grp := &d.vgroups[d.vgroup[ci]]
+	grp := &d.vgroups[d.pc.sgroup[v]]
 	return grp.violated < 0, grp.score
 }
 
@@ -198,35 +172,54 @@ func (d *decision) unselectedRanked(out []placement.ClusterDecision, limit int) 
 	if limit <= 0 {
 		return out
 	}
+	// The topology scores candidates can have: their groups' (or 0), and those of the
+	// candidates holding a binding.
 	var levels [8]int32
 	nl := 0
 	many := false
-	for ci, v := range d.vc {
-		ok, topo := d.vState(ci, v)
-		if !ok || slices.Contains(levels[:nl], topo) {
-			continue
-		}
-		if nl == len(levels) {
+	level := func(topo int32) {
+		switch {
+		case slices.Contains(levels[:nl], topo):
+		case nl == len(levels):
 			many = true
-			break
+		default:
+			levels[nl] = topo
+			nl++
 		}
-		levels[nl] = topo
-		nl++
+	}
+	if d.topo == nil {
+		level(0)
+	} else {
+		for g := range d.vgroups {
+			if grp := &d.vgroups[g]; grp.violated < 0 {
+				level(grp.score)
+			}
+		}
+	}
+	for _, v := range d.vc {
+		if v < 0 {
+			if ok, topo := d.vState(v); ok {
+				level(topo)
+			}
+		}
 	}
 	report := func(v int32, topo int32) {
-		key := d.vKey(v)
+		var name string
+		var key uint64
+		if v >= 0 {
+			name, key = d.pc.names[v], d.pc.keys[v]
+		} else {
+			mm := &d.memos[-1-v]
+			name, key = d.ix.ents[mm.id].name, mm.key
+		}
 		d.scores = append(d.scores, placement.ClusterScore{AffinityScore: int32(uint32(key>>32) ^ 0x80000000), TopologySpreadScore: topo})
-		out = append(out, placement.ClusterDecision{
-			ClusterName:  d.ix.ents[d.vID(v)].name,
-			ClusterScore: &d.scores[len(d.scores)-1],
-			Reason:       ReasonNotHighEnough,
-		})
+		out = append(out, placement.ClusterDecision{ClusterName: name, ClusterScore: &d.scores[len(d.scores)-1], Reason: ReasonNotHighEnough})
 	}
 	if many {
 		// Many distinct topology scores: rank them all.
 		d.ranked = d.ranked[:0]
 		for ci, v := range d.vc {
-			if ok, topo := d.vState(ci, v); ok {
+			if ok, topo := d.vState(v); ok {
 				d.ranked = append(d.ranked, ranked{topo: topo, mi: int32(ci), key: d.vKey(v)})
 			}
 		}
@@ -239,8 +232,8 @@ func (d *decision) unselectedRanked(out []placement.ClusterDecision, limit int) 
 	slices.SortFunc(levels[:nl], func(a, b int32) int { return cmp.Compare(b, a) })
 	n := 0
 	for _, level := range levels[:nl] {
-		for ci, v := range d.vc {
-			if ok, topo := d.vState(ci, v); ok && topo == level {
+		for _, v := range d.vc {
+			if ok, topo := d.vState(v); ok && topo == level {
 				report(v, topo)
 				if n++; n == limit {
 					return out
@@ -260,7 +253,7 @@ func (d *decision) virtualFiltered(id int32) (bool, memo) {
 	if d.topo == nil {
 		return true, memo{id: id, code: codeCandidate}
 	}
-	g := d.groupIdx(spreadCode(d.topo.cols, d.pc.radix, id))
+	g := d.pc.gindex[spreadCode(d.topo.cols, d.pc.radix, id)]
 	if grp := &d.vgroups[g]; grp.violated >= 0 {
 		return true, memo{id: id, code: codeTopology, detail: int32(grp.violated)}
 	}

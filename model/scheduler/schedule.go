@@ -47,7 +47,7 @@ type memo struct {
 	affinity int32
 	topo     int32
 	key      uint64 // rankKey, once scored
-	group    uint64 // PickN candidates: their combination of topology domains, when groupCodes
+	group    int32 // the ranked PickN path: a candidate's group of topology domains (pickNCache)
 }
 
 // slot gathers the placement's bindings on one cluster. Bindings are named by their index
@@ -237,17 +237,13 @@ type decision struct {
 	// candsSorted: cands are in ranking order by key (best first), their topology scores
 	// aside: taking the best is then taking the first.
 	candsSorted bool
-	// groupCodes: candidates' memos hold their combination of topology domains (group).
-	groupCodes bool
 	picked     []int32 // the memos picked
 	// The ranked PickN path (ranked.go): virtual says it is taken; pc is the policy's
-	// cache; vset the virtual candidates; pickedSet the members picked; groupIdx finds a
-	// combination of topology domains' group in vgroups.
+	// cache; vset the virtual candidates; pickedSet the members picked.
 	virtual   bool
 	pc        *pickNCache
 	vset      bitset
 	pickedSet bitset
-	groupIdx  func(code uint64) int32
 }
 
 // pick marks a candidate picked.

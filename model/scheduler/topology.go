@@ -189,14 +189,6 @@ func (d *decision) pickSpread(need int) {
 				key = append(key, byte(dom), byte(dom>>8), byte(dom>>16), byte(dom>>24))
 			}
 			g, found = byKey[string(key)]
-		case d.groupCodes:
-			code = d.memos[i].group
-			if dense != nil {
-				g = dense[code]
-				found = g >= 0
-			} else {
-				g, found = sparse[code]
-			}
 		default:
 			code = spreadCode(t.cols, radix, d.memos[i].id)
 			if dense != nil {
