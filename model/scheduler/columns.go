@@ -29,6 +29,55 @@ type statusColumn struct {
 	st    []memberStatus
 	// digest is st in the form the candidate scan tests: see statusDigest.
 	digest []statusDigest
+	// elig caches, for the members in known (whose digest is exact), whether they are
+	// eligible at the cut-offs cut; the window says for which later cut-offs every one of
+	// those bits is still the same (see eligWindow). A member's bit leaves known when its
+	// status is re-read.
+	cut    cutoffs
+	known  bitset
+	elig   bitset
+	window eligWindow
+}
+
+// eligWindow bounds the times the cached eligibility bits were decided by: the least
+// heartbeat of a member found not stale and the greatest of one found stale; the least
+// health transition of an unhealthy member found within the tolerance and the greatest of
+// one found beyond it. Every bit is the same at other cut-offs when each bound stays on
+// its side of them. Bounds are only ever widened (a member re-read keeps its old times in
+// them), which can only make the window narrower, never wrong.
+type eligWindow struct {
+	minFresh, maxStale, minTolerated, maxIntolerable int64
+}
+
+func emptyWindow() eligWindow {
+	return eligWindow{minFresh: math.MaxInt64, maxStale: math.MinInt64, minTolerated: math.MaxInt64, maxIntolerable: math.MinInt64}
+}
+
+// holds reports whether every bit decided within the window is the same at cut.
+func (w *eligWindow) holds(cut *cutoffs) bool {
+	return w.maxStale < cut.stale && w.minFresh >= cut.stale && w.maxIntolerable < cut.unhealthySince && w.minTolerated >= cut.unhealthySince
+}
+
+// decide is the eligibility of an exact digest at cut, widening the window by the times
+// it was decided by.
+func (w *eligWindow) decide(g *statusDigest, cut *cutoffs) bool {
+	if !g.ok {
+		return false
+	}
+	if g.heartbeat < cut.stale {
+		w.maxStale = max(w.maxStale, g.heartbeat)
+		return false
+	}
+	w.minFresh = min(w.minFresh, g.heartbeat)
+	if g.healthy {
+		return true
+	}
+	if g.healthTransition < cut.unhealthySince {
+		w.maxIntolerable = max(w.maxIntolerable, g.healthTransition)
+		return false
+	}
+	w.minTolerated = min(w.minTolerated, g.healthTransition)
+	return true
 }
 
 type memberStatus struct {
@@ -119,6 +168,7 @@ func (s *Scheduler) syncStatus(in Input, synced bool) {
 		ok := feed.Since(c.seq, func(m *member.Member) {
 			if id, found := s.ix.names()[m.Name]; found && s.ix.ents[id].m == m {
 				c.valid.clear(id)
+				c.known.clear(id)
 			}
 		})
 		if ok {
@@ -129,6 +179,11 @@ func (s *Scheduler) syncStatus(in Input, synced bool) {
 	c.feed, c.seq, c.ver = feed, feed.Version(), s.ix.ver
 	c.valid = c.valid.resize(n)
 	c.valid.zero()
+	c.known = c.known.resize(n)
+	c.known.zero()
+	c.elig = c.elig.resize(n)
+	c.window = emptyWindow()
+	c.cut = cutoffs{}
 	if cap(c.st) < n {
 		c.st = make([]memberStatus, n)
 		c.digest = make([]statusDigest, n)
@@ -314,36 +369,7 @@ func spreadCode(cols []*labelColumn, radix []uint64, id int32) uint64 {
 // filtered (they hold a binding) are candidates as filter said, with their own key (an
 // obsolete binding ranks higher); the others if they are eligible.
 func (d *decision) scanRanked(c *pickNCache) {
-	// Eligibility first, in position order (the status column is read front to back).
-	eligible := d.newSet()
-	cut := newCutoffs(d.in.Now, d.opts.Eligibility)
-	st := &d.status
-	fast := st.feed != nil && cut.exact
-	for w, word := range c.static {
-		var out uint64
-		if fast {
-			for missing := word &^ st.valid[w]; missing != 0; missing &= missing - 1 {
-				d.read(int32(w*64 + bits.TrailingZeros64(missing)))
-			}
-		}
-		for rest := word; rest != 0; rest &= rest - 1 {
-			b := bits.TrailingZeros64(rest)
-			id := int32(w*64 + b)
-			if fast {
-				if g := &st.digest[id]; g.exact {
-					// CheckStatus: not Before the stale cut-off, and healthy or not Before the other.
-					if g.ok && g.heartbeat >= cut.stale && (g.healthy || g.healthTransition >= cut.unhealthySince) {
-						out |= 1 << b
-					}
-					continue
-				}
-			}
-			if d.eligibleOK(id, &cut) {
-				out |= 1 << b
-			}
-		}
-		eligible[w] = out
-	}
+	eligible := d.eligibleSet(c.static)
 	for i := range d.memos { // members holding a binding: filtered already
 		eligible.clear(d.memos[i].id)
 	}
@@ -387,6 +413,74 @@ func (d *decision) scanRanked(c *pickNCache) {
 		d.cands = merged
 	}
 	d.candsSorted = true
+}
+
+// eligibleSet returns the members of set that are eligible at the decision's time. With a
+// status column and exact times it keeps the bits between decisions: only members whose
+// status was re-read since are decided, unless the time moved beyond the cached bits'
+// window, when all are decided again.
+func (d *decision) eligibleSet(set bitset) bitset {
+	eligible := d.newSet()
+	cut := newCutoffs(d.in.Now, d.opts.Eligibility)
+	st := &d.status
+	if st.feed == nil || !cut.exact {
+		for w, word := range set {
+			var out uint64
+			for rest := word; rest != 0; rest &= rest - 1 {
+				b := bits.TrailingZeros64(rest)
+				if d.eligibleOK(int32(w*64+b), &cut) {
+					out |= 1 << b
+				}
+			}
+			eligible[w] = out
+		}
+		return eligible
+	}
+	if !st.cut.exact {
+		st.cut = cut // the first decision since the column started
+	}
+	for round := 0; ; round++ {
+		for w, word := range set {
+			need := word &^ st.known[w]
+			if need == 0 {
+				eligible[w] = word & st.elig[w]
+				continue
+			}
+			for missing := need &^ st.valid[w]; missing != 0; missing &= missing - 1 {
+				d.read(int32(w*64 + bits.TrailingZeros64(missing)))
+			}
+			e, k := st.elig[w], st.known[w]
+			var slow uint64 // members whose times are not exact: decided now, not kept
+			for rest := need; rest != 0; rest &= rest - 1 {
+				b := bits.TrailingZeros64(rest)
+				id := int32(w*64 + b)
+				g := &st.digest[id]
+				if !g.exact {
+					if d.eligibleOK(id, &cut) {
+						slow |= 1 << b
+					}
+					continue
+				}
+				k |= 1 << b
+				if st.window.decide(g, &st.cut) {
+					e |= 1 << b
+				} else {
+					e &^= 1 << b
+				}
+			}
+			st.elig[w], st.known[w] = e, k
+			eligible[w] = word&e&k | slow
+		}
+		if st.window.holds(&cut) {
+			return eligible
+		}
+		if round > 0 {
+			return eligible // every member was decided at cut
+		}
+		// The time moved beyond the window: decide every member again at the new cut-offs.
+		st.known.zero()
+		st.window, st.cut = emptyWindow(), cut
+	}
 }
 
 // scanVirtual is scanRanked for the ranked path (ranked.go): eligible members that hold no

@@ -315,3 +315,60 @@ func scheduleLikeReference(t *rapid.T, s *scheduler.Scheduler, opts scheduler.Op
 	}
 	return got
 }
+
+// TestPropStatusColumnFollowsTime: one Scheduler kept with a status feed decides as the
+// reference while the time moves by small steps across the eligibility windows' edges
+// (so the cached eligibility bits must be decided again exactly when a heartbeat or a
+// health transition crosses a cut-off, also backwards) and statuses are written, told to
+// the feed or replaced with the member (and MembersVersion moved).
+func TestPropStatusColumnFollowsTime(t *testing.T) {
+	ages := []time.Duration{0, time.Second, time.Minute, 4*time.Minute + 59*time.Second, 5 * time.Minute, 5*time.Minute + 1, 5*time.Minute + time.Second, 6 * time.Minute, time.Hour}
+	drawStatus := func(t *rapid.T, label string, at time.Time) member.AgentStatus {
+		return member.AgentStatus{
+			Present: rapid.IntRange(0, 15).Draw(t, label+"present") > 0, Joined: rapid.IntRange(0, 15).Draw(t, label+"joined") > 0,
+			HealthKnown: rapid.IntRange(0, 15).Draw(t, label+"known") > 0, Healthy: rapid.Bool().Draw(t, label+"healthy"),
+			LastHeartbeat:    at.Add(-rapid.SampledFrom(ages).Draw(t, label+"beat")),
+			HealthTransition: at.Add(-rapid.SampledFrom(ages).Draw(t, label+"transition")),
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		var ms []*member.Member
+		for i := range rapid.IntRange(1, 12).Draw(t, "members") {
+			m := cluster(fmt.Sprintf("m%02d", i), labels("zone="+rapid.SampledFrom([]string{"a", "b"}).Draw(t, "zone")))
+			m.Agent = drawStatus(t, "", propNow)
+			ms = append(ms, m)
+		}
+		n := int32(rapid.IntRange(0, len(ms)).Draw(t, "n"))
+		p := &placement.PlacementPolicy{PlacementType: placement.PickN, NumberOfClusters: &n}
+		if rapid.Bool().Draw(t, "spread") {
+			skew := int32(1)
+			p.TopologySpreadConstraints = []placement.TopologySpreadConstraint{{MaxSkew: &skew, TopologyKey: "zone", WhenUnsatisfiable: placement.DoNotSchedule}}
+		}
+		snap := snapshot(p, 0)
+		opts := scheduler.Options{MaxDecisions: rapid.SampledFrom([]int{0, 2}).Draw(t, "maxDecisions")}
+		s := scheduler.New(opts)
+		feed := member.NewStatusFeed(rapid.IntRange(0, 4).Draw(t, "feedSize"))
+		at := propNow
+		var version uint64 = 1
+		for step := range rapid.IntRange(1, 10).Draw(t, "steps") {
+			label := fmt.Sprint("step", step)
+			in := scheduler.Input{Snapshot: snap, Members: ms, Now: at, MembersVersion: version, Status: feed}
+			scheduleLikeReference(t, s, opts, in, step, ms)
+			for range rapid.IntRange(0, 2).Draw(t, label+"writes") {
+				i := rapid.IntRange(0, len(ms)-1).Draw(t, label+"member")
+				if rapid.Bool().Draw(t, label+"replace") {
+					m := *ms[i]
+					m.Agent = drawStatus(t, label, at)
+					ms = slices.Clone(ms)
+					ms[i] = &m
+					version++
+				} else {
+					ms[i].Agent = drawStatus(t, label, at)
+					feed.Changed(ms[i])
+				}
+			}
+			// Mostly forwards; a clock that goes back must not see bits decided later.
+			at = at.Add(rapid.SampledFrom([]time.Duration{0, 1, time.Second, 59 * time.Second, time.Minute, 4*time.Minute + 59*time.Second, 5 * time.Minute, -1, -time.Minute, -5 * time.Minute}).Draw(t, label+"elapse"))
+		}
+	})
+}

@@ -47,7 +47,7 @@ type memo struct {
 	affinity int32
 	topo     int32
 	key      uint64 // rankKey, once scored
-	group    int32 // the ranked PickN path: a candidate's group of topology domains (pickNCache)
+	group    int32  // the ranked PickN path: a candidate's group of topology domains (pickNCache)
 }
 
 // slot gathers the placement's bindings on one cluster. Bindings are named by their index
@@ -237,7 +237,7 @@ type decision struct {
 	// candsSorted: cands are in ranking order by key (best first), their topology scores
 	// aside: taking the best is then taking the first.
 	candsSorted bool
-	picked     []int32 // the memos picked
+	picked      []int32 // the memos picked
 	// The ranked PickN path (ranked.go): virtual says it is taken; pc is the policy's
 	// cache; vset the virtual candidates; pickedSet the members picked.
 	virtual   bool
