@@ -50,8 +50,12 @@ func TestPropEligibilityCheckerMatchesCheckEligibility(t *testing.T) {
 // while the feed remembers them, and refuses otherwise.
 func TestPropStatusFeedSince(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		size := rapid.IntRange(1, 5).Draw(t, "size")
-		f := NewStatusFeed(size)
+		asked := rapid.IntRange(0, 5).Draw(t, "size")
+		f := NewStatusFeed(asked)
+		size := len(f.ring)
+		if size&(size-1) != 0 || size < asked || asked == 0 && size != DefaultStatusFeedSize {
+			t.Fatalf("NewStatusFeed(%d) keeps %d writes, want a power of two, at least %d", asked, size, asked)
+		}
 		ms := []*Member{{Name: "a"}, {Name: "b"}, {Name: "c"}}
 		var log []*Member
 		for range rapid.IntRange(0, 12).Draw(t, "writes") {

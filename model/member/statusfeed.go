@@ -7,24 +7,29 @@ package member
 // Since and reads every member again. It is pure bookkeeping: no time, no locking.
 type StatusFeed struct {
 	seq  uint64
+	mask uint64 // len(ring)-1: the ring's length is a power of two
 	ring []*Member
 }
 
 // DefaultStatusFeedSize is how many writes a StatusFeed from NewStatusFeed(0) remembers.
 const DefaultStatusFeedSize = 4096
 
-// NewStatusFeed returns a feed remembering the latest size writes (size 0 means
-// DefaultStatusFeedSize).
+// NewStatusFeed returns a feed remembering at least the latest size writes (size is
+// rounded up to a power of two; 0 means DefaultStatusFeedSize).
 func NewStatusFeed(size int) *StatusFeed {
 	if size <= 0 {
 		size = DefaultStatusFeedSize
 	}
-	return &StatusFeed{ring: make([]*Member, size)}
+	n := 1
+	for n < size {
+		n *= 2
+	}
+	return &StatusFeed{mask: uint64(n - 1), ring: make([]*Member, n)}
 }
 
 // Changed records that m's agent status was written.
 func (f *StatusFeed) Changed(m *Member) {
-	f.ring[f.seq%uint64(len(f.ring))] = m
+	f.ring[f.seq&f.mask] = m
 	f.seq++
 }
 
@@ -39,7 +44,7 @@ func (f *StatusFeed) Since(v uint64, fn func(*Member)) bool {
 		return false
 	}
 	for s := v; s < f.seq; s++ {
-		fn(f.ring[s%uint64(len(f.ring))])
+		fn(f.ring[s&f.mask])
 	}
 	return true
 }
