@@ -364,55 +364,28 @@ func spreadCode(cols []*labelColumn, radix []uint64, id int32) uint64 {
 	return code
 }
 
-// scanRanked is scanMembers' search for PickN candidates over a pickNCache: members are met
-// in ranking order, so that cands come out sorted by key. Members the decision already
-// filtered (they hold a binding) are candidates as filter said, with their own key (an
-// obsolete binding ranks higher); the others if they are eligible.
-func (d *decision) scanRanked(c *pickNCache) {
+// forceUnranked makes PickN decisions take the path without a pickNCache, which they
+// otherwise take only when topology domains are too many to number; tests set it, so that
+// the reference comparisons cover both paths.
+var forceUnranked bool
+
+// scanRanked is scanMembers' search for PickN candidates over the policy's pickNCache
+// (ranked.go); it reports false, having done nothing, when the cache cannot serve the
+// policy's topology spread constraints (their combinations of domains overflow a code).
+func (d *decision) scanRanked() bool {
+	if forceUnranked {
+		return false
+	}
+	c := d.pickNCache()
+	if d.topo != nil && (c.sgroup == nil || !slices.Equal(c.radix, d.topo.radix())) {
+		return false
+	}
 	eligible := d.eligibleSet(c.static)
 	for i := range d.memos { // members holding a binding: filtered already
 		eligible.clear(d.memos[i].id)
 	}
-	if d.topo == nil || c.sgroup != nil && slices.Equal(c.radix, d.topo.radix()) {
-		d.scanVirtual(c, eligible)
-		return
-	}
-	var held []int32 // candidates holding a binding, merged in by key below
-	for p, id := range c.order {
-		if d.stamp[id] == d.gen {
-			if mi := d.memoOf[id]; d.memos[mi].code == codeCandidate {
-				mm := &d.memos[mi]
-				mm.affinity = c.affinity[id]
-				mm.key = rankKey(mm.affinity, mm.obsolete, mm.rank)
-				held = append(held, mi)
-			}
-			continue
-		}
-		if !eligible.has(id) {
-			continue
-		}
-		mi := int32(len(d.memos))
-		key := c.keys[p] // rankKey(affinity, false, rank): both are in it
-		d.memos = append(d.memos, memo{id: id, rank: int32(key & 0x7fffffff), slot: -1, code: codeCandidate, affinity: int32(uint32(key>>32) ^ 0x80000000), key: key})
-		d.stamp[id], d.memoOf[id] = d.gen, mi
-		d.cands = append(d.cands, mi)
-	}
-	if len(held) > 0 {
-		slices.SortFunc(held, func(a, b int32) int { return cmp.Compare(d.memos[b].key, d.memos[a].key) })
-		merged := make([]int32, 0, len(d.cands)+len(held))
-		i, j := 0, 0
-		for i < len(d.cands) || j < len(held) {
-			if j == len(held) || i < len(d.cands) && d.memos[d.cands[i]].key > d.memos[held[j]].key {
-				merged = append(merged, d.cands[i])
-				i++
-			} else {
-				merged = append(merged, held[j])
-				j++
-			}
-		}
-		d.cands = merged
-	}
-	d.candsSorted = true
+	d.scanVirtual(c, eligible)
+	return true
 }
 
 // eligibleSet returns the members of set that are eligible at the decision's time. With a
@@ -483,10 +456,10 @@ func (d *decision) eligibleSet(set bitset) bitset {
 	}
 }
 
-// scanVirtual is scanRanked for the ranked path (ranked.go): eligible members that hold no
-// binding become virtual candidates, in ranking order.
+// scanVirtual lists the candidates in ranking order (d.vc): eligible members that hold no
+// binding become virtual candidates.
 func (d *decision) scanVirtual(c *pickNCache, eligible bitset) {
-	d.virtual, d.pc, d.vset, d.candsSorted = true, c, eligible, true
+	d.virtual, d.pc, d.vset = true, c, eligible
 	d.pickedSet = d.newSet()
 	d.pickedSet.zero()
 	vc := d.vc[:0]
@@ -530,15 +503,6 @@ func (d *decision) scanVirtual(c *pickNCache, eligible bitset) {
 	} else {
 		d.vc = append(d.vc[:0], vc...)
 	}
-}
-
-// best appends to dst the k best of items, best first, as topK does; when the candidates
-// are in ranking order it takes them in that order, one topology score after the other.
-func (d *decision) best(dst, items []ranked, k int) []ranked {
-	if !d.candsSorted {
-		return topK(dst, items, k)
-	}
-	return topKSorted(dst, items, k)
 }
 
 // topKSorted is topK for items sorted by key, best first: the best k by topology score,

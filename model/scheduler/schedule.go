@@ -234,10 +234,7 @@ type decision struct {
 	scores   []placement.ClusterScore
 	// eligible is CheckEligibility at in.Now with the cut-off times computed once.
 	eligible member.EligibilityChecker
-	// candsSorted: cands are in ranking order by key (best first), their topology scores
-	// aside: taking the best is then taking the first.
-	candsSorted bool
-	picked      []int32 // the memos picked
+	picked   []int32 // the memos picked
 	// The ranked PickN path (ranked.go): virtual says it is taken; pc is the policy's
 	// cache; vset the virtual candidates; pickedSet the members picked.
 	virtual   bool
@@ -576,8 +573,10 @@ func (d *decision) scanMembers() {
 	}
 	scoring := cp.typ == placement.PickN
 	if scoring {
-		d.scanRanked(d.pickNCache())
-		return
+		if d.scanRanked() {
+			return
+		}
+		d.prepareAffinity()
 	}
 	consider := func(id int32) {
 		if d.stamp[id] == d.gen {
@@ -745,7 +744,7 @@ func (d *decision) pickN() {
 	case d.topo != nil:
 		d.pickSpread(max(need, 0))
 	case need > 0:
-		d.picks = d.best(d.picks[:0], d.rankedCands(), need)
+		d.picks = topK(d.picks[:0], d.rankedCands(), need)
 		for _, r := range d.picks {
 			d.pick(r.mi)
 		}
@@ -1048,7 +1047,7 @@ func (d *decision) unselectedDecisions(selected []placement.ClusterDecision, lim
 	if d.virtual {
 		out = d.unselectedRanked(out, limit-(len(out)-n0))
 	} else {
-		d.picks = d.best(d.picks[:0], d.rankedCands(), limit-(len(out)-n0))
+		d.picks = topK(d.picks[:0], d.rankedCands(), limit-(len(out)-n0))
 		for _, r := range d.picks {
 			mm := &d.memos[r.mi]
 			out = append(out, placement.ClusterDecision{

@@ -225,18 +225,11 @@ func (d *decision) pickSpread(need int) {
 	}
 	for ci, i := range d.cands {
 		g := &groups[groupOf[ci]]
-		if d.candsSorted && len(g.members) >= need {
-			continue // only the best need of a group can be picked
-		}
 		g.members = append(g.members, ranked{mi: i, key: d.memos[i].key})
 	}
 	for g := range groups {
 		// Within a group the topology score is equal, so rank once by the other keys; only
 		// the best `need` members of a group can ever be picked.
-		if d.candsSorted { // in ranking order already
-			groups[g].members = groups[g].members[:min(need, len(groups[g].members))]
-			continue
-		}
 		groups[g].members = topK(groups[g].members[:0], groups[g].members, need) // in place
 	}
 
