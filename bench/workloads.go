@@ -35,6 +35,43 @@ func Schedule(b *testing.B, members int, p *placement.PlacementPolicy, n int32, 
 	}
 }
 
+// ScheduleHeartbeats is Schedule with the fleet alive between decisions, as the hub sees it
+// under a steady stream of heartbeats: before each decision the time moves on by a second
+// and beats members receive a heartbeat (round robin, written in place and told to the
+// store's feed, as the simulator's store does), so every member beats once a minute when
+// beats is a sixtieth of the fleet. Writing the heartbeats is part of each op (a few
+// hundred stores). feed false hands the decision no feed, as a store that keeps none.
+func ScheduleHeartbeats(b *testing.B, members int, p *placement.PlacementPolicy, n int32, wantPlaced, beats int, feed bool) {
+	fleet := Fleet(members, 1)
+	snap := &placement.PolicySnapshot{Name: "crp-0", Placement: "crp", Policy: p, NumberOfClusters: n}
+	in := scheduler.Input{Snapshot: snap, Members: fleet, Now: Epoch, MembersVersion: 1}
+	if feed {
+		in.Status = member.NewStatusFeed(0)
+	}
+	s := scheduler.New(scheduler.Options{})
+	next := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		in.Now = in.Now.Add(time.Second)
+		for range beats {
+			m := fleet[next]
+			m.Agent.LastHeartbeat = in.Now
+			if in.Status != nil {
+				in.Status.Changed(m)
+			}
+			next = (next + 1) % len(fleet)
+		}
+		plan, err := s.Schedule(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if wantPlaced >= 0 && plan.Placed != wantPlaced {
+			b.Fatalf("placed %d clusters, want %d", plan.Placed, wantPlaced)
+		}
+	}
+}
+
 // ScheduleSteady measures a decision that changes nothing: the placement's bindings are
 // those its first decision created, as a store holds them once that plan is applied. It
 // is the hub re-running the scheduler after a change that does not affect the placement

@@ -166,7 +166,7 @@ func (s *Scheduler) syncStatus(in Input, synced bool) {
 	n := len(s.ix.ents)
 	if c.feed == feed && !synced && c.ver == s.ix.ver && len(c.st) == n {
 		ok := feed.Since(c.seq, func(m *member.Member) {
-			if id, found := s.ix.names()[m.Name]; found && s.ix.ents[id].m == m {
+			if id, found := s.ix.positions()[m]; found {
 				c.valid.clear(id)
 				c.known.clear(id)
 			}

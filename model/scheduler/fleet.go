@@ -37,8 +37,9 @@ type fleetIndex struct {
 	// rank is each member's position in name order; sortedByName means rank[i] == i.
 	rank         []int32
 	sortedByName bool
-	byRank       []int32          // members in name order; only when not sortedByName
-	byName       map[string]int32 // built on first use
+	byRank       []int32                  // members in name order; only when not sortedByName
+	byName       map[string]int32         // built on first use
+	byPtr        map[*member.Member]int32 // built on first use
 	tainted      bitset
 	keys         map[string]*labelColumn
 	props        map[member.PropertyRef]*propColumn
@@ -141,7 +142,7 @@ func (ix *fleetIndex) rebuild(members []*member.Member, kind member.Kind) {
 		ix.ents = []entry{}
 	}
 	n := len(ix.ents)
-	ix.byName = nil
+	ix.byName, ix.byPtr = nil, nil
 	ix.keys = map[string]*labelColumn{}
 	ix.props = map[member.PropertyRef]*propColumn{}
 	ix.tainted = newBitset(n)
@@ -216,6 +217,17 @@ func (ix *fleetIndex) refresh(i int32) {
 		p.read(i, m)
 		p.rangeSet = false
 	}
+}
+
+// positions finds members by identity.
+func (ix *fleetIndex) positions() map[*member.Member]int32 {
+	if ix.byPtr == nil {
+		ix.byPtr = make(map[*member.Member]int32, len(ix.ents))
+		for i := range ix.ents {
+			ix.byPtr[ix.ents[i].m] = int32(i)
+		}
+	}
+	return ix.byPtr
 }
 
 func (ix *fleetIndex) names() map[string]int32 {
