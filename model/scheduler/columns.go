@@ -218,6 +218,11 @@ type pickNCache struct {
 	static bitset
 	order  []int32
 	keys   []uint64
+	pos    []int32 // per member: its position in order, or -1
+	// virtual is the last decision's virtual candidates (the positions of the members of
+	// lastEligible, in order), kept for the next decision with the same eligible set.
+	lastEligible bitset
+	virtual      []int32
 	// names are order's names.
 	names []string
 	// Under topology spread constraints whose combinations of domains are countable: the
@@ -304,7 +309,12 @@ func (d *decision) pickNCache() *pickNCache {
 	})
 	c.keys = make([]uint64, len(c.order))
 	c.names = make([]string, len(c.order))
+	c.pos = make([]int32, n)
+	for i := range c.pos {
+		c.pos[i] = -1
+	}
 	for p, id := range c.order {
+		c.pos[id] = int32(p)
 		c.keys[p] = rankKey(c.affinity[id], false, d.ix.rank[id])
 		c.names[p] = d.ix.ents[id].name
 	}
@@ -380,11 +390,30 @@ func (d *decision) scanRanked() bool {
 	if d.topo != nil && (c.sgroup == nil || !slices.Equal(c.radix, d.topo.radix())) {
 		return false
 	}
+	// Members holding a binding were filtered already; those that are candidates keep
+	// their memos, keyed with their obsolete bit.
+	var held []int32
+	for mi := range d.memos {
+		mm := &d.memos[mi]
+		if mm.code != codeCandidate {
+			continue
+		}
+		p := c.pos[mm.id]
+		if p < 0 {
+			return false // not selected and tolerated by the index: never, while it is current
+		}
+		mm.affinity = c.affinity[mm.id]
+		mm.key = rankKey(mm.affinity, mm.obsolete, mm.rank)
+		if c.sgroup != nil {
+			mm.group = c.sgroup[p]
+		}
+		held = append(held, int32(mi))
+	}
 	eligible := d.eligibleSet(c.static)
-	for i := range d.memos { // members holding a binding: filtered already
+	for i := range d.memos {
 		eligible.clear(d.memos[i].id)
 	}
-	d.scanVirtual(c, eligible)
+	d.scanVirtual(c, eligible, held)
 	return true
 }
 
@@ -458,51 +487,38 @@ func (d *decision) eligibleSet(set bitset) bitset {
 
 // scanVirtual lists the candidates in ranking order (d.vc): eligible members that hold no
 // binding become virtual candidates.
-func (d *decision) scanVirtual(c *pickNCache, eligible bitset) {
+func (d *decision) scanVirtual(c *pickNCache, eligible bitset, held []int32) {
 	d.virtual, d.pc, d.vset = true, c, eligible
 	d.pickedSet = d.newSet()
 	d.pickedSet.zero()
-	vc := d.vc[:0]
-	var held []int32
-	for p, id := range c.order {
-		if eligible.has(id) {
-			vc = append(vc, int32(p))
-			continue
-		}
-		if d.stamp[id] != d.gen {
-			continue
-		}
-		if mi := d.memoOf[id]; d.memos[mi].code == codeCandidate {
-			mm := &d.memos[mi]
-			mm.affinity = c.affinity[id]
-			mm.key = rankKey(mm.affinity, mm.obsolete, mm.rank)
-			if c.sgroup != nil {
-				mm.group = c.sgroup[p]
-			}
-			held = append(held, mi)
-		}
-	}
-	if len(held) > 0 {
-		slices.SortFunc(held, func(a, b int32) int { return cmp.Compare(d.memos[b].key, d.memos[a].key) })
-		merged := make([]int32, 0, len(vc)+len(held))
-		i, j := 0, 0
-		for i < len(vc) || j < len(held) {
-			if j == len(held) || i < len(vc) && c.keys[vc[i]] > d.memos[held[j]].key {
-				merged = append(merged, vc[i])
-				i++
-			} else {
-				merged = append(merged, -1-held[j])
-				j++
+	// The virtual candidates, in order: kept with the cache while the eligible set is the
+	// same (it changes with status, the time's window and the members holding bindings).
+	if !slices.Equal(c.lastEligible, eligible) {
+		c.lastEligible = append(c.lastEligible[:0], eligible...)
+		c.virtual = c.virtual[:0]
+		for p, id := range c.order {
+			if eligible.has(id) {
+				c.virtual = append(c.virtual, int32(p))
 			}
 		}
-		d.vc = vc
-		vc = merged
 	}
+	d.vc = c.virtual // read-only: it belongs to the cache
 	if len(held) == 0 {
-		d.vc = vc
-	} else {
-		d.vc = append(d.vc[:0], vc...)
+		return
 	}
+	slices.SortFunc(held, func(a, b int32) int { return cmp.Compare(d.memos[b].key, d.memos[a].key) })
+	merged := slices.Grow(d.vcBuf[:0], len(d.vc)+len(held))
+	i, j := 0, 0
+	for i < len(d.vc) || j < len(held) {
+		if j == len(held) || i < len(d.vc) && c.keys[d.vc[i]] > d.memos[held[j]].key {
+			merged = append(merged, d.vc[i])
+			i++
+		} else {
+			merged = append(merged, -1-held[j])
+			j++
+		}
+	}
+	d.vcBuf, d.vc = merged, merged
 }
 
 // topKSorted is topK for items sorted by key, best first: the best k by topology score,

@@ -118,10 +118,9 @@ type Scheduler struct {
 	// pcache holds, per PickN policy (its fingerprint), what its decisions derive from the
 	// index alone.
 	pcache map[string]*pickNCache
-	// The ranked PickN path's scratch: candidates in ranking order, each one's group, the
-	// groups.
-	vc      []int32
-	vgroup  []int32
+	// The ranked PickN path's scratch: candidates in ranking order when some hold a
+	// binding, the groups.
+	vcBuf   []int32
 	vgroups []vGroup
 }
 
@@ -238,6 +237,7 @@ type decision struct {
 	// The ranked PickN path (ranked.go): virtual says it is taken; pc is the policy's
 	// cache; vset the virtual candidates; pickedSet the members picked.
 	virtual   bool
+	vc        []int32 // the candidates in ranking order (see ranked.go); read-only
 	pc        *pickNCache
 	vset      bitset
 	pickedSet bitset
