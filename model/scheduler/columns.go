@@ -13,21 +13,21 @@ import (
 	"github.com/fleetsim/fleetsim/model/placement"
 )
 
-// statusColumn is each indexed member's agent status and Leaving as last read, kept between
-// decisions when the store hands over a StatusFeed (Input.Status), so that a decision
-// checks eligibility from a dense column instead of reading every candidate's member
-// object. A member's entry is valid while its bit in valid is set; it is read from the
-// member the first time a decision needs it after that. Every bit is cleared when the
-// index is brought up to date (a member's Leaving may have changed: the index does not
-// look at it), when the feed is another one or forgot writes the column has not seen; the
-// bit of every member the feed names is cleared before each decision.
+// statusColumn is each indexed member's agent status and Leaving as last read (a digest of
+// what eligibility needs), kept between decisions when the store hands over a StatusFeed
+// (Input.Status), so that a decision checks its candidates' eligibility from a dense
+// column instead of reading every candidate's member object. A member's entry is valid
+// while its bit in valid is set; it is read from the member the first time a decision
+// needs it after that. Every bit is cleared when the index is brought up to date (a
+// member's Leaving may have changed: the index does not look at it), when the feed is
+// another one or forgot writes the column has not seen; the bit of every member the feed
+// names is cleared before each decision. Reasons (an ineligible member's Since) are
+// rendered from the member itself.
 type statusColumn struct {
-	feed  *member.StatusFeed // nil: the column is not in use
-	seq   uint64             // the feed's version the column has seen
-	ver   uint64             // the index's version the column was started at
-	valid bitset
-	st    []memberStatus
-	// digest is st in the form the candidate scan tests: see statusDigest.
+	feed   *member.StatusFeed // nil: the column is not in use
+	seq    uint64             // the feed's version the column has seen
+	ver    uint64             // the index's version the column was started at
+	valid  bitset
 	digest []statusDigest
 	// elig caches, for the members in known (whose digest is exact), whether they are
 	// eligible at the cut-offs cut; the window says for which later cut-offs every one of
@@ -78,11 +78,6 @@ func (w *eligWindow) decide(g *statusDigest, cut *cutoffs) bool {
 	}
 	w.minTolerated = min(w.minTolerated, g.healthTransition)
 	return true
-}
-
-type memberStatus struct {
-	leaving bool
-	agent   member.AgentStatus
 }
 
 // statusDigest is what eligibility needs of a member's status, with its two times as Unix
@@ -139,7 +134,7 @@ func (d *decision) eligibleOK(id int32, cut *cutoffs) bool {
 	}
 	g := &c.digest[id]
 	if !g.exact || !cut.exact {
-		return d.eligible.CheckStatus(c.st[id].leaving, &c.st[id].agent).OK()
+		return d.eligible.Check(d.ix.ents[id].m).OK()
 	}
 	// CheckStatus: not Before the stale cut-off, and healthy or not Before the other.
 	return g.ok && g.heartbeat >= cut.stale && (g.healthy || g.healthTransition >= cut.unhealthySince)
@@ -149,7 +144,6 @@ func (d *decision) eligibleOK(id int32, cut *cutoffs) bool {
 func (d *decision) read(id int32) {
 	c := &d.status
 	m := d.ix.ents[id].m
-	c.st[id] = memberStatus{leaving: m.Leaving, agent: m.Agent}
 	c.digest[id] = digestOf(m.Leaving, &m.Agent)
 	c.valid.set(id)
 }
@@ -164,7 +158,7 @@ func (s *Scheduler) syncStatus(in Input, synced bool) {
 		return
 	}
 	n := len(s.ix.ents)
-	if c.feed == feed && !synced && c.ver == s.ix.ver && len(c.st) == n {
+	if c.feed == feed && !synced && c.ver == s.ix.ver && len(c.digest) == n {
 		ok := feed.Since(c.seq, func(m *member.Member) {
 			if id, found := s.ix.positions()[m]; found {
 				c.valid.clear(id)
@@ -184,24 +178,15 @@ func (s *Scheduler) syncStatus(in Input, synced bool) {
 	c.elig = c.elig.resize(n)
 	c.window = emptyWindow()
 	c.cut = cutoffs{}
-	if cap(c.st) < n {
-		c.st = make([]memberStatus, n)
+	if cap(c.digest) < n {
 		c.digest = make([]statusDigest, n)
 	}
-	c.st, c.digest = c.st[:n], c.digest[:n]
+	c.digest = c.digest[:n]
 }
 
-// check is the member's eligibility at the decision's time: from the status column when
-// the store keeps one, else from the member.
+// check is the member's eligibility at the decision's time, with its reason.
 func (d *decision) check(id int32) member.Eligibility {
-	c := &d.status
-	if c.feed == nil {
-		return d.eligible.Check(d.ix.ents[id].m)
-	}
-	if !c.valid.has(id) {
-		d.read(id)
-	}
-	return d.eligible.CheckStatus(c.st[id].leaving, &c.st[id].agent)
+	return d.eligible.Check(d.ix.ents[id].m)
 }
 
 // pickNCache is what a PickN decision derives from the policy's required and preferred
