@@ -2,11 +2,10 @@ package scheduler
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"math/bits"
 	"slices"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/fleetsim/fleetsim/model/member"
@@ -218,6 +217,8 @@ type pickNCache struct {
 	groups [][]int32
 	sgroup []int32
 	gindex map[uint64]int32
+	// members is each group's positions, in order.
+	members [][]int32
 }
 
 // maxPickNCaches bounds the policies a Scheduler keeps a pickNCache for.
@@ -226,39 +227,48 @@ const maxPickNCaches = 64
 // fingerprint renders what a pickNCache depends on in the policy: its required terms,
 // preferred terms and tolerations.
 func (c *compiledPolicy) fingerprint() string {
-	var b strings.Builder
+	b := make([]byte, 0, 256)
 	sel := func(s interface{ String() string }, isNil bool) {
 		if isNil {
-			b.WriteString("*")
+			b = append(b, '*')
 		} else {
-			fmt.Fprintf(&b, "%q", s.String())
+			b = strconv.AppendQuote(b, s.String())
 		}
 	}
 	for i := range c.required {
 		t := &c.required[i]
-		b.WriteString("R")
+		b = append(b, 'R')
 		sel(t.labels, t.labels == nil)
 		for _, p := range t.props {
-			fmt.Fprintf(&b, "|%q %q %q", p.ref.Name, p.op, p.value.String())
+			b = append(b, '|')
+			b = strconv.AppendQuote(b, p.ref.Name)
+			b = strconv.AppendQuote(b, string(p.op))
+			b = strconv.AppendQuote(b, p.value.String())
 		}
-		b.WriteByte('\n')
+		b = append(b, '\n')
 	}
 	for i := range c.preferred {
 		p := &c.preferred[i]
-		fmt.Fprintf(&b, "P%d ", p.weight)
+		b = strconv.AppendInt(append(b, 'P'), int64(p.weight), 10)
+		b = append(b, ' ')
 		sel(p.labels, p.labels == nil)
 		if p.sorter >= 0 {
-			fmt.Fprintf(&b, " S%q %v", c.sorters[p.sorter].Name, p.desc)
+			b = strconv.AppendQuote(append(b, " S"...), c.sorters[p.sorter].Name)
+			b = strconv.AppendBool(append(b, ' '), p.desc)
 		}
-		b.WriteByte('\n')
+		b = append(b, '\n')
 	}
 	for _, t := range c.tolerations {
-		fmt.Fprintf(&b, "T%q %q %q %q\n", t.Key, t.Operator, t.Value, t.Effect)
+		b = append(b, 'T')
+		for _, f := range []string{t.Key, string(t.Operator), t.Value, string(t.Effect)} {
+			b = strconv.AppendQuote(b, f)
+		}
+		b = append(b, '\n')
 	}
 	for _, t := range c.topology {
-		fmt.Fprintf(&b, "S%q\n", t.key)
+		b = append(strconv.AppendQuote(append(b, 'S'), t.key), '\n')
 	}
-	return b.String()
+	return string(b)
 }
 
 // pickNCache returns the decision's cache, deriving it if the policy or the index changed.
@@ -325,6 +335,10 @@ func (d *decision) pickNCache() *pickNCache {
 					c.groups = append(c.groups, doms)
 				}
 				c.sgroup[p] = g
+			}
+			c.members = make([][]int32, len(c.groups))
+			for p, g := range c.sgroup {
+				c.members[g] = append(c.members[g], int32(p))
 			}
 		}
 	}
@@ -487,7 +501,7 @@ func (d *decision) scanVirtual(c *pickNCache, eligible bitset, held []int32) {
 			}
 		}
 	}
-	d.vc = c.virtual // read-only: it belongs to the cache
+	d.vc, d.held = c.virtual, held // vc is read-only: it belongs to the cache
 	if len(held) == 0 {
 		return
 	}

@@ -403,17 +403,22 @@ func TestPropDerivedStateMatchesRebuild(t *testing.T) {
 var now0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // checkGroups: each position's group in the policy cache holds the member's domains (ids in
-// the index's columns).
+// the index's columns), and each group lists exactly its positions, in order.
 func checkGroups(t *rapid.T, s *Scheduler, cp *compiledPolicy) {
 	c := s.pcache[cp.fingerprint()]
 	if c.sgroup == nil {
 		return
 	}
+	members := make([][]int32, len(c.groups))
 	for pos, id := range c.order {
 		for i, tc := range cp.topology {
 			if got, want := c.groups[c.sgroup[pos]][i], s.ix.column(tc.key).ids[id]; got != want {
 				t.Fatalf("cache position %d: group domain %d, member's %d", pos, got, want)
 			}
 		}
+		members[c.sgroup[pos]] = append(members[c.sgroup[pos]], int32(pos))
+	}
+	if diff := cmp.Diff(members, c.members); diff != "" {
+		t.Fatalf("cache groups' members differ from their positions' groups (-positions +members):\n%s", diff)
 	}
 }

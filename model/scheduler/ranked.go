@@ -133,11 +133,8 @@ func (d *decision) pickRanked(need int) {
 	d.vgroups = groups
 	// Candidates holding a binding take their group's outcome in their memos; virtual ones
 	// are read from their group when reported.
-	for _, v := range d.vc {
-		if v >= 0 {
-			continue
-		}
-		mm := &d.memos[-1-v]
+	for _, mi := range d.held {
+		mm := &d.memos[mi]
 		if mm.picked {
 			continue
 		}
@@ -196,11 +193,9 @@ func (d *decision) unselectedRanked(out []placement.ClusterDecision, limit int) 
 			}
 		}
 	}
-	for _, v := range d.vc {
-		if v < 0 {
-			if ok, topo := d.vState(v); ok {
-				level(topo)
-			}
+	for _, mi := range d.held {
+		if ok, topo := d.vState(-1 - mi); ok {
+			level(topo)
 		}
 	}
 	report := func(v int32, topo int32) {
@@ -213,7 +208,11 @@ func (d *decision) unselectedRanked(out []placement.ClusterDecision, limit int) 
 			name, key = d.ix.ents[mm.id].name, mm.key
 		}
 		d.scores = append(d.scores, placement.ClusterScore{AffinityScore: int32(uint32(key>>32) ^ 0x80000000), TopologySpreadScore: topo})
-		out = append(out, placement.ClusterDecision{ClusterName: name, ClusterScore: &d.scores[len(d.scores)-1], Reason: ReasonNotHighEnough})
+		// Field by field: out has room (finish sized it) and its memory is zero, and a
+		// struct copy would take the collector's bulk barrier for every field.
+		out = append(out, placement.ClusterDecision{})
+		e := &out[len(out)-1]
+		e.ClusterName, e.ClusterScore, e.Reason = name, &d.scores[len(d.scores)-1], ReasonNotHighEnough
 	}
 	if many {
 		// Many distinct topology scores: rank them all.
@@ -232,6 +231,19 @@ func (d *decision) unselectedRanked(out []placement.ClusterDecision, limit int) 
 	slices.SortFunc(levels[:nl], func(a, b int32) int { return cmp.Compare(b, a) })
 	n := 0
 	for _, level := range levels[:nl] {
+		if g := d.onlyGroup(level); g >= 0 {
+			// One group has this score and no candidate holds a binding: walk the
+			// group's own members (in order), the eligible ones not picked.
+			for _, p := range d.pc.members[g] {
+				if id := d.pc.order[p]; d.vset.has(id) && !d.pickedSet.has(id) {
+					report(p, level)
+					if n++; n == limit {
+						return out
+					}
+				}
+			}
+			continue
+		}
 		for _, v := range d.vc {
 			if ok, topo := d.vState(v); ok && topo == level {
 				report(v, topo)
@@ -242,6 +254,24 @@ func (d *decision) unselectedRanked(out []placement.ClusterDecision, limit int) 
 		}
 	}
 	return out
+}
+
+// onlyGroup is the one group whose candidates have the topology score level, when no
+// other candidate can have it (none holds a binding), or -1.
+func (d *decision) onlyGroup(level int32) int {
+	if d.topo == nil || len(d.held) > 0 {
+		return -1
+	}
+	only := -1
+	for g := range d.vgroups {
+		if grp := &d.vgroups[g]; grp.violated < 0 && grp.score == level {
+			if only >= 0 {
+				return -1
+			}
+			only = g
+		}
+	}
+	return only
 }
 
 // virtualFiltered reports whether the member is a virtual candidate that is not picked

@@ -238,6 +238,7 @@ type decision struct {
 	// cache; vset the virtual candidates; pickedSet the members picked.
 	virtual   bool
 	vc        []int32 // the candidates in ranking order (see ranked.go); read-only
+	held      []int32 // the candidates holding a binding (memos), also in vc
 	pc        *pickNCache
 	vset      bitset
 	pickedSet bitset
