@@ -271,14 +271,28 @@ func (c *compiledPolicy) fingerprint() string {
 	return string(b)
 }
 
-// pickNCache returns the decision's cache, deriving it if the policy or the index changed.
+// pickNCache returns the decision's cache, deriving it if the policy or the index changed,
+// or nil when the Scheduler already keeps maxPickNCaches current ones for other policies
+// (the decision then takes the unranked path: deriving a cache costs more than one
+// decision, so policies beyond the bound must not take turns evicting each other).
 func (d *decision) pickNCache() *pickNCache {
 	key := d.policy.fingerprint()
 	if c := d.pcache[key]; c != nil && c.ver == d.ix.ver {
 		return c
 	}
-	if d.pcache == nil || len(d.pcache) >= maxPickNCaches {
+	if d.pcache == nil {
 		d.pcache = map[string]*pickNCache{}
+	}
+	delete(d.pcache, key)
+	if len(d.pcache) >= maxPickNCaches {
+		for k, c := range d.pcache {
+			if c.ver != d.ix.ver {
+				delete(d.pcache, k) // derived from an older index: never used again
+			}
+		}
+		if len(d.pcache) >= maxPickNCaches {
+			return nil
+		}
 	}
 	n := len(d.ix.ents)
 	c := &pickNCache{ver: d.ix.ver, affinity: make([]int32, n)}
@@ -386,7 +400,7 @@ func (d *decision) scanRanked() bool {
 		return false
 	}
 	c := d.pickNCache()
-	if d.topo != nil && (c.sgroup == nil || !slices.Equal(c.radix, d.topo.radix())) {
+	if c == nil || d.topo != nil && (c.sgroup == nil || !slices.Equal(c.radix, d.topo.radix())) {
 		return false
 	}
 	// Members holding a binding were filtered already; those that are candidates keep

@@ -378,3 +378,51 @@ func TestPropStatusColumnFollowsTime(t *testing.T) {
 		}
 	})
 }
+
+// TestManyPickNPolicies: one Scheduler deciding more distinct PickN policies than it keeps
+// policy caches for (the rest take the unranked path; caches of an older index make room)
+// decides each as the reference, round after round, also after the fleet changed.
+func TestManyPickNPolicies(t *testing.T) {
+	ms := []*member.Member{cluster("a", labels("zone=1")), cluster("b", labels("zone=2")), cluster("c", labels("zone=1")), cluster("d")}
+	opts := scheduler.Options{MaxDecisions: 3}
+	s := scheduler.New(opts)
+	var snaps []*placement.PolicySnapshot
+	for i := range 70 {
+		p := policy(t, fmt.Sprintf(`placementType: PickN
+numberOfClusters: 2
+affinity:
+  clusterAffinity:
+    preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: %d
+        preference:
+          labelSelector:
+            matchLabels: {zone: "1"}
+topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}
+`, i-35))
+		snap := snapshot(p, 0)
+		snap.Placement = fmt.Sprint("crp-", i)
+		snaps = append(snaps, snap)
+	}
+	for round := range 3 {
+		if round == 2 { // the index moves on: every cache is of an older index
+			m := *ms[3]
+			m.Labels = map[string]string{"zone": "2"}
+			ms = append(slices.Clone(ms[:3]), &m)
+		}
+		for _, snap := range snaps {
+			in := scheduler.Input{Snapshot: snap, Members: ms, Now: now, MembersVersion: uint64(1 + round/2)}
+			want, err := reference.New(opts).Schedule(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Schedule(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("round %d, %s: Schedule (-reference +indexed):\n%s", round, snap.Placement, diff)
+			}
+		}
+	}
+}
