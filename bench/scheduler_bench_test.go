@@ -19,6 +19,10 @@ func BenchmarkSchedulePickN10kHeartbeatsNoFeed(b *testing.B) {
 	ScheduleHeartbeats(b, 10_000, PickNPolicy(50), 50, 50, 167, false)
 }
 
+// BenchmarkSchedulePickN10kChurn is the same decision with one member relabelled before
+// each (the store's version moves): nothing kept per policy survives between decisions.
+func BenchmarkSchedulePickN10kChurn(b *testing.B) { ScheduleChurn(b, 10_000, PickNPolicy(50), 50, 50) }
+
 // BenchmarkSchedulePickAll10k re-runs a PickAll placement with one required term on 10,000
 // members once all its bindings (about 6,700) are present: a steady decision.
 func BenchmarkSchedulePickAll10k(b *testing.B) { ScheduleSteady(b, 10_000, PickAllPolicy(), 0) }

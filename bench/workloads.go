@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"maps"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -71,6 +73,36 @@ func ScheduleHeartbeats(b *testing.B, members int, p *placement.PlacementPolicy,
 			}
 			next = (next + 1) % len(fleet)
 		}
+		plan, err := s.Schedule(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if wantPlaced >= 0 && plan.Placed != wantPlaced {
+			b.Fatalf("placed %d clusters, want %d", plan.Placed, wantPlaced)
+		}
+	}
+	reportCPU(b, start)
+}
+
+// ScheduleChurn is Schedule with one member's labels replaced before every decision (its
+// zone label moved on, as the stores replace label maps) and the store's version moved:
+// every decision finds the index changed and derives what it keeps per policy again.
+func ScheduleChurn(b *testing.B, members int, p *placement.PlacementPolicy, n int32, wantPlaced int) {
+	fleet := Fleet(members, 1)
+	snap := &placement.PolicySnapshot{Name: "crp-0", Placement: "crp", Policy: p, NumberOfClusters: n}
+	in := scheduler.Input{Snapshot: snap, Members: fleet, Now: Epoch, MembersVersion: 1, Status: member.NewStatusFeed(0)}
+	s := scheduler.New(scheduler.Options{})
+	next := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := CPUTime()
+	for b.Loop() {
+		m := fleet[next]
+		ls := maps.Clone(m.Labels)
+		ls["zone"] = zones[(slices.Index(zones, ls["zone"])+1)%len(zones)]
+		m.Labels = ls
+		in.MembersVersion++
+		next = (next + 7919) % len(fleet)
 		plan, err := s.Schedule(in)
 		if err != nil {
 			b.Fatal(err)

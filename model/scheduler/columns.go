@@ -272,13 +272,23 @@ func (c *compiledPolicy) fingerprint() string {
 }
 
 // pickNCache returns the decision's cache, deriving it if the policy or the index changed,
-// or nil when the Scheduler already keeps maxPickNCaches current ones for other policies
-// (the decision then takes the unranked path: deriving a cache costs more than one
-// decision, so policies beyond the bound must not take turns evicting each other).
+// or nil, for the decision to take the unranked path: when the index changed since the
+// policy's previous decision (deriving a cache costs a few decisions, so it is derived
+// only once the index held still from one decision to the next: a fleet that changes
+// before every decision is decided as before), or when the Scheduler already keeps
+// maxPickNCaches current ones for other policies (which must not take turns evicting each
+// other).
 func (d *decision) pickNCache() *pickNCache {
 	key := d.policy.fingerprint()
 	if c := d.pcache[key]; c != nil && c.ver == d.ix.ver {
 		return c
+	}
+	if d.pseen[key] != d.ix.ver {
+		if d.pseen == nil || len(d.pseen) >= 4*maxPickNCaches {
+			d.pseen = map[string]uint64{}
+		}
+		d.pseen[key] = d.ix.ver
+		return nil
 	}
 	if d.pcache == nil {
 		d.pcache = map[string]*pickNCache{}
@@ -311,20 +321,24 @@ func (d *decision) pickNCache() *pickNCache {
 		}
 		c.static.set(id)
 		c.affinity[id] = d.affinityOf(id)
-		c.order = append(c.order, id)
+		c.keys = append(c.keys, ^rankKey(c.affinity[id], false, d.ix.rank[id]))
 	})
-	slices.SortFunc(c.order, func(a, b int32) int {
-		return cmp.Compare(rankKey(c.affinity[b], false, d.ix.rank[b]), rankKey(c.affinity[a], false, d.ix.rank[a]))
-	})
-	c.keys = make([]uint64, len(c.order))
-	c.names = make([]string, len(c.order))
+	// Keys are distinct (they hold the rank) and name their member (by its rank): sorting
+	// the complemented keys orders the members best first without a comparison function.
+	slices.Sort(c.keys)
+	c.order = make([]int32, len(c.keys))
+	c.names = make([]string, len(c.keys))
 	c.pos = make([]int32, n)
 	for i := range c.pos {
 		c.pos[i] = -1
 	}
-	for p, id := range c.order {
-		c.pos[id] = int32(p)
-		c.keys[p] = rankKey(c.affinity[id], false, d.ix.rank[id])
+	for p := range c.keys {
+		c.keys[p] = ^c.keys[p]
+		id := int32(c.keys[p] & 0x7fffffff) // the rank
+		if !d.ix.sortedByName {
+			id = d.ix.order()[id]
+		}
+		c.order[p], c.pos[id] = id, int32(p)
 		c.names[p] = d.ix.ents[id].name
 	}
 	if len(d.policy.topology) > 0 {

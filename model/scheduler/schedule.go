@@ -118,6 +118,8 @@ type Scheduler struct {
 	// pcache holds, per PickN policy (its fingerprint), what its decisions derive from the
 	// index alone.
 	pcache map[string]*pickNCache
+	// pseen is, per PickN policy, the index version its last decision saw.
+	pseen map[string]uint64
 	// The ranked PickN path's scratch: candidates in ranking order when some hold a
 	// binding, the groups.
 	vcBuf   []int32
@@ -159,7 +161,7 @@ func (s *Scheduler) Forget() {
 	s.synced.version = 0
 	s.steadyMemo = nil
 	s.status = statusColumn{}
-	s.pcache = nil
+	s.pcache, s.pseen = nil, nil
 }
 
 // syncIndex brings the index up to date with in.Members, unless the store's version says
