@@ -1,10 +1,13 @@
 package bench
 
 import (
+	"maps"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/placement"
 	"github.com/fleetsim/fleetsim/model/scheduler"
 	"github.com/fleetsim/fleetsim/sim"
@@ -12,16 +15,18 @@ import (
 
 // Schedule measures one whole scheduling decision of policy over a generated fleet of the
 // given size; wantPlaced, when not negative, is checked on every decision. The fleet
-// comes with a store version (Input.MembersVersion), as the stores hand it over: nothing
-// changes between decisions, so the index is not re-synced, but every decision is made in
-// full (it reads every candidate's status and the time).
+// comes with a store version (Input.MembersVersion) and a feed of status writes
+// (Input.Status), as the simulator's store hands them over: nothing changes between
+// decisions, so the index is not re-synced and no status is re-read, but every decision
+// is made in full (it checks every candidate's eligibility at the time).
 func Schedule(b *testing.B, members int, p *placement.PlacementPolicy, n int32, wantPlaced int) {
 	fleet := Fleet(members, 1)
 	snap := &placement.PolicySnapshot{Name: "crp-0", Placement: "crp", Policy: p, NumberOfClusters: n}
-	in := scheduler.Input{Snapshot: snap, Members: fleet, Now: Epoch, MembersVersion: 1}
+	in := scheduler.Input{Snapshot: snap, Members: fleet, Now: Epoch, MembersVersion: 1, Status: member.NewStatusFeed(0)}
 	s := scheduler.New(scheduler.Options{})
 	b.ReportAllocs()
 	b.ResetTimer()
+	start := CPUTime()
 	for b.Loop() {
 		plan, err := s.Schedule(in)
 		if err != nil {
@@ -31,6 +36,82 @@ func Schedule(b *testing.B, members int, p *placement.PlacementPolicy, n int32, 
 			b.Fatalf("placed %d clusters, want %d", plan.Placed, wantPlaced)
 		}
 	}
+	reportCPU(b, start)
+}
+
+// reportCPU reports the process's CPU time since start per op (cpu-ns/op): on a shared
+// machine it moves less than wall time, which counts the time other processes hold the core.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(CPUTime()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// ScheduleHeartbeats is Schedule with the fleet alive between decisions, as the hub sees it
+// under a steady stream of heartbeats: before each decision the time moves on by a second
+// and beats members receive a heartbeat (round robin, written in place and told to the
+// store's feed, as the simulator's store does), so every member beats once a minute when
+// beats is a sixtieth of the fleet. Writing the heartbeats is part of each op (a few
+// hundred stores). feed false hands the decision no feed, as a store that keeps none.
+func ScheduleHeartbeats(b *testing.B, members int, p *placement.PlacementPolicy, n int32, wantPlaced, beats int, feed bool) {
+	fleet := Fleet(members, 1)
+	snap := &placement.PolicySnapshot{Name: "crp-0", Placement: "crp", Policy: p, NumberOfClusters: n}
+	in := scheduler.Input{Snapshot: snap, Members: fleet, Now: Epoch, MembersVersion: 1}
+	if feed {
+		in.Status = member.NewStatusFeed(0)
+	}
+	s := scheduler.New(scheduler.Options{})
+	next := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := CPUTime()
+	for b.Loop() {
+		in.Now = in.Now.Add(time.Second)
+		for range beats {
+			m := fleet[next]
+			m.Agent.LastHeartbeat = in.Now
+			if in.Status != nil {
+				in.Status.Changed(m)
+			}
+			next = (next + 1) % len(fleet)
+		}
+		plan, err := s.Schedule(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if wantPlaced >= 0 && plan.Placed != wantPlaced {
+			b.Fatalf("placed %d clusters, want %d", plan.Placed, wantPlaced)
+		}
+	}
+	reportCPU(b, start)
+}
+
+// ScheduleChurn is Schedule with one member's labels replaced before every decision (its
+// zone label moved on, as the stores replace label maps) and the store's version moved:
+// every decision finds the index changed and derives what it keeps per policy again.
+func ScheduleChurn(b *testing.B, members int, p *placement.PlacementPolicy, n int32, wantPlaced int) {
+	fleet := Fleet(members, 1)
+	snap := &placement.PolicySnapshot{Name: "crp-0", Placement: "crp", Policy: p, NumberOfClusters: n}
+	in := scheduler.Input{Snapshot: snap, Members: fleet, Now: Epoch, MembersVersion: 1, Status: member.NewStatusFeed(0)}
+	s := scheduler.New(scheduler.Options{})
+	next := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := CPUTime()
+	for b.Loop() {
+		m := fleet[next]
+		ls := maps.Clone(m.Labels)
+		ls["zone"] = zones[(slices.Index(zones, ls["zone"])+1)%len(zones)]
+		m.Labels = ls
+		in.MembersVersion++
+		next = (next + 7919) % len(fleet)
+		plan, err := s.Schedule(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if wantPlaced >= 0 && plan.Placed != wantPlaced {
+			b.Fatalf("placed %d clusters, want %d", plan.Placed, wantPlaced)
+		}
+	}
+	reportCPU(b, start)
 }
 
 // ScheduleSteady measures a decision that changes nothing: the placement's bindings are
@@ -66,6 +147,7 @@ func scheduleSteady(b *testing.B, members int, p *placement.PlacementPolicy, n i
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	start := CPUTime()
 	for b.Loop() {
 		in.Now = in.Now.Add(time.Second)
 		plan, err := s.Schedule(in)
@@ -76,6 +158,7 @@ func scheduleSteady(b *testing.B, members int, p *placement.PlacementPolicy, n i
 			b.Fatalf("steady decision wrote %d bindings and placed %d clusters, want none and %d", len(plan.Create)+len(plan.Update)+len(plan.Unschedule), plan.Placed, len(first.Create))
 		}
 	}
+	reportCPU(b, start)
 }
 
 // SimHeartbeats measures simulating members heartbeating every 60s for the given simulated

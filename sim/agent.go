@@ -97,6 +97,7 @@ func (s *Sim) agentSync(e *event) bool {
 		s.Record("agent-leaving", a.name, "")
 		s.sendMessage(a, "agent-left", func() {
 			a.rec.Member.Agent.Joined = false
+			s.store.status.Changed(a.rec.Member)
 			s.hub.fire(triggers.MemberStatusChanged, a.name, "", a.name)
 		})
 	default:
@@ -182,6 +183,7 @@ func (s *Sim) steadyHeartbeat(a *agent, r *memberRecord, m *member.Member, sent 
 	isEligible := s.now-beat <= timeout
 	agentTime := s.cfg.Start.Add(beat)
 	m.Agent.LastHeartbeat = agentTime
+	s.store.status.Changed(m)
 	a.beat, a.beatAt = beat, agentTime
 	if wasEligible != isEligible {
 		s.hub.fire(triggers.MemberStatusChanged, a.name, "", a.name)
@@ -215,6 +217,7 @@ func (s *Sim) deliverHeartbeat(a *agent, sent time.Duration) {
 		m.Agent.HealthTransition = agentTime
 	}
 	m.Agent.LastHeartbeat = agentTime
+	s.store.status.Changed(m)
 	a.beat, a.beatAt, a.beatSet = sent+a.skew, agentTime, true
 	if first {
 		m.Properties = a.properties

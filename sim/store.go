@@ -29,6 +29,8 @@ type store struct {
 	// (scheduler.Input.BindingsVersion), drawn from bindingsClock so that a placement
 	// deleted and created again never sees an old version.
 	clustersVersion uint64
+	// status records every write of a member's agent status (scheduler.Input.Status).
+	status          *member.StatusFeed
 	bindingsVersion map[string]uint64
 	bindingsClock   uint64
 	placements      map[string]*mhub.Placement
@@ -78,6 +80,7 @@ func newStore() *store {
 		byMember:        map[string]int{},
 		bindingsVersion: map[string]uint64{},
 		clustersVersion: 1,
+		status:          member.NewStatusFeed(0),
 		resources:       map[string]*unstructured.Unstructured{},
 		overrides:       newOverrideStore(),
 		works:           map[string]*mhub.Work{},
@@ -117,6 +120,9 @@ func (st *store) ClustersVersion() uint64 { return st.clustersVersion }
 func (st *store) BindingsVersion(placementName string) uint64 {
 	return st.bindingsVersion[placementName]
 }
+
+// StatusFeed implements mhub.StatusFeedStore.
+func (st *store) StatusFeed() *member.StatusFeed { return st.status }
 
 // memberSpecChanged records that a member changed in something the scheduler indexes or
 // reads besides agent status (labels, taints, properties, resources, leaving).

@@ -221,6 +221,9 @@ func (c *Controllers) reconcileScheduler(name string) {
 	if vs, ok := st.(VersionedStore); ok {
 		in.MembersVersion, in.BindingsVersion = vs.ClustersVersion(), vs.BindingsVersion(name)
 	}
+	if fs, ok := st.(StatusFeedStore); ok {
+		in.Status = fs.StatusFeed()
+	}
 	plan, err := c.Scheduler.Schedule(in)
 	if err != nil {
 		cd := condition.False(condition.TypeScheduled, "InvalidSchedulingPolicy", err.Error())

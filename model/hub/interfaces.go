@@ -24,6 +24,14 @@ type VersionedStore interface {
 	BindingsVersion(placement string) uint64
 }
 
+// StatusFeedStore is a Store that records every write of a member's agent status in a
+// feed (member.StatusFeed.Changed after the write), so that the scheduler keeps status as
+// a column and re-reads only the members the feed names. See scheduler.Input.Status.
+// Optional: without it the scheduler reads status from every member a decision needs.
+type StatusFeedStore interface {
+	StatusFeed() *member.StatusFeed
+}
+
 // Store is the hub's API server as the controllers see it. Getters return the stored object
 // (nil when absent); a controller that changes one writes it back with the matching Put, so an
 // implementation over a real API server can persist it. Lists are sorted by name.

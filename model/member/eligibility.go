@@ -104,24 +104,28 @@ func NewEligibilityChecker(now time.Time, cfg EligibilityConfig) EligibilityChec
 }
 
 // Check is m.CheckEligibility at the checker's time and windows.
-func (c *EligibilityChecker) Check(m *Member) Eligibility {
+func (c *EligibilityChecker) Check(m *Member) Eligibility { return c.CheckStatus(m.Leaving, &m.Agent) }
+
+// CheckStatus is Check of a member with the given Leaving and agent status: what a reader
+// that keeps copies of members' status checks.
+func (c *EligibilityChecker) CheckStatus(leaving bool, a *AgentStatus) Eligibility {
 	switch {
-	case m.Leaving:
+	case leaving:
 		return Eligibility{Code: Left}
-	case !m.Agent.Present:
+	case !a.Present:
 		return Eligibility{Code: AgentNotOnline}
 	}
-	if m.Agent.LastHeartbeat.Before(c.staleBefore) {
-		return Eligibility{Code: NoRecentHeartbeat, Since: c.now.Sub(m.Agent.LastHeartbeat)}
+	if a.LastHeartbeat.Before(c.staleBefore) {
+		return Eligibility{Code: NoRecentHeartbeat, Since: c.now.Sub(a.LastHeartbeat)}
 	}
 	switch {
-	case !m.Agent.Joined:
+	case !a.Joined:
 		return Eligibility{Code: AgentNotJoined}
-	case !m.Agent.HealthKnown:
+	case !a.HealthKnown:
 		return Eligibility{Code: HealthUnknown}
 	}
-	if !m.Agent.Healthy && m.Agent.HealthTransition.Before(c.unhealthySince) {
-		return Eligibility{Code: UnhealthyTooLong, Since: c.now.Sub(m.Agent.HealthTransition)}
+	if !a.Healthy && a.HealthTransition.Before(c.unhealthySince) {
+		return Eligibility{Code: UnhealthyTooLong, Since: c.now.Sub(a.HealthTransition)}
 	}
 	return Eligibility{}
 }

@@ -2,6 +2,7 @@ package member
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -41,6 +42,45 @@ func TestPropEligibilityCheckerMatchesCheckEligibility(t *testing.T) {
 		c := NewEligibilityChecker(base, cfg)
 		if got := c.Check(m); got != want {
 			t.Fatalf("checker at %v with %+v: Check(%+v) = %+v, CheckEligibility = %+v", base, cfg, m.Agent, got, want)
+		}
+	})
+}
+
+// TestPropStatusFeedSince: Since lists exactly the writes after a version, oldest first,
+// while the feed remembers them, and refuses otherwise.
+func TestPropStatusFeedSince(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		asked := rapid.IntRange(0, 5).Draw(t, "size")
+		f := NewStatusFeed(asked)
+		size := len(f.ring)
+		if size&(size-1) != 0 || size < asked || asked == 0 && size != DefaultStatusFeedSize {
+			t.Fatalf("NewStatusFeed(%d) keeps %d writes, want a power of two, at least %d", asked, size, asked)
+		}
+		ms := []*Member{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+		var log []*Member
+		for range rapid.IntRange(0, 12).Draw(t, "writes") {
+			m := rapid.SampledFrom(ms).Draw(t, "member")
+			f.Changed(m)
+			log = append(log, m)
+		}
+		if f.Version() != uint64(len(log)) {
+			t.Fatalf("Version() = %d after %d writes", f.Version(), len(log))
+		}
+		v := uint64(rapid.IntRange(0, len(log)+2).Draw(t, "since"))
+		var got []*Member
+		ok := f.Since(v, func(m *Member) { got = append(got, m) })
+		wantOK := v <= uint64(len(log)) && uint64(len(log))-v <= uint64(size)
+		if ok != wantOK {
+			t.Fatalf("Since(%d) with %d writes in a feed of %d = %v, want %v", v, len(log), size, ok, wantOK)
+		}
+		if !ok {
+			if len(got) != 0 {
+				t.Fatalf("Since(%d) refused but listed %d members", v, len(got))
+			}
+			return
+		}
+		if want := log[v:]; !slices.Equal(got, want) {
+			t.Fatalf("Since(%d) listed %v, want %v", v, got, want)
 		}
 	})
 }

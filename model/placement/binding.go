@@ -1,7 +1,6 @@
 package placement
 
 import (
-	"hash/fnv"
 	"slices"
 	"strconv"
 	"time"
@@ -183,15 +182,19 @@ func (b *Binding) Live() bool {
 //
 // Names of different clusters never collide: they differ in the cluster part or in length.
 func BindingName(placement, cluster string, attempt int) string {
-	h := fnv.New32a()
-	buf := make([]byte, 0, len(placement)+len(cluster)+24)
-	buf = append(append(append(append(buf, placement...), 0), cluster...), 0)
+	// FNV-1a (32 bits) of placement, NUL, cluster, NUL and attempt in decimal, folded here
+	// rather than through hash/fnv so that naming allocates only the name.
+	const offset32, prime32 = 2166136261, 16777619
+	var arr [128]byte // the name is built here unless it is longer
+	buf := append(append(append(append(arr[:0], placement...), 0), cluster...), 0)
 	buf = strconv.AppendInt(buf, int64(attempt), 10)
-	h.Write(buf)
-	sum := h.Sum32()
+	h := uint32(offset32)
+	for _, c := range buf {
+		h = (h ^ uint32(c)) * prime32
+	}
 	buf = append(append(append(append(buf[:0], placement...), '-'), cluster...), '-')
 	for shift := 28; shift >= 0; shift -= 4 {
-		buf = append(buf, "0123456789abcdef"[sum>>shift&0xf])
+		buf = append(buf, "0123456789abcdef"[h>>shift&0xf])
 	}
 	return string(buf)
 }

@@ -1,6 +1,9 @@
 package placement
 
 import (
+	"fmt"
+	"hash/fnv"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -8,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"pgregory.net/rapid"
 	"sigs.k8s.io/yaml"
 
 	"github.com/fleetsim/fleetsim/model/member"
@@ -289,4 +293,20 @@ func TestValidateReportBackStrategy(t *testing.T) {
 			t.Errorf("%s: Mirrors() = %t, want %t", tc.name, m, tc.mirror)
 		}
 	}
+}
+
+// TestPropBindingNameIsFNV1a: BindingName folds FNV-1a by hand; its names are those of
+// hash/fnv over placement, NUL, cluster, NUL and the attempt in decimal (names reach
+// traces, so they must never change).
+func TestPropBindingNameIsFNV1a(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p, c := rapid.String().Draw(t, "placement"), rapid.StringN(0, 200, -1).Draw(t, "cluster")
+		attempt := rapid.IntRange(-5, 1<<40).Draw(t, "attempt")
+		h := fnv.New32a()
+		h.Write([]byte(p + "\x00" + c + "\x00" + strconv.Itoa(attempt)))
+		want := fmt.Sprintf("%s-%s-%08x", p, c, h.Sum32())
+		if got := BindingName(p, c, attempt); got != want {
+			t.Fatalf("BindingName(%q, %q, %d) = %q, want %q", p, c, attempt, got, want)
+		}
+	})
 }

@@ -26,4 +26,18 @@
 // touches the other members only to report why they were filtered, up to MaxDecisions.
 // internal/reference keeps the decision as it was before the index, as the oracle the
 // property tests compare with.
+//
+// Stores can tell a Scheduler what changed instead of letting it look (types.go):
+// Input.MembersVersion and Input.BindingsVersion skip the index sync and recall steady
+// PickAll decisions; Input.Status, a member.StatusFeed the store tells of every agent
+// status write, lets the Scheduler keep each member's status as a column (columns.go):
+// it re-reads only the members the feed names, and keeps each member's eligibility
+// between decisions while the time stays within the window of cut-offs that decided it.
+// A PickN decision keeps, per policy, what it derives from the index alone (the members
+// the required terms select and whose taints it tolerates, their affinity scores, their
+// ranking order and their groups of topology domains), so it meets its candidates
+// already ranked; a candidate that holds no binding is then a position in that order,
+// not a memo (ranked.go), and only the picked and reported ones are looked at. All of it
+// is derived state: property tests rebuild it from scratch after random changes and
+// compare, and compare every decision with internal/reference.
 package scheduler

@@ -31,11 +31,15 @@ type fleetIndex struct {
 	// gen changes whenever member positions change (a rebuild); caches keyed by position
 	// check it.
 	gen uint64
+	// ver changes whenever anything the index holds changes (a rebuild or a member
+	// re-read); caches derived from its content check it.
+	ver uint64
 	// rank is each member's position in name order; sortedByName means rank[i] == i.
 	rank         []int32
 	sortedByName bool
-	byRank       []int32          // members in name order; only when not sortedByName
-	byName       map[string]int32 // built on first use
+	byRank       []int32                  // members in name order; only when not sortedByName
+	byName       map[string]int32         // built on first use
+	byPtr        map[*member.Member]int32 // built on first use
 	tainted      bitset
 	keys         map[string]*labelColumn
 	props        map[member.PropertyRef]*propColumn
@@ -126,6 +130,7 @@ func (e *entry) capture(m *member.Member) {
 func (ix *fleetIndex) rebuild(members []*member.Member, kind member.Kind) {
 	ix.kind = kind
 	ix.gen++
+	ix.ver++
 	ix.ents = ix.ents[:0]
 	for _, m := range members {
 		if targets(m, kind) {
@@ -137,7 +142,7 @@ func (ix *fleetIndex) rebuild(members []*member.Member, kind member.Kind) {
 		ix.ents = []entry{}
 	}
 	n := len(ix.ents)
-	ix.byName = nil
+	ix.byName, ix.byPtr = nil, nil
 	ix.keys = map[string]*labelColumn{}
 	ix.props = map[member.PropertyRef]*propColumn{}
 	ix.tainted = newBitset(n)
@@ -175,6 +180,7 @@ func (ix *fleetIndex) order() []int32 { return ix.byRank }
 
 // refresh re-reads one member whose labels, properties, resources or taints changed.
 func (ix *fleetIndex) refresh(i int32) {
+	ix.ver++
 	e := &ix.ents[i]
 	m := e.m
 	e.capture(m)
@@ -211,6 +217,17 @@ func (ix *fleetIndex) refresh(i int32) {
 		p.read(i, m)
 		p.rangeSet = false
 	}
+}
+
+// positions finds members by identity.
+func (ix *fleetIndex) positions() map[*member.Member]int32 {
+	if ix.byPtr == nil {
+		ix.byPtr = make(map[*member.Member]int32, len(ix.ents))
+		for i := range ix.ents {
+			ix.byPtr[ix.ents[i].m] = int32(i)
+		}
+	}
+	return ix.byPtr
 }
 
 func (ix *fleetIndex) names() map[string]int32 {

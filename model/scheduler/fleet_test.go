@@ -6,13 +6,16 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
 
 	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/placement"
 )
 
 // indexView renders a fleet index by value (no ids), so an index maintained incrementally
@@ -225,5 +228,201 @@ func TestLabelColumnForgetsDeadValues(t *testing.T) {
 	fresh.column("stamp")
 	if diff := cmp.Diff(viewOf(&fresh), viewOf(&ix), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("index after 1,000 label changes differs from a rebuilt one (-rebuilt +incremental):\n%s", diff)
+	}
+}
+
+// derivedView renders the state a Scheduler derives for PickN decisions by value: the
+// status column's valid entries and cached eligibility bits, and the policy cache.
+type derivedView struct {
+	Digests  map[string]statusDigest
+	Eligible map[string]bool // known members: eligible at the column's cut-offs
+	Static   []string        // the cache's order, by name
+	Keys     []uint64
+	Affinity map[string]int32
+	Domains  []string // per position, the member's topology domains by value (ids differ between indexes)
+}
+
+func derivedOf(t *rapid.T, s *Scheduler, p *compiledPolicy, fresh bool) derivedView {
+	v := derivedView{Digests: map[string]statusDigest{}, Eligible: map[string]bool{}, Affinity: map[string]int32{}}
+	st := &s.status
+	for i := range s.ix.ents {
+		id := int32(i)
+		name := s.ix.ents[i].name
+		if fresh || st.valid.has(id) {
+			m := s.ix.ents[i].m
+			if fresh {
+				v.Digests[name] = digestOf(m.Leaving, &m.Agent)
+			} else {
+				v.Digests[name] = st.digest[id]
+			}
+		}
+		if st.known.has(id) {
+			if fresh {
+				w := emptyWindow()
+				g := digestOf(s.ix.ents[i].m.Leaving, &s.ix.ents[i].m.Agent)
+				v.Eligible[name] = g.exact && w.decide(&g, &st.cut)
+			} else {
+				v.Eligible[name] = st.elig.has(id)
+			}
+		}
+	}
+	c := s.pcache[p.fingerprint()]
+	if c == nil || c.ver != s.ix.ver {
+		t.Fatalf("no current policy cache after a PickN decision")
+	}
+	for pos, id := range c.order {
+		name := s.ix.ents[id].name
+		v.Static = append(v.Static, name)
+		v.Affinity[name] = c.affinity[id]
+		if c.names[pos] != name {
+			t.Fatalf("cache position %d names %q, its member is %q", pos, c.names[pos], name)
+		}
+		var doms []string
+		for _, tc := range p.topology {
+			col := s.ix.column(tc.key)
+			if vid := col.ids[id]; vid >= 0 {
+				doms = append(doms, col.values[vid])
+			} else {
+				doms = append(doms, "∅")
+			}
+		}
+		v.Domains = append(v.Domains, strings.Join(doms, "/"))
+	}
+	v.Keys = slices.Clone(c.keys)
+	return v
+}
+
+// TestPropDerivedStateMatchesRebuild: the state a Scheduler keeps between PickN decisions
+// with store versions and a status feed (the status column, its eligibility bits and the
+// policy cache) equals the same state derived from scratch, after random changes of every
+// kind the stores make and the time moving.
+func TestPropDerivedStateMatchesRebuild(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		names := rapid.SliceOfNDistinct(rapid.StringOfN(rapid.RuneFrom([]rune("abcde")), 1, 3, -1), 1, 20, rapid.ID[string]).Draw(t, "names")
+		var ms []*member.Member
+		for _, n := range names {
+			m := drawFleetMember(t, n)
+			m.Agent = member.AgentStatus{Present: true, Joined: true, HealthKnown: true, Healthy: rapid.Bool().Draw(t, "healthy"),
+				LastHeartbeat: now0.Add(-time.Duration(rapid.IntRange(0, 400).Draw(t, "age")) * time.Second), HealthTransition: now0.Add(-time.Duration(rapid.IntRange(0, 400).Draw(t, "sick")) * time.Second)}
+			ms = append(ms, m)
+		}
+		slices.SortFunc(ms, func(a, b *member.Member) int { return strings.Compare(a.Name, b.Name) })
+		n := int32(rapid.IntRange(0, 5).Draw(t, "n"))
+		skew := int32(1)
+		pol := &placement.PlacementPolicy{PlacementType: placement.PickN, NumberOfClusters: &n,
+			Affinity: &placement.Affinity{ClusterAffinity: &placement.ClusterAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: &placement.ClusterSelector{ClusterSelectorTerms: []placement.ClusterSelectorTerm{{
+					LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "env", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"d"}}}},
+				}}},
+				PreferredDuringSchedulingIgnoredDuringExecution: []placement.PreferredClusterSelector{
+					{Weight: 40, Preference: placement.ClusterSelectorTerm{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"region": "a"}}}},
+					{Weight: 30, Preference: placement.ClusterSelectorTerm{PropertySorter: &placement.PropertySorter{Name: member.NodeCountProperty, SortOrder: placement.Descending}}},
+				},
+			}},
+			Tolerations:               []placement.Toleration{{Key: "gpu", Operator: placement.TolerationOpExists}},
+			TopologySpreadConstraints: []placement.TopologySpreadConstraint{{MaxSkew: &skew, TopologyKey: "zone", WhenUnsatisfiable: placement.DoNotSchedule}},
+		}
+		if rapid.Bool().Draw(t, "noSpread") {
+			pol.TopologySpreadConstraints = nil
+		}
+		cp, err := compile(pol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap := &placement.PolicySnapshot{Name: "crp-0", Placement: "crp", Policy: pol, NumberOfClusters: n}
+		s := New(Options{})
+		feed := member.NewStatusFeed(rapid.IntRange(0, 4).Draw(t, "feedSize"))
+		at := now0
+		var version uint64 = 1
+		next := 0
+		for step := range rapid.IntRange(1, 10).Draw(t, "steps") {
+			label := fmt.Sprint("step", step)
+			in := Input{Snapshot: snap, Members: ms, Now: at, MembersVersion: version, Status: feed}
+			for range 2 { // the second decision at an index derives the policy cache
+				if _, err := s.Schedule(in); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := derivedOf(t, s, cp, false)
+			rebuilt := New(Options{})
+			for range 2 {
+				if _, err := rebuilt.Schedule(in); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := derivedOf(t, rebuilt, cp, true)
+			// The rebuilt column holds every member; the kept one those it read: compare those.
+			for name := range want.Digests {
+				if _, ok := got.Digests[name]; !ok {
+					delete(want.Digests, name)
+				}
+			}
+			fromScratch := derivedOf(t, s, cp, true)
+			if diff := cmp.Diff(fromScratch.Eligible, got.Eligible); diff != "" {
+				t.Fatalf("step %d: kept eligibility bits differ from bits decided afresh at the same cut-offs (-fresh +kept):\n%s", step, diff)
+			}
+			got.Eligible, want.Eligible = nil, nil
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(statusDigest{})); diff != "" {
+				t.Fatalf("step %d: kept derived state differs from a rebuilt one (-rebuilt +kept):\n%s", step, diff)
+			}
+			checkGroups(t, s, cp)
+			for range rapid.IntRange(0, 3).Draw(t, label+"changes") {
+				i := rapid.IntRange(0, len(ms)-1).Draw(t, label+"member")
+				m := ms[i]
+				switch rapid.IntRange(0, 7).Draw(t, label+"change") {
+				case 0, 1, 2: // a status write, told to the feed
+					m.Agent.LastHeartbeat = at.Add(-time.Duration(rapid.IntRange(0, 400).Draw(t, label+"age")) * time.Second)
+					if rapid.Bool().Draw(t, label+"flip") {
+						m.Agent.Healthy = !m.Agent.Healthy
+						m.Agent.HealthTransition = at
+					}
+					feed.Changed(m)
+				case 3:
+					ls := maps.Clone(m.Labels)
+					ls[rapid.SampledFrom(fleetTestKeys).Draw(t, label+"key")] = rapid.SampledFrom(fleetTestValues).Draw(t, label+"value")
+					m.Labels = ls
+					version++
+				case 4:
+					m.Properties = map[string]resource.Quantity{member.NodeCountProperty: *resource.NewQuantity(int64(rapid.IntRange(0, 20).Draw(t, label+"n")), resource.DecimalSI)}
+					version++
+				case 5:
+					m.Taints = append(m.Taints[:0], rapid.SampledFrom(fleetTestTaints).Draw(t, label+"taint"))
+					version++
+				case 6:
+					m.Leaving = !m.Leaving
+					version++
+				case 7:
+					nm := drawFleetMember(t, fmt.Sprint("zz", next))
+					nm.Kind = member.KindCluster
+					next++
+					ms = append(ms, nm)
+					version++
+				}
+			}
+			at = at.Add(time.Duration(rapid.SampledFrom([]int{0, 1, 30, 60, 300}).Draw(t, label+"elapse")) * time.Second)
+		}
+	})
+}
+
+var now0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// checkGroups: each position's group in the policy cache holds the member's domains (ids in
+// the index's columns), and each group lists exactly its positions, in order.
+func checkGroups(t *rapid.T, s *Scheduler, cp *compiledPolicy) {
+	c := s.pcache[cp.fingerprint()]
+	if c.sgroup == nil {
+		return
+	}
+	members := make([][]int32, len(c.groups))
+	for pos, id := range c.order {
+		for i, tc := range cp.topology {
+			if got, want := c.groups[c.sgroup[pos]][i], s.ix.column(tc.key).ids[id]; got != want {
+				t.Fatalf("cache position %d: group domain %d, member's %d", pos, got, want)
+			}
+		}
+		members[c.sgroup[pos]] = append(members[c.sgroup[pos]], int32(pos))
+	}
+	if diff := cmp.Diff(members, c.members); diff != "" {
+		t.Fatalf("cache groups' members differ from their positions' groups (-positions +members):\n%s", diff)
 	}
 }

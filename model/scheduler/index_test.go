@@ -43,18 +43,27 @@ func propVariant(t *rapid.T, c propCase) propCase {
 }
 
 // TestPropIndexedMatchesReference: the indexed scheduler decides exactly as the scheduler
-// did before the index (internal/reference) on random fleets, policies and bindings.
+// did before the index (internal/reference) on random fleets, policies and bindings; PickN
+// decisions by the ranked path over the policy cache, or (a quarter of the cases) by the
+// path without it, which they take when topology domains are too many to number.
 func TestPropIndexedMatchesReference(t *testing.T) {
+	defer scheduler.SetForceUnranked(false)
 	rapid.Check(t, func(t *rapid.T) {
+		scheduler.SetForceUnranked(rapid.IntRange(0, 3).Draw(t, "unranked") == 0)
 		c := propVariant(t, propGenCase().Draw(t, "case"))
 		opts := propDrawOptions(t)
 		want, werr := reference.New(opts).Schedule(c.input())
-		got, gerr := scheduler.New(opts).Schedule(c.input())
-		if (werr != nil) != (gerr != nil) {
-			t.Fatalf("Schedule(%#v) error = %v, the reference's = %v", c, gerr, werr)
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Fatalf("Schedule(%#v) = %s\nwant the reference's %s\n(-reference +indexed):\n%s", c, propDescribePlan(got), propDescribePlan(want), diff)
+		s := scheduler.New(opts)
+		// The first decision derives no policy cache (the index is new); the second, at
+		// the same index, derives it and takes the ranked path.
+		for range 2 {
+			got, gerr := s.Schedule(c.input())
+			if (werr != nil) != (gerr != nil) {
+				t.Fatalf("Schedule(%#v) error = %v, the reference's = %v", c, gerr, werr)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("Schedule(%#v) = %s\nwant the reference's %s\n(-reference +indexed):\n%s", c, propDescribePlan(got), propDescribePlan(want), diff)
+			}
 		}
 	})
 }
@@ -64,30 +73,41 @@ func TestPropIndexedMatchesReference(t *testing.T) {
 // stores make them: maps replaced, taints edited in place, status written in place,
 // members added and removed) and to the bindings (the previous plan applied). Half the
 // runs hand over store versions (Input.MembersVersion, Input.BindingsVersion) changed as
-// the stores change them, so that decisions skip the sync and recall steady decisions.
+// the stores change them, so that decisions skip the sync and recall steady decisions,
+// and a feed of status writes (Input.Status, remembering 1 to 8 writes or the default),
+// so that decisions keep status as a column and re-read only the members it names.
 func TestPropIndexFollowsFleetChanges(t *testing.T) {
+	defer scheduler.SetForceUnranked(false)
 	rapid.Check(t, func(t *rapid.T) {
+		scheduler.SetForceUnranked(rapid.IntRange(0, 3).Draw(t, "unranked") == 0)
 		c := propVariant(t, propGenCase().Draw(t, "case"))
 		opts := propDrawOptions(t)
 		s := scheduler.New(opts)
 		now := propNow
 		next := 0
 		versioned := rapid.Bool().Draw(t, "versioned")
+		var feed *member.StatusFeed
+		if versioned {
+			feed = member.NewStatusFeed(rapid.IntRange(0, 8).Draw(t, "feedSize"))
+		}
 		var membersVersion, bindingsVersion uint64 = 1, 1
 		for step := range rapid.IntRange(1, 6).Draw(t, "steps") {
 			label := fmt.Sprint("step", step)
 			in := c.input()
 			in.Now = now
 			if versioned {
-				in.MembersVersion, in.BindingsVersion = membersVersion, bindingsVersion
+				in.MembersVersion, in.BindingsVersion, in.Status = membersVersion, bindingsVersion, feed
 			}
 			got := scheduleLikeReference(t, s, opts, in, step, c)
+			if rapid.Bool().Draw(t, label+"again") {
+				got = scheduleLikeReference(t, s, opts, in, step, c) // the index held still: ranked
+			}
 			if rapid.Bool().Draw(t, label+"apply") && !got.Empty() {
 				c.Bindings = propApplyPlan(c.Bindings, got)
 				bindingsVersion++
 			}
 			for range rapid.IntRange(0, 3).Draw(t, label+"changes") {
-				switch propChangeFleet(t, &c, label, &next) {
+				switch propChangeFleet(t, &c, label, &next, feed) {
 				case changedMembers:
 					membersVersion++
 				case changedBindings:
@@ -109,7 +129,8 @@ const (
 	changedSnapshot                   // the policy snapshot (a new one)
 )
 
-func propChangeFleet(t *rapid.T, c *propCase, label string, next *int) propChange {
+// propChangeFleet makes one random change; a status write is told to feed (when not nil).
+func propChangeFleet(t *rapid.T, c *propCase, label string, next *int, feed *member.StatusFeed) propChange {
 	if len(c.Members) == 0 {
 		c.Members = append(c.Members, propDrawMember(t, fmt.Sprint("new", *next)))
 		*next++
@@ -139,6 +160,12 @@ func propChangeFleet(t *rapid.T, c *propCase, label string, next *int) propChang
 	case 5:
 		m.Agent.LastHeartbeat = propNow.Add(time.Duration(rapid.IntRange(-600, 600).Draw(t, label+"beat")) * time.Second)
 		m.Agent.Healthy = rapid.IntRange(0, 3).Draw(t, label+"healthy") > 0
+		if rapid.IntRange(0, 3).Draw(t, label+"transition") == 0 {
+			m.Agent.HealthTransition = propNow.Add(time.Duration(rapid.IntRange(-600, 600).Draw(t, label+"transitionAt")) * time.Second)
+		}
+		if feed != nil {
+			feed.Changed(m)
+		}
 		return changedStatus
 	case 6:
 		m.Leaving = !m.Leaving
@@ -232,7 +259,7 @@ func TestPropSteadyRecallMatchesReference(t *testing.T) {
 				continue
 			}
 			for range rapid.IntRange(0, 2).Draw(t, label+"changes") {
-				switch propChangeFleet(t, &c, label, &next) {
+				switch propChangeFleet(t, &c, label, &next, nil) {
 				case changedMembers:
 					membersVersion++
 				case changedBindings:
@@ -301,4 +328,110 @@ func scheduleLikeReference(t *rapid.T, s *scheduler.Scheduler, opts scheduler.Op
 		t.Fatalf("step %d: Schedule(%#v) = %s\nwant the reference's %s\n(-reference +indexed):\n%s", step, c, propDescribePlan(got), propDescribePlan(want), diff)
 	}
 	return got
+}
+
+// TestPropStatusColumnFollowsTime: one Scheduler kept with a status feed decides as the
+// reference while the time moves by small steps across the eligibility windows' edges
+// (so the cached eligibility bits must be decided again exactly when a heartbeat or a
+// health transition crosses a cut-off, also backwards) and statuses are written, told to
+// the feed or replaced with the member (and MembersVersion moved).
+func TestPropStatusColumnFollowsTime(t *testing.T) {
+	ages := []time.Duration{0, time.Second, time.Minute, 4*time.Minute + 59*time.Second, 5 * time.Minute, 5*time.Minute + 1, 5*time.Minute + time.Second, 6 * time.Minute, time.Hour}
+	drawStatus := func(t *rapid.T, label string, at time.Time) member.AgentStatus {
+		return member.AgentStatus{
+			Present: rapid.IntRange(0, 15).Draw(t, label+"present") > 0, Joined: rapid.IntRange(0, 15).Draw(t, label+"joined") > 0,
+			HealthKnown: rapid.IntRange(0, 15).Draw(t, label+"known") > 0, Healthy: rapid.Bool().Draw(t, label+"healthy"),
+			LastHeartbeat:    at.Add(-rapid.SampledFrom(ages).Draw(t, label+"beat")),
+			HealthTransition: at.Add(-rapid.SampledFrom(ages).Draw(t, label+"transition")),
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		var ms []*member.Member
+		for i := range rapid.IntRange(1, 12).Draw(t, "members") {
+			m := cluster(fmt.Sprintf("m%02d", i), labels("zone="+rapid.SampledFrom([]string{"a", "b"}).Draw(t, "zone")))
+			m.Agent = drawStatus(t, "", propNow)
+			ms = append(ms, m)
+		}
+		n := int32(rapid.IntRange(0, len(ms)).Draw(t, "n"))
+		p := &placement.PlacementPolicy{PlacementType: placement.PickN, NumberOfClusters: &n}
+		if rapid.Bool().Draw(t, "spread") {
+			skew := int32(1)
+			p.TopologySpreadConstraints = []placement.TopologySpreadConstraint{{MaxSkew: &skew, TopologyKey: "zone", WhenUnsatisfiable: placement.DoNotSchedule}}
+		}
+		snap := snapshot(p, 0)
+		opts := scheduler.Options{MaxDecisions: rapid.SampledFrom([]int{0, 2}).Draw(t, "maxDecisions")}
+		s := scheduler.New(opts)
+		feed := member.NewStatusFeed(rapid.IntRange(0, 4).Draw(t, "feedSize"))
+		at := propNow
+		var version uint64 = 1
+		for step := range rapid.IntRange(1, 10).Draw(t, "steps") {
+			label := fmt.Sprint("step", step)
+			in := scheduler.Input{Snapshot: snap, Members: ms, Now: at, MembersVersion: version, Status: feed}
+			scheduleLikeReference(t, s, opts, in, step, ms)
+			scheduleLikeReference(t, s, opts, in, step, ms) // the index held still: ranked
+			for range rapid.IntRange(0, 2).Draw(t, label+"writes") {
+				i := rapid.IntRange(0, len(ms)-1).Draw(t, label+"member")
+				if rapid.Bool().Draw(t, label+"replace") {
+					m := *ms[i]
+					m.Agent = drawStatus(t, label, at)
+					ms = slices.Clone(ms)
+					ms[i] = &m
+					version++
+				} else {
+					ms[i].Agent = drawStatus(t, label, at)
+					feed.Changed(ms[i])
+				}
+			}
+			// Mostly forwards; a clock that goes back must not see bits decided later.
+			at = at.Add(rapid.SampledFrom([]time.Duration{0, 1, time.Second, 59 * time.Second, time.Minute, 4*time.Minute + 59*time.Second, 5 * time.Minute, -1, -time.Minute, -5 * time.Minute}).Draw(t, label+"elapse"))
+		}
+	})
+}
+
+// TestManyPickNPolicies: one Scheduler deciding more distinct PickN policies than it keeps
+// policy caches for (the rest take the unranked path; caches of an older index make room)
+// decides each as the reference, round after round, also after the fleet changed.
+func TestManyPickNPolicies(t *testing.T) {
+	ms := []*member.Member{cluster("a", labels("zone=1")), cluster("b", labels("zone=2")), cluster("c", labels("zone=1")), cluster("d")}
+	opts := scheduler.Options{MaxDecisions: 3}
+	s := scheduler.New(opts)
+	var snaps []*placement.PolicySnapshot
+	for i := range 70 {
+		p := policy(t, fmt.Sprintf(`placementType: PickN
+numberOfClusters: 2
+affinity:
+  clusterAffinity:
+    preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: %d
+        preference:
+          labelSelector:
+            matchLabels: {zone: "1"}
+topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}
+`, i-35))
+		snap := snapshot(p, 0)
+		snap.Placement = fmt.Sprint("crp-", i)
+		snaps = append(snaps, snap)
+	}
+	for round := range 4 {
+		if round == 2 { // the index moves on: every cache is of an older index
+			m := *ms[3]
+			m.Labels = map[string]string{"zone": "2"}
+			ms = append(slices.Clone(ms[:3]), &m)
+		}
+		for _, snap := range snaps {
+			in := scheduler.Input{Snapshot: snap, Members: ms, Now: now, MembersVersion: uint64(1 + round/2)}
+			want, err := reference.New(opts).Schedule(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Schedule(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("round %d, %s: Schedule (-reference +indexed):\n%s", round, snap.Placement, diff)
+			}
+		}
+	}
 }

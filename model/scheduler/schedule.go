@@ -47,6 +47,7 @@ type memo struct {
 	affinity int32
 	topo     int32
 	key      uint64 // rankKey, once scored
+	group    int32  // the ranked PickN path: a candidate's group of topology domains (pickNCache)
 }
 
 // slot gathers the placement's bindings on one cluster. Bindings are named by their index
@@ -112,6 +113,17 @@ type Scheduler struct {
 	// steadyMemo holds, per placement, its last decision if that was a steady PickAll
 	// re-run made with store versions, and the input it was made from.
 	steadyMemo map[string]*steadyMemo
+	// status is the members' agent status as a column, when the store keeps a feed.
+	status statusColumn
+	// pcache holds, per PickN policy (its fingerprint), what its decisions derive from the
+	// index alone.
+	pcache map[string]*pickNCache
+	// pseen is, per PickN policy, the index version its last decision saw.
+	pseen map[string]uint64
+	// The ranked PickN path's scratch: candidates in ranking order when some hold a
+	// binding, the groups.
+	vcBuf   []int32
+	vgroups []vGroup
 }
 
 // maxSteadyMemos bounds the steady decisions a Scheduler remembers.
@@ -148,17 +160,20 @@ func (s *Scheduler) Forget() {
 	s.bcache.gen = 0
 	s.synced.version = 0
 	s.steadyMemo = nil
+	s.status = statusColumn{}
+	s.pcache, s.pseen = nil, nil
 }
 
 // syncIndex brings the index up to date with in.Members, unless the store's version says
-// nothing the index holds changed since the last sync.
-func (s *Scheduler) syncIndex(in Input) {
+// nothing the index holds changed since the last sync; it reports whether it looked.
+func (s *Scheduler) syncIndex(in Input) bool {
 	v := &s.synced
 	if in.MembersVersion != 0 && v.version == in.MembersVersion && v.n == len(in.Members) && v.kind == in.TargetKind && s.ix.ents != nil {
-		return
+		return false
 	}
 	s.ix.sync(in.Members, in.TargetKind)
 	v.version, v.n, v.kind = in.MembersVersion, len(in.Members), in.TargetKind
+	return true
 }
 
 // recalled returns the placement's last steady decision if the input it depends on is
@@ -220,6 +235,21 @@ type decision struct {
 	scores   []placement.ClusterScore
 	// eligible is CheckEligibility at in.Now with the cut-off times computed once.
 	eligible member.EligibilityChecker
+	picked   []int32 // the memos picked
+	// The ranked PickN path (ranked.go): virtual says it is taken; pc is the policy's
+	// cache; vset the virtual candidates; pickedSet the members picked.
+	virtual   bool
+	vc        []int32 // the candidates in ranking order (see ranked.go); read-only
+	held      []int32 // the candidates holding a binding (memos), also in vc
+	pc        *pickNCache
+	vset      bitset
+	pickedSet bitset
+}
+
+// pick marks a candidate picked.
+func (d *decision) pick(mi int32) {
+	d.memos[mi].picked = true
+	d.picked = append(d.picked, mi)
 }
 
 // Schedule makes one decision. It fails only on input that validation rejects before it is
@@ -242,7 +272,7 @@ func (s *Scheduler) Schedule(in Input) (Plan, error) {
 	if err != nil {
 		return Plan{}, fmt.Errorf("schedule %s: policy snapshot %s: %w", in.Snapshot.Placement, in.Snapshot.Name, err)
 	}
-	s.syncIndex(in)
+	s.syncStatus(in, s.syncIndex(in))
 	s.begin()
 	d := &decision{Scheduler: s, in: in, policy: cp, eligible: member.NewEligibilityChecker(in.Now, s.opts.Eligibility)}
 	steady := cp.typ == placement.PickAll && d.steady()
@@ -546,6 +576,9 @@ func (d *decision) scanMembers() {
 	}
 	scoring := cp.typ == placement.PickN
 	if scoring {
+		if d.scanRanked() {
+			return
+		}
 		d.prepareAffinity()
 	}
 	consider := func(id int32) {
@@ -558,12 +591,11 @@ func (d *decision) scanMembers() {
 			}
 			return
 		}
-		m := d.ix.ents[id].m
-		elig := d.eligible.Check(m)
+		elig := d.check(id)
 		if !elig.OK() {
 			return
 		}
-		if cp.typ != placement.PickFixed && d.ix.tainted.has(id) && placement.FirstUntolerated(m.Taints, cp.tolerations) >= 0 {
+		if cp.typ != placement.PickFixed && d.ix.tainted.has(id) && placement.FirstUntolerated(d.ix.ents[id].m.Taints, cp.tolerations) >= 0 {
 			return
 		}
 		mi := d.memoIndex(id)
@@ -646,7 +678,7 @@ func (d *decision) filter(mm *memo) {
 			if cp.typ == placement.PickFixed {
 				// PickFixed is only fulfilled while every named cluster is eligible, even
 				// one that keeps its placement (CRP-POL-PICKFIXED).
-				mm.elig = d.eligible.Check(m)
+				mm.elig = d.check(mm.id)
 			}
 			return
 		}
@@ -655,7 +687,7 @@ func (d *decision) filter(mm *memo) {
 			return
 		}
 	}
-	if mm.elig = d.eligible.Check(m); !mm.elig.OK() {
+	if mm.elig = d.check(mm.id); !mm.elig.OK() {
 		mm.code = codeIneligible
 		return
 	}
@@ -698,7 +730,7 @@ func (d *decision) unscheduleDangling() {
 // the filters are unscheduled.
 func (d *decision) pickAll() {
 	for _, i := range d.cands {
-		d.memos[i].picked = true
+		d.pick(i)
 	}
 	d.unscheduleObsoleteNotPicked()
 }
@@ -710,12 +742,14 @@ func (d *decision) pickN() {
 		d.scaleIn(-need)
 	}
 	switch {
+	case d.virtual:
+		d.pickRanked(max(need, 0))
 	case d.topo != nil:
 		d.pickSpread(max(need, 0))
 	case need > 0:
 		d.picks = topK(d.picks[:0], d.rankedCands(), need)
 		for _, r := range d.picks {
-			d.memos[r.mi].picked = true
+			d.pick(r.mi)
 		}
 	}
 	d.unscheduleObsoleteNotPicked()
@@ -786,18 +820,25 @@ func (d *decision) prepareAffinity() {
 // scored even when nothing is to be picked, so that the decisions report true scores for
 // the clusters that were passed over.
 func (d *decision) scoreCandidate(mm *memo) {
+	mm.affinity = d.affinityOf(mm.id)
+	mm.key = rankKey(mm.affinity, mm.obsolete, mm.rank)
+}
+
+// affinityOf is the member's affinity score: the preferred terms it matches, weighted, and
+// its sorters' values within their ranges.
+func (d *decision) affinityOf(id int32) int32 {
 	cp := d.policy
 	var total int32
 	for pi := range d.terms {
 		p, t := &cp.preferred[pi], &d.terms[pi]
-		if t.set != nil && !t.set.has(mm.id) {
+		if t.set != nil && !t.set.has(id) {
 			continue
 		}
 		if p.sorter < 0 {
 			total += p.weight
 			continue
 		}
-		v := t.col.f[mm.id]
+		v := t.col.f[id]
 		if math.IsNaN(v) || t.hi <= t.lo {
 			continue // no value, or no spread: the term adds nothing
 		}
@@ -807,8 +848,7 @@ func (d *decision) scoreCandidate(mm *memo) {
 		}
 		total += int32(math.Round(float64(p.weight) * ratio))
 	}
-	mm.affinity = total
-	mm.key = rankKey(total, mm.obsolete, mm.rank)
+	return total
 }
 
 // better ranks candidates: topology score, affinity score, an existing obsolete binding
@@ -869,13 +909,13 @@ func (d *decision) finish() {
 	nPicked := 0
 	sel := d.newSet()
 	sel.zero()
-	for i := range d.memos {
-		mm := &d.memos[i]
-		if mm.picked {
-			nPicked++
-			sel.set(mm.id)
-		} else if mm.code == codeKept && d.slots[mm.slot].live >= 0 {
-			sel.set(mm.id)
+	for _, i := range d.picked {
+		nPicked++
+		sel.set(d.memos[i].id)
+	}
+	for si := range d.slots {
+		if sl := &d.slots[si]; sl.found && sl.live >= 0 && d.memos[sl.member].code == codeKept {
+			sel.set(d.memos[sl.member].id)
 		}
 	}
 	// One slice holds the selected decisions and then the unselected ones (up to the limit).
@@ -1007,14 +1047,18 @@ func (d *decision) unselectedDecisions(selected []placement.ClusterDecision, lim
 	if limit-(len(out)-n0) <= 0 {
 		return out
 	}
-	d.picks = topK(d.picks[:0], d.rankedCands(), limit-(len(out)-n0))
-	for _, r := range d.picks {
-		mm := &d.memos[r.mi]
-		out = append(out, placement.ClusterDecision{
-			ClusterName:  d.ix.ents[mm.id].name,
-			ClusterScore: d.score(mm),
-			Reason:       ReasonNotHighEnough,
-		})
+	if d.virtual {
+		out = d.unselectedRanked(out, limit-(len(out)-n0))
+	} else {
+		d.picks = topK(d.picks[:0], d.rankedCands(), limit-(len(out)-n0))
+		for _, r := range d.picks {
+			mm := &d.memos[r.mi]
+			out = append(out, placement.ClusterDecision{
+				ClusterName:  d.ix.ents[mm.id].name,
+				ClusterScore: d.score(mm),
+				Reason:       ReasonNotHighEnough,
+			})
+		}
 	}
 	// Filtered members by name: walk the fleet in name order until the limit is reached.
 	for r := 0; r < len(d.ix.ents) && (len(out)-n0) < limit; r++ {
@@ -1023,6 +1067,12 @@ func (d *decision) unselectedDecisions(selected []placement.ClusterDecision, lim
 			id = d.ix.order()[r]
 		}
 		if d.policy.typ == placement.PickFixed && !d.policy.fixed[d.ix.ents[id].name] {
+			continue
+		}
+		if ok, vm := d.virtualFiltered(id); ok {
+			if vm.code != codeCandidate {
+				out = append(out, placement.ClusterDecision{ClusterName: d.ix.ents[id].name, Reason: d.reasonFor(&vm), Plugin: d.pluginFor(&vm)})
+			}
 			continue
 		}
 		mm := d.filtered(id)

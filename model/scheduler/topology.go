@@ -35,6 +35,16 @@ func newTopologyState(cs []compiledConstraint, ix *fleetIndex) *topologyState {
 	return t
 }
 
+// radix is the mixed radix pickSpread numbers combinations of domains in (nil when they
+// would overflow).
+func (t *topologyState) radix() []uint64 {
+	r, ok := spreadRadix(t.cols)
+	if !ok {
+		return nil
+	}
+	return r
+}
+
 // domains appends the member's domain per constraint (-1 where it lacks the key).
 func (t *topologyState) domains(dst []int32, id int32) []int32 {
 	for _, c := range t.cols {
@@ -139,16 +149,11 @@ type spreadGroup struct {
 func (d *decision) pickSpread(need int) {
 	t := d.topo
 	// Group candidates by their combination of domains: a mixed-radix code of the value ids.
-	radix := make([]uint64, len(t.cols))
+	radix, ok := spreadRadix(t.cols)
+	overflow := !ok
 	combos := uint64(1)
-	overflow := false
-	for c, col := range t.cols {
-		radix[c] = combos
-		r := uint64(len(col.values) + 1)
-		if combos > math.MaxUint64/r/2 {
-			overflow = true
-		}
-		combos *= r
+	if ok {
+		combos = radix[len(radix)-1] * uint64(len(t.cols[len(t.cols)-1].values)+1)
 	}
 	var dense []int32
 	var sparse map[uint64]int32
@@ -172,12 +177,12 @@ func (d *decision) pickSpread(need int) {
 	var sizes []int
 	nc := len(t.cols)
 	for ci, i := range d.cands {
-		id := d.memos[i].id
 		var g int32
 		found := false
 		var code uint64
 		switch {
 		case byKey != nil:
+			id := d.memos[i].id
 			key = key[:0]
 			for _, col := range t.cols {
 				dom := col.ids[id]
@@ -185,9 +190,7 @@ func (d *decision) pickSpread(need int) {
 			}
 			g, found = byKey[string(key)]
 		default:
-			for c, col := range t.cols {
-				code += uint64(col.ids[id]+1) * radix[c]
-			}
+			code = spreadCode(t.cols, radix, d.memos[i].id)
 			if dense != nil {
 				g = dense[code]
 				found = g >= 0
@@ -205,7 +208,7 @@ func (d *decision) pickSpread(need int) {
 			default:
 				sparse[code] = g
 			}
-			doms = t.domains(doms, id)
+			doms = t.domains(doms, d.memos[i].id)
 			groups = append(groups, spreadGroup{})
 			sizes = append(sizes, 0)
 		}
@@ -250,7 +253,7 @@ func (d *decision) pickSpread(need int) {
 		if best < 0 {
 			break
 		}
-		d.memos[best].picked = true
+		d.pick(best)
 		groups[bestGroup].next++
 		t.addDomains(groups[bestGroup].domains)
 	}

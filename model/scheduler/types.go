@@ -30,6 +30,13 @@ type Input struct {
 	// changes whenever a binding of the placement is created, deleted or changed in any
 	// way. Zero means the store keeps no version.
 	BindingsVersion uint64
+	// Status, when not nil, is the store's feed of agent status writes: the store calls
+	// Status.Changed(m) after every write of a member's Agent. The Scheduler then keeps each
+	// member's status (and Leaving) as a column of its index, re-reading a member only when
+	// the feed names it, the index was brought up to date (MembersVersion moved, or no
+	// versions), or the feed forgot too much. Nil means status is read from every member
+	// the decision needs, at every decision.
+	Status *member.StatusFeed
 }
 
 // Options tune a Scheduler. The zero value means upstream's defaults.
