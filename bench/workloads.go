@@ -28,13 +28,7 @@ func Schedule(b *testing.B, members int, p *placement.PlacementPolicy, n int32, 
 	b.ResetTimer()
 	start := CPUTime()
 	for b.Loop() {
-		plan, err := s.Schedule(in)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if wantPlaced >= 0 && plan.Placed != wantPlaced {
-			b.Fatalf("placed %d clusters, want %d", plan.Placed, wantPlaced)
-		}
+		decide(b, s, in, wantPlaced)
 	}
 	reportCPU(b, start)
 }
@@ -73,15 +67,21 @@ func ScheduleHeartbeats(b *testing.B, members int, p *placement.PlacementPolicy,
 			}
 			next = (next + 1) % len(fleet)
 		}
-		plan, err := s.Schedule(in)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if wantPlaced >= 0 && plan.Placed != wantPlaced {
-			b.Fatalf("placed %d clusters, want %d", plan.Placed, wantPlaced)
-		}
+		decide(b, s, in, wantPlaced)
 	}
 	reportCPU(b, start)
+}
+
+// decide makes one decision and fails b unless it placed wantPlaced clusters (any when
+// negative).
+func decide(b *testing.B, s *scheduler.Scheduler, in scheduler.Input, wantPlaced int) {
+	plan, err := s.Schedule(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if wantPlaced >= 0 && plan.Placed != wantPlaced {
+		b.Fatalf("placed %d clusters, want %d", plan.Placed, wantPlaced)
+	}
 }
 
 // ScheduleChurn is Schedule with one member's labels replaced before every decision (its
@@ -103,13 +103,7 @@ func ScheduleChurn(b *testing.B, members int, p *placement.PlacementPolicy, n in
 		m.Labels = ls
 		in.MembersVersion++
 		next = (next + 7919) % len(fleet)
-		plan, err := s.Schedule(in)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if wantPlaced >= 0 && plan.Placed != wantPlaced {
-			b.Fatalf("placed %d clusters, want %d", plan.Placed, wantPlaced)
-		}
+		decide(b, s, in, wantPlaced)
 	}
 	reportCPU(b, start)
 }

@@ -295,17 +295,7 @@ func TestSteadyRecallManyPlacements(t *testing.T) {
 			}
 			p := &ps[i]
 			in := scheduler.Input{Snapshot: p.snap, Members: ms, Bindings: p.bs, Now: now, MembersVersion: 1, BindingsVersion: uint64(len(p.bs) + 1)}
-			want, err := reference.New(opts).Schedule(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := s.Schedule(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Fatalf("round %d, %s: Schedule (-reference +indexed):\n%s", round, p.snap.Placement, diff)
-			}
+			got := scheduleLikeReference(t, s, opts, in, round, p.snap.Placement)
 			if round == 0 {
 				for _, c := range got.Create {
 					b := c.Binding
@@ -318,7 +308,7 @@ func TestSteadyRecallManyPlacements(t *testing.T) {
 
 // scheduleLikeReference decides in with s and fails t unless the frozen reference
 // scheduler decides the same (step and c describe the case in the failure).
-func scheduleLikeReference(t *rapid.T, s *scheduler.Scheduler, opts scheduler.Options, in scheduler.Input, step int, c any) scheduler.Plan {
+func scheduleLikeReference(t interface{ Fatalf(string, ...any) }, s *scheduler.Scheduler, opts scheduler.Options, in scheduler.Input, step int, c any) scheduler.Plan {
 	want, werr := reference.New(opts).Schedule(in)
 	got, gerr := s.Schedule(in)
 	if (werr != nil) != (gerr != nil) {
@@ -421,17 +411,7 @@ topologySpreadConstraints:
 		}
 		for _, snap := range snaps {
 			in := scheduler.Input{Snapshot: snap, Members: ms, Now: now, MembersVersion: uint64(1 + round/2)}
-			want, err := reference.New(opts).Schedule(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := s.Schedule(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Fatalf("round %d, %s: Schedule (-reference +indexed):\n%s", round, snap.Placement, diff)
-			}
+			scheduleLikeReference(t, s, opts, in, round, snap.Placement)
 		}
 	}
 }
