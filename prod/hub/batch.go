@@ -1,6 +1,8 @@
 package hub
 
 import (
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -76,10 +78,7 @@ func (b *fanInBatch) done(binding string) (string, []triggers.Controller) {
 	if !b.forget(placement, binding) {
 		return "", nil
 	}
-	var out []triggers.Controller
-	for c := range b.deferred[placement] {
-		out = append(out, c)
-	}
+	out := slices.Sorted(maps.Keys(b.deferred[placement])) // woken in one order, run after run
 	delete(b.deferred, placement)
 	return placement, out
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -38,12 +39,22 @@ type statusWrite struct {
 // API server ignores the status of a create and of an update, so it is always a second
 // write; a flush can hold it back until the objects that depend on the spec are written.
 func writeSpec(ctx context.Context, c client.Client, want, base client.Object) (*statusWrite, error) {
+	status, hasStatus := statusField(want)
+	if base != nil && sameSpec(want, base) {
+		// Most decisions, a restarted hub's above all: nothing to write but the status.
+		if !hasStatus || sameStatus(want, base) {
+			return nil, nil
+		}
+		return &statusWrite{obj: want, status: status}, nil
+	}
 	// The write answers with the stored object, status included, into want: keep what was
 	// decided.
-	decided := want.DeepCopyObject()
-	status, hasStatus := statusField(decided)
-	switch {
-	case base == nil:
+	var decided runtime.Object
+	if hasStatus {
+		decided = want.DeepCopyObject()
+		status, _ = statusField(decided)
+	}
+	if base == nil {
 		want.SetResourceVersion("")
 		if err := c.Create(ctx, want); err != nil {
 			return nil, fmt.Errorf("create: %w", err)
@@ -51,17 +62,13 @@ func writeSpec(ctx context.Context, c client.Client, want, base client.Object) (
 		if !hasStatus || storedForm.DeepEqual(status.Interface(), reflect.Zero(status.Type()).Interface()) {
 			return nil, nil
 		}
-	case !sameSpec(want, base):
-		if err := c.Update(ctx, want); err != nil {
-			return nil, fmt.Errorf("update: %w", err)
-		}
-		if !hasStatus || sameStatus(decided, want) {
-			return nil, nil
-		}
-	default:
-		if !hasStatus || sameStatus(decided, base) {
-			return nil, nil
-		}
+		return &statusWrite{obj: want, status: status}, nil
+	}
+	if err := c.Update(ctx, want); err != nil {
+		return nil, fmt.Errorf("update: %w", err)
+	}
+	if !hasStatus || sameStatus(decided, want) {
+		return nil, nil
 	}
 	return &statusWrite{obj: want, status: status}, nil
 }
@@ -77,11 +84,11 @@ func (w *statusWrite) write(ctx context.Context, c client.Client) error {
 }
 
 // statusField is the Status field of an API object, if its type has one served as the
-// status subresource (every type the hub writes names it Status, tagged "status").
+// status subresource (every type the hub writes names it Status, its JSON name "status").
 func statusField(o runtime.Object) (reflect.Value, bool) {
 	v := reflect.ValueOf(o).Elem()
 	f, ok := v.Type().FieldByName("Status")
-	if !ok || f.Tag.Get("json") != "status,omitempty" {
+	if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); !ok || name != "status" {
 		return reflect.Value{}, false
 	}
 	return v.FieldByIndex(f.Index), true
