@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sync"
@@ -89,6 +90,7 @@ type Hub struct {
 	checker         *invariantChecker
 
 	exp     *expectations
+	wakes   wakeLedger
 	locks   keyLocks
 	members memberMemo
 	batch   fanInBatch
@@ -215,6 +217,28 @@ func (h *Hub) enqueueAfter(c triggers.Controller, key string, d time.Duration) {
 	if key == "" {
 		return
 	}
+	if ledgered[c] {
+		h.wakes.woke(c, key)
+	}
+	h.add(c, key, d)
+}
+
+// requeueAt wakes controller c for key again after d: a timed wake, which only a decision
+// taken after d serves.
+func (h *Hub) requeueAt(c triggers.Controller, key string, d time.Duration) {
+	if ledgered[c] {
+		h.wakes.wokeAt(c, key, time.Now().Add(d))
+	}
+	h.add(c, key, d)
+}
+
+// ledgered are the controllers whose wakes other decisions can serve inline (wakes.go).
+var ledgered = map[triggers.Controller]bool{
+	triggers.PolicySnapshot: true, triggers.Scheduler: true, triggers.Rollout: true,
+	triggers.WorkGenerator: true, WorkStatus: true,
+}
+
+func (h *Hub) add(c triggers.Controller, key string, d time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	q := h.queues[c]
@@ -639,12 +663,6 @@ func conditionStates(mc *clusterv1beta1.MemberCluster) map[string]string {
 // scope from the cache, decides, writes what changed, then fires the changes it made.
 func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) (reconcile.Result, error) {
 	arrived := time.Now()
-	h.exp.wait(ctx, writesOf("", key))
-	sc, unlock, err := h.lock(ctx, c, key)
-	if err != nil {
-		return reconcile.Result{}, err
-	}
-	defer unlock()
 	if c == WorkStatus {
 		// Last, after the flush and the changes it fired: the placement-wide decisions
 		// held back for the placement's fan-ins go once the last one is done.
@@ -655,6 +673,19 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 			}
 		}()
 	}
+	if h.servedInline(c, key) {
+		return reconcile.Result{}, nil
+	}
+	h.exp.wait(ctx, writesOf("", key))
+	sc, unlock, err := h.lock(ctx, c, key)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	defer unlock()
+	if h.servedInline(c, key) { // while this one waited for the lock
+		return reconcile.Result{}, nil
+	}
+	m := h.wakes.mark(time.Now())
 	select {
 	case h.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -702,9 +733,19 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 	} else {
 		sched := h.schedulers.Get().(*scheduler.Scheduler)
 		ctrls := &mhub.Controllers{Store: st, Env: env, Scheduler: sched, Eligibility: h.Eligibility}
+		var due dueWakes
+		if sc.allBindings {
+			// The queued fan-ins of the placement's bindings go first, so that what it
+			// decides sees the members' latest reports.
+			due = h.dueWakes(st, sc.placement, m)
+			for _, b := range due.fanIns {
+				h.receiveWorkStatus(st, env, b)
+			}
+		}
+		before := len(env.fired)
 		ctrls.Reconcile(c, key)
 		if sc.allBindings {
-			served = runInline(ctrls, st, env, c, key)
+			served = runInline(ctrls, st, env, c, key, before, due)
 		}
 		h.schedulers.Put(sched)
 	}
@@ -746,6 +787,11 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 		}
 		return reconcile.Result{}, fmt.Errorf("%s %s: %w", c, key, flushErr)
 	}
+	h.wakes.served(c, key, m)
+	served.note(&h.wakes, m)
+	for _, r := range env.requeues {
+		h.requeueAt(r.c, r.key, r.after)
+	}
 	h.sendEvents(st, env)
 	if probe != nil {
 		for _, v := range h.checker.after(st, probe, now) {
@@ -760,7 +806,51 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 			h.enqueue(WorkStatus, b)
 		}
 	}
-	return reconcile.Result{RequeueAfter: env.requeue}, nil
+	return reconcile.Result{}, nil
+}
+
+// servedInline tells whether controller c's decision about key has nothing left to serve:
+// another decision ran c for key on objects newer than every wake (wakes.go).
+func (h *Hub) servedInline(c triggers.Controller, key string) bool {
+	if !ledgered[c] || h.wakes.waiting(c, key) {
+		return false
+	}
+	wakesServedInline.WithLabelValues(string(c)).Inc()
+	return true
+}
+
+// dueWakes are the wakes a placement-wide decision serves besides its own: the queued
+// fan-ins and work generator runs of its placement's bindings, and the queued decisions
+// of the other controllers of placementChain for the placement.
+type dueWakes struct {
+	fanIns, works []string
+	wide          map[triggers.Controller]bool
+}
+
+// dueWakes finds, in sorted binding order, what a placement-wide decision at m about
+// placement serves besides its own wake.
+func (h *Hub) dueWakes(st *state, placement string, m mark) dueWakes {
+	var d dueWakes
+	for _, b := range slices.Sorted(maps.Keys(st.bindings)) {
+		if st.bindings[b].Placement != placement {
+			continue
+		}
+		if st.works[b] != nil && h.wakes.due(WorkStatus, b, m) {
+			d.fanIns = append(d.fanIns, b)
+		}
+		if h.wakes.due(triggers.WorkGenerator, b, m) {
+			d.works = append(d.works, b)
+		}
+	}
+	for _, c := range placementChain {
+		if h.wakes.due(c, placement, m) {
+			if d.wide == nil {
+				d.wide = map[triggers.Controller]bool{}
+			}
+			d.wide[c] = true
+		}
+	}
+	return d
 }
 
 // inlined are the wakes a placement-wide decision served by running controllers inline:
@@ -771,6 +861,23 @@ type inlined struct {
 	placement string
 	wide      map[triggers.Controller]int
 	works     map[string]int
+	fanIns    []string // bindings whose queued fan-in ran first
+}
+
+// note tells the ledger which queued wakes the decision at m served (in may be nil).
+func (in *inlined) note(l *wakeLedger, m mark) {
+	if in == nil {
+		return
+	}
+	for c := range in.wide {
+		l.served(c, in.placement, m)
+	}
+	for b := range in.works {
+		l.served(triggers.WorkGenerator, b, m)
+	}
+	for _, b := range in.fanIns {
+		l.served(WorkStatus, b, m)
+	}
 }
 
 // skip says which wakes of the i-th fired change are already served (nil: none).
@@ -807,28 +914,35 @@ var placementChain = []triggers.Controller{triggers.PolicySnapshot, triggers.Sch
 // decision's one flush holds the placement's status with its Works (not a second decision
 // a queue hop later, which would write the placement's status again, and hold the
 // placement's lock while its first reports come in).
-func runInline(ctrls *mhub.Controllers, st *state, env *decisionEnv, c triggers.Controller, key string) *inlined {
-	in := &inlined{placement: key, wide: map[triggers.Controller]int{}, works: map[string]int{}}
+//
+// Queued wakes the decision serves as well (due) run too: the fan-ins ran before c, after
+// before changes had been fired; a chain controller with a queued wake runs in the first
+// round it comes to, a binding's queued work generator in the first generateWorksInline.
+func runInline(ctrls *mhub.Controllers, st *state, env *decisionEnv, c triggers.Controller, key string, before int, due dueWakes) *inlined {
+	in := &inlined{placement: key, wide: map[triggers.Controller]int{}, works: map[string]int{}, fanIns: due.fanIns}
 	i := slices.Index(placementChain, c)
 	if i < 0 {
 		// An eviction or a staged update run: the chain's wakes go to the queue.
-		generateWorksInline(ctrls, st, env, in.works)
+		generateWorksInline(ctrls, st, env, in.works, due.works)
 		return in
 	}
-	chain := placementChain[i+1:] // c's own wakes wait for the next round
-	for range inlineRounds {
+	in.wide[c] = before // c ran after the changes fired before it; its own wait for the next round
+	for round := range inlineRounds {
 		ran := false
-		for _, next := range chain {
-			if wakes(env.fired[in.wide[next]:], next, key) {
+		for _, next := range placementChain {
+			if round == 0 && slices.Index(placementChain, next) <= i {
+				continue
+			}
+			last, done := in.wide[next]
+			if (!done && due.wide[next]) || wakes(env.fired[last:], next, key) {
 				in.wide[next] = len(env.fired)
 				ctrls.Reconcile(next, key)
 				ran = true
 			}
 		}
-		if !generateWorksInline(ctrls, st, env, in.works) && !ran {
+		if !generateWorksInline(ctrls, st, env, in.works, due.works) && !ran {
 			break
 		}
-		chain = placementChain
 	}
 	return in
 }
@@ -860,7 +974,7 @@ func wakes(fired []firing, c triggers.Controller, p string) bool {
 // served[b] is the number of fired changes the work generator has served for binding b: it
 // runs again for b only on a change fired after that (its own changes to b are served).
 // It says whether it ran.
-func generateWorksInline(ctrls *mhub.Controllers, st *state, env *decisionEnv, served map[string]int) bool {
+func generateWorksInline(ctrls *mhub.Controllers, st *state, env *decisionEnv, served map[string]int, queued []string) bool {
 	ran := false
 	for i := 0; i < len(env.fired); i++ { // the work generator may fire more
 		f := env.fired[i]
@@ -869,6 +983,14 @@ func generateWorksInline(ctrls *mhub.Controllers, st *state, env *decisionEnv, s
 		}
 		ctrls.Reconcile(triggers.WorkGenerator, f.key)
 		served[f.key] = len(env.fired)
+		ran = true
+	}
+	for _, b := range queued { // once each, for wakes queued before the decision read
+		if _, ok := served[b]; ok || st.bindings[b] == nil {
+			continue
+		}
+		ctrls.Reconcile(triggers.WorkGenerator, b)
+		served[b] = len(env.fired)
 		ran = true
 	}
 	return ran

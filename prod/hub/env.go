@@ -20,14 +20,23 @@ import (
 type decisionEnv struct {
 	now     time.Time
 	log     logr.Logger
-	requeue time.Duration
-	records []record
-	fired   []firing
+	requeue time.Duration // the soonest of requeues
+	// requeues are the timed wakes the decision asked for, by controller and key: a
+	// placement-wide decision runs the rollout inline, whose wait is the rollout's.
+	requeues []requeue
+	records  []record
+	fired    []firing
 	// worksWritten are the bindings whose Work the decision wrote.
 	worksWritten []string
 }
 
 type record struct{ kind, subject, note string }
+
+type requeue struct {
+	c     triggers.Controller
+	key   string
+	after time.Duration
+}
 
 type firing struct {
 	change                   triggers.Change
@@ -50,10 +59,11 @@ func (e *decisionEnv) Fire(c triggers.Change, key, placement, member string) {
 	e.fired = append(e.fired, firing{change: c, key: key, placement: placement, memberOf: member})
 }
 
-func (e *decisionEnv) RequeueAfter(_ triggers.Controller, _ string, d time.Duration) {
+func (e *decisionEnv) RequeueAfter(c triggers.Controller, key string, d time.Duration) {
 	if e.requeue == 0 || d < e.requeue {
 		e.requeue = d
 	}
+	e.requeues = append(e.requeues, requeue{c: c, key: key, after: d})
 }
 
 func (e *decisionEnv) MemberNotified(string) {}

@@ -30,6 +30,10 @@ var (
 		Name: "fleetsim_invariant_violations_total",
 		Help: "Fleet invariants (model/invariants) found violated after a hub decision, by invariant; with --check-invariants.",
 	}, []string{"invariant"})
+	wakesServedInline = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "fleetsim_hub_wakes_served_inline_total",
+		Help: "Queued decisions skipped because another decision had already run their controller for their key on current objects (a placement-wide decision serving its bindings' work generator and fan-in, or its chain), by controller.",
+	}, []string{"controller"})
 	expectationWaitSeconds = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "fleetsim_hub_expectation_wait_seconds_total",
 		Help: "Time decisions spent waiting for the cache to hold the hub's own earlier writes.",
@@ -37,5 +41,5 @@ var (
 )
 
 func init() {
-	crmetrics.Registry.MustRegister(decisionSeconds, decisionWaitSeconds, decisionRetries, writesTotal, invariantViolations, expectationWaitSeconds)
+	crmetrics.Registry.MustRegister(decisionSeconds, decisionWaitSeconds, decisionRetries, writesTotal, invariantViolations, expectationWaitSeconds, wakesServedInline)
 }

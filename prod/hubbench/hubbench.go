@@ -114,6 +114,9 @@ type Result struct {
 	PlacementPhaseSeconds float64 `json:"placementPhaseSeconds"`
 	// Decisions and APICalls the hub made during the placement phase.
 	Decisions float64 `json:"decisions"`
+	// ServedInline: queued decisions skipped because a placement-wide decision had run
+	// their controller for their key already (not in Decisions).
+	ServedInline float64 `json:"servedInline,omitempty"`
 	// DecisionsByController splits Decisions by the controller that made them.
 	DecisionsByController map[string]float64 `json:"decisionsByController,omitempty"`
 	// Retries: decisions taken again after a Conflict, AlreadyExists or NotFound.
@@ -143,6 +146,9 @@ type Result struct {
 	// every placement again and nothing changed for quietPeriod.
 	RestartSeconds   float64 `json:"restartSeconds,omitempty"`
 	RestartDecisions float64 `json:"restartDecisions,omitempty"`
+	// RestartServedInline: the restarted hub's queued decisions that placement-wide
+	// decisions served inline (not in RestartDecisions).
+	RestartServedInline float64 `json:"restartServedInline,omitempty"`
 }
 
 // quietPeriod: a restarted hub is done when it made no decision for this long.
@@ -533,6 +539,7 @@ func (b *bench) run(ctx context.Context) (*Result, error) {
 	}
 	b.mu.Unlock()
 	res.Decisions = m1.decisions - m0.decisions
+	res.ServedInline = m1.servedInline - m0.servedInline
 	res.APICalls = m1.requests - m0.requests
 	res.Retries, res.WaitSeconds = m1.retries-m0.retries, round(m1.waited-m0.waited)
 	if n := m1.decideCount - m0.decideCount; n > 0 {
@@ -608,15 +615,16 @@ func (b *bench) run(ctx context.Context) (*Result, error) {
 			if err != nil {
 				continue // not listening yet
 			}
-			if m.decisions != last {
-				last, lastChange = m.decisions, time.Now()
+			if m.reconciles != last {
+				last, lastChange = m.reconciles, time.Now()
+				res.RestartDecisions, res.RestartServedInline = m.decisions, m.servedInline
 				continue
 			}
 			if last > 0 && time.Since(lastChange) >= quietPeriod {
 				break
 			}
 		}
-		res.RestartSeconds, res.RestartDecisions = lastChange.Sub(rs).Seconds(), last
+		res.RestartSeconds = lastChange.Sub(rs).Seconds()
 		if err := b.until(ctx, "every placement available after the restart", func(ctx context.Context) error {
 			for i := range b.o.Placements {
 				if err := b.available(ctx, placementName(i)); err != nil {
@@ -749,8 +757,11 @@ func (b *bench) until(ctx context.Context, what string, f func(context.Context) 
 }
 
 type metricSums struct {
-	decisions, requests, retries, waited, decideSum, decideCount float64
-	writes, byController                                         map[string]float64
+	// reconciles counts every dequeued key; decisions leaves out those skipped because
+	// another decision had served them inline.
+	reconciles, decisions, requests, retries, waited, decideSum, decideCount float64
+	servedInline                                                             float64
+	writes, byController                                                     map[string]float64
 	// decision time by controller: sum and count of the hub's own histogram
 	durSum, durCount map[string]float64
 	// waits before deciding by controller: sum of the hub's histogram
@@ -777,6 +788,12 @@ func (b *bench) scrape() (metricSums, error) {
 			f := strings.Fields(line)
 			if v, err := strconv.ParseFloat(f[len(f)-1], 64); err == nil {
 				m.byController[label(line, "controller")] += v
+			}
+		case strings.HasPrefix(line, "fleetsim_hub_wakes_served_inline_total{"):
+			into = &m.servedInline
+			f := strings.Fields(line)
+			if v, err := strconv.ParseFloat(f[len(f)-1], 64); err == nil {
+				m.byController[label(line, "controller")] -= v
 			}
 		case strings.HasPrefix(line, "rest_client_requests_total{"):
 			into = &m.requests
@@ -817,6 +834,8 @@ func (b *bench) scrape() (metricSums, error) {
 			*into += v
 		}
 	}
+	m.reconciles = m.decisions
+	m.decisions -= m.servedInline
 	return m, sc.Err()
 }
 
@@ -963,8 +982,8 @@ func WriteText(w io.Writer, r *Result) {
 	for _, st := range r.Steps {
 		fmt.Fprintf(w, "  %-30s p50 %.2fs  p90 %.2fs  max %.2fs\n", st.Name+":", st.Seconds.P50, st.Seconds.P90, st.Seconds.Max)
 	}
-	fmt.Fprintf(w, "hub decisions %.0f (%.0f retried), API calls %.0f, %.1f per decision; waits for own writes %.1fs in all\n",
-		r.Decisions, r.Retries, r.APICalls, r.APICallsPerDecision, r.WaitSeconds)
+	fmt.Fprintf(w, "hub decisions %.0f (%.0f retried; %.0f more served inline), API calls %.0f, %.1f per decision; waits for own writes %.1fs in all\n",
+		r.Decisions, r.Retries, r.ServedInline, r.APICalls, r.APICallsPerDecision, r.WaitSeconds)
 	fmt.Fprintf(w, "placement decisions take %.1fms on average (read, decide, write)", 1000*r.MeanDecisionSeconds)
 	for _, k := range slices.Sorted(maps.Keys(r.MeanDecisionSecondsByController)) {
 		fmt.Fprintf(w, "; %s %.1fms (waited %.1fms)", k, 1000*r.MeanDecisionSecondsByController[k], 1000*r.MeanWaitSecondsByController[k])
@@ -996,6 +1015,6 @@ func WriteText(w io.Writer, r *Result) {
 		fmt.Fprintf(w, "steady state hub cpu: %.1f%% of one core\n", r.SteadyHubCPUPercent)
 	}
 	if r.RestartSeconds > 0 {
-		fmt.Fprintf(w, "restart (SIGKILL, new hub until quiet): %.1fs, %.0f decisions\n", r.RestartSeconds, r.RestartDecisions)
+		fmt.Fprintf(w, "restart (SIGKILL, new hub until quiet): %.1fs, %.0f decisions (%.0f more served inline)\n", r.RestartSeconds, r.RestartDecisions, r.RestartServedInline)
 	}
 }
