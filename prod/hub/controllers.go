@@ -108,6 +108,14 @@ const DefaultWorkers = 8
 // controllers this much later, so a burst of reports from many members is decided once.
 const rolloutBatchDelay = 50 * time.Millisecond
 
+// reportBatchDelay: a member's report wakes its placement's rollout this much later, to
+// serve the fan-ins of the reports that arrive together in one decision.
+const reportBatchDelay = 20 * time.Millisecond
+
+// fanInDelay: a report's own fan-in decision waits this long, for the placement's rollout to
+// serve it first.
+const fanInDelay = 200 * time.Millisecond
+
 // flushTimeout bounds a decision's writes, which run to the end even when the hub is
 // told to stop: a flush cut half-way is what the next hub would have to repair.
 const flushTimeout = 20 * time.Second
@@ -141,7 +149,13 @@ func (h *Hub) fireExcept(ctx context.Context, st *state, c triggers.Change, key,
 				d = h.batch.hold(t.Controller, k)
 			}
 			if t.Controller == WorkStatus {
+				// A member's report: the placement's rollout, soon, serves the fan-ins of
+				// every report come in by then (dueWakes) and writes the placement's status
+				// with them in one flush; the fan-in's own decision comes later, for a
+				// report the rollout did not serve.
 				h.batch.queued(placementName, k)
+				h.enqueueAfter(triggers.Rollout, placementName, reportBatchDelay)
+				d = fanInDelay
 			}
 			h.enqueueAfter(t.Controller, k, d)
 		}
@@ -666,12 +680,7 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 	if c == WorkStatus {
 		// Last, after the flush and the changes it fired: the placement-wide decisions
 		// held back for the placement's fan-ins go once the last one is done.
-		defer func() {
-			p, wide := h.batch.done(key)
-			for _, c := range wide {
-				h.enqueueAfter(c, p, rolloutBatchDelay)
-			}
-		}()
+		defer h.fanInDone(key)
 	}
 	if h.servedInline(c, key) {
 		return reconcile.Result{}, nil
@@ -710,18 +719,33 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 	var st *state
 	var waited sync.Once
 	members := memberReader{memo: &h.members, before: func() { waited.Do(func() { h.exp.wait(ctx, memberWrites) }) }}
-	st, err = loadState(ctx, h.Cache, h.Reader, sc, members, func() ([]*unstructured.Unstructured, error) {
-		// Only the placement controller selects, for the placement it decides on.
-		var sels []placement.ResourceSelector
-		if p := st.placements[key]; p != nil {
-			sels = p.CRP.Spec.ResourceSelectors
-		}
-		return h.Resources.List(ctx, sels)
-	})
-	if err != nil {
+	load := func() (*state, error) {
+		return loadState(ctx, h.Cache, h.Reader, sc, members, func() ([]*unstructured.Unstructured, error) {
+			// Only the placement controller selects, for the placement it decides on.
+			var sels []placement.ResourceSelector
+			if p := st.placements[key]; p != nil {
+				sels = p.CRP.Spec.ResourceSelectors
+			}
+			return h.Resources.List(ctx, sels)
+		})
+	}
+	if st, err = load(); err != nil {
 		return reconcile.Result{}, err
 	}
 	log := h.Log.WithValues("controller", string(c), "key", key)
+	if sc.allBindings {
+		if st, m, err = h.fanInsFirst(ctx, st, sc, key, m, now, log, load); err != nil {
+			if ctx.Err() != nil {
+				return reconcile.Result{}, nil
+			}
+			if retryable(err) {
+				decisionRetries.WithLabelValues(string(c)).Inc()
+				log.V(1).Info("retrying on fresh objects", "reason", err.Error())
+				return reconcile.Result{Requeue: true}, nil
+			}
+			return reconcile.Result{}, fmt.Errorf("%s %s: %w", c, key, err)
+		}
+	}
 	var probe *invariantProbe
 	if h.checker != nil {
 		probe = h.checker.before(st)
@@ -733,19 +757,9 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 	} else {
 		sched := h.schedulers.Get().(*scheduler.Scheduler)
 		ctrls := &mhub.Controllers{Store: st, Env: env, Scheduler: sched, Eligibility: h.Eligibility}
-		var due dueWakes
-		if sc.allBindings {
-			// The queued fan-ins of the placement's bindings go first, so that what it
-			// decides sees the members' latest reports.
-			due = h.dueWakes(st, sc.placement, m)
-			for _, b := range due.fanIns {
-				h.receiveWorkStatus(st, env, b)
-			}
-		}
-		before := len(env.fired)
 		ctrls.Reconcile(c, key)
 		if sc.allBindings {
-			served = runInline(ctrls, st, env, c, key, before, due)
+			served = runInline(ctrls, st, env, c, key, h.dueWakes(st, sc.placement, m))
 		}
 		h.schedulers.Put(sched)
 	}
@@ -809,6 +823,77 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 	return reconcile.Result{}, nil
 }
 
+// fanInDone notes that binding's queued fan-in ran or was served: once its placement has
+// none left, the placement-wide decisions held back for them go.
+func (h *Hub) fanInDone(binding string) {
+	p, wide := h.batch.done(binding)
+	for _, c := range wide {
+		h.enqueueAfter(c, p, rolloutBatchDelay)
+	}
+}
+
+// fanInsFirst runs, in a placement-wide decision at m, the queued fan-ins of the
+// placement's bindings (members' reports) and writes what they changed before anything
+// else is decided: a binding's new status must be stored before any write of a decision
+// that counted it, such as a rollout updating the next binding within its budget, or a
+// reader (and a hub killed between the two writes) would see the budget broken. When the
+// reports changed a condition, the decision reads again, at a new mark, what it wrote; a
+// restarted hub's reports are mostly known already and change nothing.
+func (h *Hub) fanInsFirst(ctx context.Context, st *state, sc scope, key string, m mark, now time.Time, log logr.Logger, load func() (*state, error)) (*state, mark, error) {
+	var fanIns []string
+	for _, b := range slices.Sorted(maps.Keys(st.bindings)) {
+		if st.bindings[b].Placement == sc.placement && st.works[b] != nil && h.wakes.due(WorkStatus, b, m) {
+			fanIns = append(fanIns, b)
+		}
+	}
+	if len(fanIns) == 0 {
+		return st, m, nil
+	}
+	env := &decisionEnv{now: now, log: log.WithValues("fanIns", len(fanIns))}
+	var probe *invariantProbe
+	if h.checker != nil {
+		probe = h.checker.before(st)
+	}
+	for _, b := range fanIns {
+		h.receiveWorkStatus(st, env, b)
+	}
+	served := func() {
+		for _, b := range fanIns {
+			h.wakes.served(WorkStatus, b, m)
+			h.fanInDone(b)
+		}
+	}
+	if len(env.fired) == 0 {
+		// No condition changed: what else changed (observation times, failed manifests
+		// that follow the conditions) is written with the rest of the decision.
+		served()
+		return st, m, nil
+	}
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
+	defer cancel()
+	err := st.flush(fctx, h.Client, now)
+	for _, f := range env.fired {
+		h.fire(ctx, st, f.change, f.key, f.placement, f.memberOf)
+	}
+	if err != nil {
+		return nil, m, err
+	}
+	served()
+	h.sendEvents(st, env)
+	if probe != nil {
+		for _, v := range h.checker.after(st, probe, now) {
+			h.reportViolation(st, log, v)
+		}
+	}
+	m = h.wakes.mark(time.Now())
+	h.exp.wait(ctx, writesOf(sc.placement, key))
+	if ctx.Err() != nil {
+		return nil, m, ctx.Err()
+	}
+	st, err = load()
+	return st, m, err
+}
+
 // servedInline tells whether controller c's decision about key has nothing left to serve:
 // another decision ran c for key on objects newer than every wake (wakes.go).
 func (h *Hub) servedInline(c triggers.Controller, key string) bool {
@@ -819,12 +904,12 @@ func (h *Hub) servedInline(c triggers.Controller, key string) bool {
 	return true
 }
 
-// dueWakes are the wakes a placement-wide decision serves besides its own: the queued
-// fan-ins and work generator runs of its placement's bindings, and the queued decisions
-// of the other controllers of placementChain for the placement.
+// dueWakes are the wakes a placement-wide decision serves besides its own and the fan-ins
+// (fanInsFirst): the queued work generator runs of its placement's bindings, and the
+// queued decisions of the other controllers of placementChain for the placement.
 type dueWakes struct {
-	fanIns, works []string
-	wide          map[triggers.Controller]bool
+	works []string
+	wide  map[triggers.Controller]bool
 }
 
 // dueWakes finds, in sorted binding order, what a placement-wide decision at m about
@@ -834,9 +919,6 @@ func (h *Hub) dueWakes(st *state, placement string, m mark) dueWakes {
 	for _, b := range slices.Sorted(maps.Keys(st.bindings)) {
 		if st.bindings[b].Placement != placement {
 			continue
-		}
-		if st.works[b] != nil && h.wakes.due(WorkStatus, b, m) {
-			d.fanIns = append(d.fanIns, b)
 		}
 		if h.wakes.due(triggers.WorkGenerator, b, m) {
 			d.works = append(d.works, b)
@@ -861,7 +943,6 @@ type inlined struct {
 	placement string
 	wide      map[triggers.Controller]int
 	works     map[string]int
-	fanIns    []string // bindings whose queued fan-in ran first
 }
 
 // note tells the ledger which queued wakes the decision at m served (in may be nil).
@@ -874,9 +955,6 @@ func (in *inlined) note(l *wakeLedger, m mark) {
 	}
 	for b := range in.works {
 		l.served(triggers.WorkGenerator, b, m)
-	}
-	for _, b := range in.fanIns {
-		l.served(WorkStatus, b, m)
 	}
 }
 
@@ -915,18 +993,18 @@ var placementChain = []triggers.Controller{triggers.PolicySnapshot, triggers.Sch
 // a queue hop later, which would write the placement's status again, and hold the
 // placement's lock while its first reports come in).
 //
-// Queued wakes the decision serves as well (due) run too: the fan-ins ran before c, after
-// before changes had been fired; a chain controller with a queued wake runs in the first
-// round it comes to, a binding's queued work generator in the first generateWorksInline.
-func runInline(ctrls *mhub.Controllers, st *state, env *decisionEnv, c triggers.Controller, key string, before int, due dueWakes) *inlined {
-	in := &inlined{placement: key, wide: map[triggers.Controller]int{}, works: map[string]int{}, fanIns: due.fanIns}
+// Queued wakes the decision serves as well (due) run too: a chain controller with a queued
+// wake runs in the first round it comes to, a binding's queued work generator in the first
+// generateWorksInline.
+func runInline(ctrls *mhub.Controllers, st *state, env *decisionEnv, c triggers.Controller, key string, due dueWakes) *inlined {
+	in := &inlined{placement: key, wide: map[triggers.Controller]int{}, works: map[string]int{}}
 	i := slices.Index(placementChain, c)
 	if i < 0 {
 		// An eviction or a staged update run: the chain's wakes go to the queue.
 		generateWorksInline(ctrls, st, env, in.works, due.works)
 		return in
 	}
-	in.wide[c] = before // c ran after the changes fired before it; its own wait for the next round
+	in.wide[c] = 0 // its own wakes wait for the next round
 	for round := range inlineRounds {
 		ran := false
 		for _, next := range placementChain {
