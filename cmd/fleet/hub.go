@@ -12,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/scheduler"
 	"github.com/fleetsim/fleetsim/prod/apis"
 	"github.com/fleetsim/fleetsim/prod/hub"
 )
@@ -29,6 +30,7 @@ type hubOptions struct {
 	leaderID          string
 	heartbeatTimeout  time.Duration
 	unhealthyTolerate time.Duration
+	maxDecisions      int
 	logFormat         string
 	verbosity         int
 	resync            time.Duration
@@ -79,6 +81,7 @@ are limited to --kube-api-qps per second with bursts of --kube-api-burst.`,
 	f.StringVar(&o.leaderID, "leader-election-id", "fleetsim-hub", "name of the leader election Lease")
 	f.DurationVar(&o.heartbeatTimeout, "heartbeat-timeout", member.DefaultEligibility.HeartbeatTimeout, "a member without a heartbeat for longer is no longer healthy")
 	f.DurationVar(&o.unhealthyTolerate, "unhealthy-tolerance", member.DefaultEligibility.UnhealthyTolerance, "how long a member may report unhealthy before it is ineligible")
+	f.IntVar(&o.maxDecisions, "max-cluster-decisions", scheduler.DefaultMaxDecisions, "how many clusters a policy snapshot's status lists: every selected one, then unselected ones with the reason, up to this many (1000 is the field's limit; at 1,000 members each snapshot then holds 1,000 decisions, and a smaller number makes them cheaper to store, watch and list)")
 	f.DurationVar(&o.apiWait, "api-server-wait", 5*time.Minute, "how long to retry an unreachable API server at start (one log line per try) before exiting 1")
 	f.DurationVar(&o.resync, "resync", hub.DefaultResync, "how often discovery is read again for kinds added to the hub (objects themselves are watched)")
 	f.IntVar(&o.workers, "workers", hub.DefaultWorkers, "how many placement decisions, and how many membership decisions, run at once (decisions about one placement or one member stay serial)")
@@ -113,6 +116,9 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 	if o.qps <= 0 || o.burst < 1 {
 		return invalid("--kube-api-qps and --kube-api-burst must be positive")
 	}
+	if o.maxDecisions < 1 || o.maxDecisions > scheduler.DefaultMaxDecisions {
+		return invalid("--max-cluster-decisions %d: must be between 1 and %d", o.maxDecisions, scheduler.DefaultMaxDecisions)
+	}
 	if o.heartbeatTimeout <= 0 || o.unhealthyTolerate <= 0 {
 		return invalid("--heartbeat-timeout and --unhealthy-tolerance must be positive")
 	}
@@ -140,7 +146,7 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 	}
 	if _, err := hub.Setup(mgr, hub.Options{
 		Eligibility: member.EligibilityConfig{HeartbeatTimeout: o.heartbeatTimeout, UnhealthyTolerance: o.unhealthyTolerate},
-		Log:         log, Resync: o.resync, Workers: o.workers, CheckInvariants: o.checkInvariants,
+		Log:         log, Resync: o.resync, Workers: o.workers, CheckInvariants: o.checkInvariants, MaxDecisions: o.maxDecisions,
 	}); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}

@@ -97,6 +97,8 @@ func TestHubRejectsBadFlags(t *testing.T) {
 		{[]string{"hub", "--heartbeat-timeout", "0s"}, "must be positive"},
 		{[]string{"hub", "-v", "-1"}, "-v -1: must be 0 or more"},
 		{[]string{"hub", "--workers", "0"}, "--workers 0: must be 1 or more"},
+		{[]string{"hub", "--max-cluster-decisions", "0"}, "--max-cluster-decisions 0: must be between 1 and 1000"},
+		{[]string{"hub", "--max-cluster-decisions", "1001"}, "--max-cluster-decisions 1001: must be between 1 and 1000"},
 		{[]string{"hub", "--kube-api-qps", "0"}, "--kube-api-qps and --kube-api-burst must be positive"},
 		{[]string{"hub", "extra"}, `unknown command "extra"`},
 	} {

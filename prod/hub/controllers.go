@@ -85,6 +85,9 @@ type Hub struct {
 	Resync time.Duration
 	// Workers is how many decisions may run at once; 0 means DefaultWorkers.
 	Workers int
+	// MaxDecisions is how many clusters a policy snapshot's status lists; 0 means
+	// scheduler.DefaultMaxDecisions.
+	MaxDecisions int
 	// CheckInvariants evaluates the fleet invariants after every decision (invariants.go).
 	CheckInvariants bool
 	checker         *invariantChecker
@@ -295,8 +298,8 @@ func (h *Hub) SetupWithManager(mgr ctrl.Manager) error {
 	if h.Eligibility == (member.EligibilityConfig{}) {
 		h.Eligibility = member.DefaultEligibility
 	}
-	eligibility := h.Eligibility
-	h.schedulers.New = func() any { return scheduler.New(scheduler.Options{Eligibility: eligibility}) }
+	opts := scheduler.Options{Eligibility: h.Eligibility, MaxDecisions: h.MaxDecisions}
+	h.schedulers.New = func() any { return scheduler.New(opts) }
 	if err := h.prepare(mgr); err != nil {
 		return err
 	}
@@ -466,7 +469,9 @@ func (h *Hub) watches(b *ctrl.Builder) *ctrl.Builder {
 			func(a *v1beta1.ClusterApprovalRequest) any { return a.Status }), byName)).
 		Watches(&corev1.Namespace{}, handler.Funcs{
 			CreateFunc: func(ctx context.Context, e event.CreateEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-				h.hubObjectChanged(ctx, nil, e.Object)
+				if !e.IsInInitialList { // a starting hub decides every placement again (HubStarted)
+					h.hubObjectChanged(ctx, nil, e.Object)
+				}
 			},
 			UpdateFunc: func(ctx context.Context, e event.UpdateEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 				h.hubObjectChanged(ctx, e.ObjectOld, e.ObjectNew)

@@ -61,8 +61,17 @@ func (l *ResourceLister) watch(ctx context.Context, gvk schema.GroupVersionKind)
 		return c
 	}
 	bg := context.WithoutCancel(ctx)
-	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { l.OnChange(bg, nil, obj(o)) },
+	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerDetailedFuncs{
+		// The objects an informer lists when it starts are no change: it starts on a
+		// placement's first selection, which reads them through it, or when the hub
+		// starts, which decides every placement again (HubStarted). Waking the placements
+		// that may select each of them cost a restarted hub seconds of its start at 1,000
+		// placements (each object checked against every placement's selectors).
+		AddFunc: func(o any, initial bool) {
+			if !initial {
+				l.OnChange(bg, nil, obj(o))
+			}
+		},
 		UpdateFunc: func(o, n any) { l.OnChange(bg, obj(o), obj(n)) },
 		DeleteFunc: func(o any) { l.OnChange(bg, obj(o), nil) },
 	}); err != nil {

@@ -25,6 +25,10 @@ type Options struct {
 	// CheckInvariants evaluates the fleet invariants (model/invariants) after every
 	// decision and reports violations as events, log lines and a metric (invariants.go).
 	CheckInvariants bool
+	// MaxDecisions: how many clusters a policy snapshot's status lists (every selected
+	// one, then unselected ones with their reasons); 0 means
+	// scheduler.DefaultMaxDecisions, the field's limit.
+	MaxDecisions int
 }
 
 // Setup registers every hub controller with the manager: membership, the placement
@@ -42,7 +46,7 @@ func Setup(mgr ctrl.Manager, o Options) (*Hub, error) {
 		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
 		Resources:   &ResourceLister{Reader: mgr.GetAPIReader(), Mapper: mgr.GetRESTMapper(), Discovery: memory.NewMemCacheClient(dc)},
 		Clock:       o.Clock,
-		Eligibility: o.Eligibility, Log: o.Log.WithName("placement"), Events: recorder, Resync: o.Resync, Workers: o.Workers,
+		Eligibility: o.Eligibility, Log: o.Log.WithName("placement"), Events: recorder, Resync: o.Resync, Workers: o.Workers, MaxDecisions: o.MaxDecisions,
 		CheckInvariants: o.CheckInvariants,
 	}
 	if err := h.prepare(mgr); err != nil {
