@@ -152,10 +152,10 @@ func (h *Hub) fireExcept(ctx context.Context, st *state, c triggers.Change, key,
 				d = h.batch.hold(t.Controller, k)
 			}
 			if t.Controller == WorkStatus {
-				// A member's report: the placement's rollout, soon, serves the fan-ins of
-				// every report come in by then (dueWakes) and writes the placement's status
-				// with them in one flush; the fan-in's own decision comes later, for a
-				// report the rollout did not serve.
+				// A member's report: the placement's rollout, soon, fans in every report
+				// come in by then (fanInsFirst), writing their statuses before it decides;
+				// the fan-in's own decision comes later, for a report the rollout did not
+				// serve.
 				h.batch.queued(placementName, k)
 				h.enqueueAfter(triggers.Rollout, placementName, reportBatchDelay)
 				d = fanInDelay
@@ -738,8 +738,9 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 		return reconcile.Result{}, err
 	}
 	log := h.Log.WithValues("controller", string(c), "key", key)
+	var unwritten []string // fan-ins whose changes this decision's flush writes
 	if sc.allBindings {
-		if st, m, err = h.fanInsFirst(ctx, st, sc, key, m, now, log, load); err != nil {
+		if st, m, unwritten, err = h.fanInsFirst(ctx, st, sc, key, m, now, log, load); err != nil {
 			if ctx.Err() != nil {
 				return reconcile.Result{}, nil
 			}
@@ -807,6 +808,10 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 		return reconcile.Result{}, fmt.Errorf("%s %s: %w", c, key, flushErr)
 	}
 	h.wakes.served(c, key, m)
+	for _, b := range unwritten {
+		h.wakes.served(WorkStatus, b, m)
+		h.fanInDone(b)
+	}
 	served.note(&h.wakes, m)
 	for _, r := range env.requeues {
 		h.requeueAt(r.c, r.key, r.after)
@@ -844,7 +849,10 @@ func (h *Hub) fanInDone(binding string) {
 // reader (and a hub killed between the two writes) would see the budget broken. When the
 // reports changed a condition, the decision reads again, at a new mark, what it wrote; a
 // restarted hub's reports are mostly known already and change nothing.
-func (h *Hub) fanInsFirst(ctx context.Context, st *state, sc scope, key string, m mark, now time.Time, log logr.Logger, load func() (*state, error)) (*state, mark, error) {
+//
+// When no condition changed, the fan-ins are served only once the decision's own flush has
+// written what else they changed: it returns them as unwritten.
+func (h *Hub) fanInsFirst(ctx context.Context, st *state, sc scope, key string, m mark, now time.Time, log logr.Logger, load func() (*state, error)) (*state, mark, []string, error) {
 	var fanIns []string
 	for _, b := range slices.Sorted(maps.Keys(st.bindings)) {
 		if st.bindings[b].Placement == sc.placement && st.works[b] != nil && h.wakes.due(WorkStatus, b, m) {
@@ -852,7 +860,7 @@ func (h *Hub) fanInsFirst(ctx context.Context, st *state, sc scope, key string, 
 		}
 	}
 	if len(fanIns) == 0 {
-		return st, m, nil
+		return st, m, nil, nil
 	}
 	env := &decisionEnv{now: now, log: log.WithValues("fanIns", len(fanIns))}
 	var probe *invariantProbe
@@ -871,8 +879,7 @@ func (h *Hub) fanInsFirst(ctx context.Context, st *state, sc scope, key string, 
 	if len(env.fired) == 0 {
 		// No condition changed: what else changed (observation times, failed manifests
 		// that follow the conditions) is written with the rest of the decision.
-		served()
-		return st, m, nil
+		return st, m, fanIns, nil
 	}
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
 	defer cancel()
@@ -881,7 +888,7 @@ func (h *Hub) fanInsFirst(ctx context.Context, st *state, sc scope, key string, 
 		h.fire(ctx, st, f.change, f.key, f.placement, f.memberOf)
 	}
 	if err != nil {
-		return nil, m, err
+		return nil, m, nil, err
 	}
 	served()
 	h.sendEvents(st, env)
@@ -893,10 +900,10 @@ func (h *Hub) fanInsFirst(ctx context.Context, st *state, sc scope, key string, 
 	m = h.wakes.mark(time.Now())
 	h.exp.wait(ctx, writesOf(sc.placement, key))
 	if ctx.Err() != nil {
-		return nil, m, ctx.Err()
+		return nil, m, nil, ctx.Err()
 	}
 	st, err = load()
-	return st, m, err
+	return st, m, nil, err
 }
 
 // servedInline tells whether controller c's decision about key has nothing left to serve:
