@@ -903,8 +903,18 @@ func (b *bench) usage() map[string]sample {
 	if b.env == nil {
 		return out
 	}
+	for comm, pid := range childServers(os.Getpid()) {
+		if s, ok := procSample(pid); ok {
+			out[comm] = s
+		}
+	}
+	return out
+}
+
+// childServers finds the kube-apiserver and etcd that process parent started, by command.
+func childServers(parent int) map[string]int {
+	out := map[string]int{}
 	entries, _ := os.ReadDir("/proc")
-	me := os.Getpid()
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -918,11 +928,8 @@ func (b *bench) usage() map[string]sample {
 		if !ok || len(rest) < 2 {
 			continue
 		}
-		if ppid, _ := strconv.Atoi(rest[1]); ppid != me || (comm != "kube-apiserver" && comm != "etcd") {
-			continue
-		}
-		if s, ok := procSample(pid); ok {
-			out[comm] = s
+		if ppid, _ := strconv.Atoi(rest[1]); ppid == parent && (comm == "kube-apiserver" || comm == "etcd") {
+			out[comm] = pid
 		}
 	}
 	return out
