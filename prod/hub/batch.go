@@ -95,3 +95,73 @@ func (b *fanInBatch) forget(placement, binding string) bool {
 	delete(b.outstanding, placement)
 	return true
 }
+
+// awaitedReports are, per placement, the bindings whose Work the hub wrote and whose
+// member has not reported on it since. The reports of one rollout step arrive spread over
+// the members' apply times and the API server's latency; a rollout that fanned them in
+// 20 ms after the first took a few, held the placement's lock while it wrote them and the
+// placement's status, and kept the rest waiting for the next one. A report wakes the
+// rollout reportBatchDelay later only when no other report of its placement is awaited,
+// else reportWindow later: one decision then serves the step's reports, and the last
+// report is decided on without a decision before it in the way. A Work whose report does
+// not come within awaitLimit is no longer awaited (a member down, a Work the agent found
+// unchanged).
+type awaitedReports struct {
+	mu         sync.Mutex
+	works      map[string]map[string]time.Time // placement → binding → when its Work was written
+	lastPruned time.Time
+}
+
+// awaitLimit is how long after its Work is written a report is awaited.
+const awaitLimit = 10 * time.Second
+
+// expect notes that binding's Work, of placement, was written at: its member's report is
+// awaited.
+func (a *awaitedReports) expect(placement, binding string, at time.Time) {
+	if placement == "" {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.works == nil {
+		a.works = map[string]map[string]time.Time{}
+	}
+	if at.Sub(a.lastPruned) > awaitLimit {
+		// Placements deleted, or whose members never reported, leave nothing behind.
+		for p := range a.works {
+			a.prune(p, at)
+		}
+		a.lastPruned = at
+	}
+	if a.works[placement] == nil {
+		a.works[placement] = map[string]time.Time{}
+	}
+	a.works[placement][binding] = at
+}
+
+// arrived notes binding's report, and tells whether another report of placement is still
+// awaited at now.
+func (a *awaitedReports) arrived(placement, binding string, now time.Time) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.works[placement] == nil {
+		return false
+	}
+	delete(a.works[placement], binding)
+	return a.prune(placement, now) > 0
+}
+
+// prune forgets placement's Works written more than awaitLimit before now and returns how
+// many are left. The caller holds mu.
+func (a *awaitedReports) prune(placement string, now time.Time) int {
+	set := a.works[placement]
+	for b, at := range set {
+		if now.Sub(at) > awaitLimit {
+			delete(set, b)
+		}
+	}
+	if len(set) == 0 {
+		delete(a.works, placement)
+	}
+	return len(set)
+}

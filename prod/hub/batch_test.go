@@ -2,6 +2,7 @@ package hub
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -55,5 +56,40 @@ func TestFanInBatch(t *testing.T) {
 	}
 	if got := b.hold(triggers.Rollout, "q"); got != rolloutBatchDelay {
 		t.Errorf("hold on q after its last fan-in = %v, want %v", got, rolloutBatchDelay)
+	}
+}
+
+// TestAwaitedReports pins which report is the last one awaited for its placement: only
+// Works the hub wrote count, each until its report arrives or awaitLimit passes, and
+// placements do not count each other's.
+func TestAwaitedReports(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	var a awaitedReports
+	a.expect("p", "p-east", t0)
+	a.expect("p", "p-west", t0)
+	a.expect("p", "p-north", t0.Add(time.Second))
+	a.expect("q", "q-east", t0)
+	steps := []struct {
+		placement, binding string
+		at                 time.Time
+		want               bool
+	}{
+		{"p", "p-east", t0.Add(500 * time.Millisecond), true},  // p-west, p-north awaited
+		{"p", "p-east", t0.Add(600 * time.Millisecond), true},  // a second report changes nothing
+		{"p", "p-west", t0.Add(700 * time.Millisecond), true},  // p-north awaited
+		{"p", "p-south", t0.Add(800 * time.Millisecond), true}, // a report the hub did not await
+		{"p", "p-north", t0.Add(900 * time.Millisecond), false},
+		{"r", "r-east", t0.Add(time.Second), false},                   // no Work of r written
+		{"q", "q-west", t0.Add(awaitLimit + time.Millisecond), false}, // q-east no longer awaited
+	}
+	for _, s := range steps {
+		if got := a.arrived(s.placement, s.binding, s.at); got != s.want {
+			t.Errorf("arrived(%s, %s) at +%v = %v, want %v", s.placement, s.binding, s.at.Sub(t0), got, s.want)
+		}
+	}
+	// Writing again much later prunes what no report ever came for.
+	a.expect("s", "s-east", t0.Add(3*awaitLimit))
+	if diff := cmp.Diff(map[string]map[string]time.Time{"s": {"s-east": t0.Add(3 * awaitLimit)}}, a.works); diff != "" {
+		t.Errorf("awaited after a late expect (-want +got):\n%s", diff)
 	}
 }

@@ -97,6 +97,7 @@ type Hub struct {
 	locks   keyLocks
 	members memberMemo
 	batch   fanInBatch
+	awaited awaitedReports
 	sem     chan struct{}
 
 	mu      sync.Mutex
@@ -115,9 +116,13 @@ const rolloutBatchDelay = 50 * time.Millisecond
 // serve the fan-ins of the reports that arrive together in one decision.
 const reportBatchDelay = 20 * time.Millisecond
 
+// reportWindow: a report wakes its placement's rollout this much later instead while
+// other reports of the placement are awaited (awaitedReports).
+const reportWindow = 300 * time.Millisecond
+
 // fanInDelay: a report's own fan-in decision waits this long, for the placement's rollout to
 // serve it first.
-const fanInDelay = 200 * time.Millisecond
+const fanInDelay = reportWindow + 200*time.Millisecond
 
 // flushTimeout bounds a decision's writes, which run to the end even when the hub is
 // told to stop: a flush cut half-way is what the next hub would have to repair.
@@ -157,7 +162,11 @@ func (h *Hub) fireExcept(ctx context.Context, st *state, c triggers.Change, key,
 				// the fan-in's own decision comes later, for a report the rollout did not
 				// serve.
 				h.batch.queued(placementName, k)
-				h.enqueueAfter(triggers.Rollout, placementName, reportBatchDelay)
+				wait := reportBatchDelay
+				if h.awaited.arrived(placementName, k, time.Now()) {
+					wait = reportWindow
+				}
+				h.enqueueAfter(triggers.Rollout, placementName, wait)
 				d = fanInDelay
 			}
 			h.enqueueAfter(t.Controller, k, d)
@@ -806,6 +815,10 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 			return reconcile.Result{Requeue: true}, nil
 		}
 		return reconcile.Result{}, fmt.Errorf("%s %s: %w", c, key, flushErr)
+	}
+	written := time.Now()
+	for _, b := range env.worksWritten {
+		h.awaited.expect(st.placementOf(b), b, written)
 	}
 	h.wakes.served(c, key, m)
 	for _, b := range unwritten {

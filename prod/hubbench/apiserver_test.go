@@ -22,9 +22,9 @@ import (
 
 // BenchmarkAPIServerWrites measures the ceiling every figure of `fleet bench hub` sits
 // under: how many writes of the kinds a placement costs (a binding created, its status
-// written, a Work created) kube-apiserver and etcd take per second on this machine, and
-// the API server's CPU per write, with no hub and no agents. A placement's time to
-// Available cannot be shorter than its writes divided by this rate.
+// written, a Work created, a member agent's report on it) kube-apiserver and etcd take per
+// second on this machine with no hub and no agents running, and their CPU per write. A
+// placement's time to Available cannot be shorter than its writes divided by these rates.
 //
 //	export KUBEBUILDER_ASSETS=$(hack/test-assets.sh)
 //	go test -run '^$' -bench BenchmarkAPIServerWrites -benchtime 2000x ./prod/hubbench/
@@ -71,6 +71,21 @@ func BenchmarkAPIServerWrites(b *testing.B) {
 			r := round.Add(1)
 			measureWrites(b, workers, func(i int) error {
 				return c.Create(ctx, benchWork(r, i))
+			})
+		})
+		b.Run(fmt.Sprintf("work-status/workers=%d", workers), func(b *testing.B) {
+			// A member agent's report: the Work applied and available.
+			r := round.Add(1)
+			objs := make([]*v1beta1.Work, b.N)
+			for i := range objs {
+				objs[i] = benchWork(r, i)
+				if err := c.Create(ctx, objs[i]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			agent := &testenv.StandInAgent{Client: c, Member: "bench"}
+			measureWrites(b, workers, func(i int) error {
+				return agent.ReportWork(ctx, objs[i])
 			})
 		})
 	}
