@@ -792,6 +792,12 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 			newWorks[b] = true
 		}
 	}
+	// Before the flush: an agent may report on its Work before the rest is written. A
+	// flush that fails leaves Works awaited that were not written, for awaitLimit at most.
+	writing := time.Now()
+	for _, b := range env.worksWritten {
+		h.awaited.expect(st.placementOf(b), b, writing)
+	}
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
 	defer cancel()
 	flushErr := st.flush(fctx, h.Client, now)
@@ -815,10 +821,6 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 			return reconcile.Result{Requeue: true}, nil
 		}
 		return reconcile.Result{}, fmt.Errorf("%s %s: %w", c, key, flushErr)
-	}
-	written := time.Now()
-	for _, b := range env.worksWritten {
-		h.awaited.expect(st.placementOf(b), b, written)
 	}
 	h.wakes.served(c, key, m)
 	for _, b := range unwritten {
