@@ -46,7 +46,7 @@ fmt:
 tidy:
 	$(GO) mod tidy
 
-# Regenerate prod/apis deepcopy code and the CRDs in config/crd/bases with the pinned
+# Regenerate apis deepcopy code and the CRDs in config/crd/bases with the pinned
 # controller-gen (see hack/generate.sh); commit the results.
 # CI's fuzz campaign (issue 13): 10,000 random fault schedules over the library scenarios
 # with a fixed seed, every invariant checked after every event; any violation fails, and
@@ -67,5 +67,5 @@ generate:
 # Fail when the committed deepcopy code or CRDs differ from what the API types generate.
 .PHONY: verify-generated
 verify-generated: generate
-	@out=$$(git status --porcelain -- config/crd 'prod/apis/*zz_generated*'); if [ -n "$$out" ]; then \
+	@out=$$(git status --porcelain -- config/crd 'apis/*zz_generated*'); if [ -n "$$out" ]; then \
 		echo "generated files are stale; run make generate and commit:"; echo "$$out"; exit 1; fi

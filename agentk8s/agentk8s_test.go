@@ -9,7 +9,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/fleetsim/fleetsim/model/condition"
-	"github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/placement"
 )
 
@@ -65,12 +64,12 @@ func TestSummarise(t *testing.T) {
 	cases := []struct {
 		name    string
 		results []ManifestResult
-		want    hub.WorkReport
+		want    placement.WorkReport
 	}{
 		{
 			name:    "all applied and available",
 			results: []ManifestResult{{Identifier: ns, Tracking: DataOnly}, {Identifier: dep, Tracking: Trackable, Available: true}},
-			want: hub.WorkReport{
+			want: placement.WorkReport{
 				Applied:   condition.True("Applied", "AllWorkHaveBeenApplied", "All corresponding work objects are applied"),
 				Available: avail(condition.True("Available", "AllWorkAreAvailable", "All corresponding work objects are available")),
 			},
@@ -78,7 +77,7 @@ func TestSummarise(t *testing.T) {
 		{
 			name:    "an untrackable manifest makes the work not trackable",
 			results: []ManifestResult{{Identifier: ns, Tracking: DataOnly}, {Identifier: crd, Tracking: Untrackable}},
-			want: hub.WorkReport{
+			want: placement.WorkReport{
 				Applied:   condition.True("Applied", "AllWorkHaveBeenApplied", "All corresponding work objects are applied"),
 				Available: avail(condition.True("Available", "WorkNotTrackable", "The availability of work object crp-work is not trackable")),
 			},
@@ -86,7 +85,7 @@ func TestSummarise(t *testing.T) {
 		{
 			name:    "a bad image: applied, not available, listed in failedPlacements (TSG-AVAIL-BADIMAGE)",
 			results: []ManifestResult{{Identifier: ns, Tracking: DataOnly}, {Identifier: dep, Tracking: Trackable}},
-			want: hub.WorkReport{
+			want: placement.WorkReport{
 				Applied:   condition.True("Applied", "AllWorkHaveBeenApplied", "All corresponding work objects are applied"),
 				Available: avail(condition.False("Available", "NotAllWorkAreAvailable", "Work object crp-work is not available")),
 				Failed:    []placement.FailedPlacement{{ResourceIdentifier: dep, Condition: condition.False("Available", "ManifestNotAvailableYet", "Manifest is trackable but not available yet")}},
@@ -95,7 +94,7 @@ func TestSummarise(t *testing.T) {
 		{
 			name:    "an apply failure omits availability",
 			results: []ManifestResult{{Identifier: ns, ApplyError: "namespaces \"app\" already exists and is not owned by fleet", Reason: "ManifestsAlreadyOwnedByOthers"}, {Identifier: dep, Tracking: Trackable, Available: true}},
-			want: hub.WorkReport{
+			want: placement.WorkReport{
 				Applied: condition.False("Applied", "NotAllWorkHaveBeenApplied", "Work object crp-work is not applied"),
 				Failed:  []placement.FailedPlacement{{ResourceIdentifier: ns, Condition: condition.False("Applied", "ManifestsAlreadyOwnedByOthers", "namespaces \"app\" already exists and is not owned by fleet")}},
 			},

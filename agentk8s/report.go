@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/fleetsim/fleetsim/model/condition"
-	"github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/placement"
 )
 
@@ -73,15 +72,15 @@ const (
 
 // SummariseStrategy summarises the results of a work applied under an apply strategy type:
 // ReportDiff reports DiffReported, the others Applied and Available (Summarise).
-func SummariseStrategy(work, applyType string, results []ManifestResult) hub.WorkReport {
+func SummariseStrategy(work, applyType string, results []ManifestResult) placement.WorkReport {
 	if applyType == TypeReportDiff {
 		return summariseDiff(work, results)
 	}
 	return Summarise(work, results)
 }
 
-func summariseDiff(work string, results []ManifestResult) hub.WorkReport {
-	var r hub.WorkReport
+func summariseDiff(work string, results []ManifestResult) placement.WorkReport {
+	var r placement.WorkReport
 	ok := true
 	for _, m := range results {
 		if m.DiffError != "" {
@@ -98,7 +97,7 @@ func summariseDiff(work string, results []ManifestResult) hub.WorkReport {
 }
 
 // addDetails lists the drifted and diffed manifests (at most MaxFailedPlacements each).
-func addDetails(r *hub.WorkReport, results []ManifestResult) {
+func addDetails(r *placement.WorkReport, results []ManifestResult) {
 	for _, m := range results {
 		if len(m.Drifts) > 0 && len(r.Drifted) < placement.MaxFailedPlacements {
 			g := int64(0)
@@ -125,8 +124,8 @@ func addDetails(r *hub.WorkReport, results []ManifestResult) {
 // failed, drifted and diffed placements (STATUS-PER-CLUSTER-REASONS,
 // STATUS-FAILED-PLACEMENTS). Available is nil when the work is not applied: later
 // conditions are omitted.
-func Summarise(work string, results []ManifestResult) hub.WorkReport {
-	var r hub.WorkReport
+func Summarise(work string, results []ManifestResult) placement.WorkReport {
+	var r placement.WorkReport
 	addDetails(&r, results)
 	applied, available, untrackable := true, true, false
 	for _, m := range results {
@@ -163,7 +162,7 @@ func Summarise(work string, results []ManifestResult) hub.WorkReport {
 	return r
 }
 
-func addFailed(r *hub.WorkReport, id placement.ResourceIdentifier, c condition.Condition) {
+func addFailed(r *placement.WorkReport, id placement.ResourceIdentifier, c condition.Condition) {
 	if len(r.Failed) < placement.MaxFailedPlacements {
 		r.Failed = append(r.Failed, placement.FailedPlacement{ResourceIdentifier: id, Condition: c})
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/fleetsim/fleetsim/model/unit"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 )
 
 // Decide returns the tasks that bring this machine from current to desired.
@@ -161,11 +161,11 @@ func reasonTargetInactive(name string) string {
 	return fmt.Sprintf("unit %s has target state inactive on this machine", name)
 }
 
-func reasonHashChanged(name string, t TargetState, from, to unit.Hash) string {
+func reasonHashChanged(name string, t TargetState, from, to unitfile.Hash) string {
 	return fmt.Sprintf("unit %s is %s on this machine but its hash changed (%s → %s)", name, t, shortHash(from), shortHash(to))
 }
 
-func shortHash(h unit.Hash) string {
+func shortHash(h unitfile.Hash) string {
 	if h.IsZero() {
 		return "none"
 	}

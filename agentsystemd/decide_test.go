@@ -6,14 +6,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/fleetsim/fleetsim/model/unit"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 )
 
 // testFiles are unit files with distinct hashes.
-var testFiles = func() []*unit.File {
-	var fs []*unit.File
+var testFiles = func() []*unitfile.File {
+	var fs []*unitfile.File
 	for i := range 4 {
-		f, err := unit.Parse(fmt.Sprintf("[Unit]\nDescription=test %d\n\n[Service]\nExecStart=/bin/sleep %d\n", i, 1000+i))
+		f, err := unitfile.Parse(fmt.Sprintf("[Unit]\nDescription=test %d\n\n[Service]\nExecStart=/bin/sleep %d\n", i, 1000+i))
 		if err != nil {
 			panic(err)
 		}
@@ -27,26 +27,26 @@ var (
 	hA, hB       = fileA.Hash(), fileB.Hash()
 )
 
-func want(name string, h unit.Hash, s TargetState) DesiredUnit {
+func want(name string, h unitfile.Hash, s TargetState) DesiredUnit {
 	return DesiredUnit{Name: name, Hash: h, State: s}
 }
 
-func running(name string, h unit.Hash) CurrentUnit {
+func running(name string, h unitfile.Hash) CurrentUnit {
 	return CurrentUnit{Name: name, Hash: h, LoadState: LoadLoaded, ActiveState: ActiveActive, SubState: SubRunning}
 }
 
-func stopped(name string, h unit.Hash) CurrentUnit {
+func stopped(name string, h unitfile.Hash) CurrentUnit {
 	return CurrentUnit{Name: name, Hash: h, LoadState: LoadLoaded, ActiveState: ActiveInactive, SubState: SubDead}
 }
 
-func failed(name string, h unit.Hash) CurrentUnit {
+func failed(name string, h unitfile.Hash) CurrentUnit {
 	return CurrentUnit{Name: name, Hash: h, LoadState: LoadLoaded, ActiveState: ActiveFailed, SubState: SubFailed}
 }
 
 func stopTask(name, reason string) Task   { return Task{Kind: TaskStop, Unit: name, Reason: reason} }
 func unloadTask(name, reason string) Task { return Task{Kind: TaskUnload, Unit: name, Reason: reason} }
 func startTask(name, reason string) Task  { return Task{Kind: TaskStart, Unit: name, Reason: reason} }
-func loadTask(name string, h unit.Hash, reason string) Task {
+func loadTask(name string, h unitfile.Hash, reason string) Task {
 	return Task{Kind: TaskLoad, Unit: name, Hash: h, Reason: reason}
 }
 func reloadTask(written, removed int) Task {
@@ -54,7 +54,7 @@ func reloadTask(written, removed int) Task {
 }
 
 func TestDecide(t *testing.T) {
-	changed := func(name string, s TargetState, from, to unit.Hash) string {
+	changed := func(name string, s TargetState, from, to unitfile.Hash) string {
 		return fmt.Sprintf("unit %s is %s on this machine but its hash changed (%s → %s)", name, s, from.Short(), to.Short())
 	}
 	tests := []struct {
@@ -150,7 +150,7 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name:    "running unit without a file and not desired is only stopped",
-			current: []CurrentUnit{running("foo.service", unit.Hash{})},
+			current: []CurrentUnit{running("foo.service", unitfile.Hash{})},
 			want: Plan{
 				stopTask("foo.service", "unit foo.service is not scheduled to this machine but systemd reports it active/running"),
 			},
@@ -264,7 +264,7 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name:    "removed file not yet re-read by systemd",
-			current: []CurrentUnit{stale(stopped("foo.service", unit.Hash{}))},
+			current: []CurrentUnit{stale(stopped("foo.service", unitfile.Hash{}))},
 			want: Plan{
 				{Kind: TaskDaemonReload, Reason: "unit files changed: 0 written, 0 removed, 1 not yet re-read by systemd"},
 			},

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
 
-	"github.com/fleetsim/fleetsim/model/unit"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 )
 
 var (
@@ -40,7 +40,7 @@ func genDesired(t *rapid.T, names []string) DesiredUnit {
 // genCurrent draws one current unit in any combination of states, with no file or one of the
 // test files.
 func genCurrent(t *rapid.T, name string) CurrentUnit {
-	var h unit.Hash
+	var h unitfile.Hash
 	if i := rapid.IntRange(-1, len(testFiles)-1).Draw(t, "file"); i >= 0 {
 		h = testFiles[i].Hash()
 	}

@@ -4,14 +4,14 @@ import (
 	"bytes"
 	"sort"
 
-	"github.com/fleetsim/fleetsim/model/unit"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 )
 
 // UnitState is what the agent publishes for one unit on its machine (spec §3 "Unit state
 // reporting"): the hash of the file on disk, systemd's three states verbatim, and the machine.
 type UnitState struct {
 	Name        string
-	Hash        unit.Hash
+	Hash        unitfile.Hash
 	LoadState   string
 	ActiveState string
 	SubState    string

@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/fleetsim/fleetsim/model/unit"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 )
 
 func TestCurrentState(t *testing.T) {
@@ -15,7 +15,7 @@ func TestCurrentState(t *testing.T) {
 		want CurrentState
 	}{
 		{"no file", CurrentUnit{Name: "a.service"}, CurrentInactive},
-		{"no file but running", running("a.service", unit.Hash{}), CurrentInactive},
+		{"no file but running", running("a.service", unitfile.Hash{}), CurrentInactive},
 		{"file, unknown to systemd", CurrentUnit{Name: "a.service", Hash: hA, LoadState: LoadNotFound, ActiveState: ActiveInactive, SubState: SubDead}, CurrentInactive},
 		{"file, no systemd state", CurrentUnit{Name: "a.service", Hash: hA}, CurrentInactive},
 		{"present and not started", stopped("a.service", hA), CurrentLoaded},
@@ -89,8 +89,8 @@ func TestReportStates(t *testing.T) {
 	current := []CurrentUnit{
 		stopped("c.service", hB),
 		running("a.service", hA),
-		running("gone.service", unit.Hash{}), // no file: not reported
-		{Name: "", Hash: hA},                 // no name: ignored
+		running("gone.service", unitfile.Hash{}), // no file: not reported
+		{Name: "", Hash: hA},                     // no name: ignored
 	}
 	got := ReportStates(current, "m1")
 	want := []UnitState{ReportState(running("a.service", hA), "m1"), ReportState(stopped("c.service", hB), "m1")}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/fleetsim/fleetsim/model/unit"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 )
 
 // Exit is how a unit configured in SimSystemd.ExitsAfterStart ends after it starts.
@@ -53,14 +53,14 @@ type SimSystemd struct {
 }
 
 type simUnit struct {
-	file   unit.Hash // content on disk; zero if no file
-	loaded unit.Hash // content systemd read at the last daemon-reload
+	file   unitfile.Hash // content on disk; zero if no file
+	loaded unitfile.Hash // content systemd read at the last daemon-reload
 	load   string
 	active string
 	sub    string
 	masked bool
 	// rejected is content systemd refuses to load, and rejectedAs the load state it then shows.
-	rejected   unit.Hash
+	rejected   unitfile.Hash
 	rejectedAs string
 }
 
@@ -110,7 +110,7 @@ func (s *SimSystemd) Set(c CurrentUnit) {
 }
 
 // otherHash returns a hash that differs from h, standing for content that is no longer on disk.
-func otherHash(h unit.Hash) unit.Hash {
+func otherHash(h unitfile.Hash) unitfile.Hash {
 	h[0] ^= 0xff
 	return h
 }
@@ -218,7 +218,7 @@ func (s *SimSystemd) unloadUnit(name string) {
 	if !ok {
 		return
 	}
-	u.file = unit.Hash{}
+	u.file = unitfile.Hash{}
 	if u.active == ActiveFailed {
 		u.active, u.sub = ActiveInactive, SubDead
 	}
@@ -230,9 +230,9 @@ func (s *SimSystemd) daemonReload() {
 		u := s.units[name]
 		switch {
 		case u.masked:
-			u.load, u.loaded = LoadMasked, unit.Hash{}
+			u.load, u.loaded = LoadMasked, unitfile.Hash{}
 		case u.file.IsZero():
-			u.load, u.loaded = LoadNotFound, unit.Hash{}
+			u.load, u.loaded = LoadNotFound, unitfile.Hash{}
 		case u.file == u.rejected:
 			u.load, u.loaded = u.rejectedAs, u.file
 		default:

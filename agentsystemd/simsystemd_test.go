@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/fleetsim/fleetsim/model/unit"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 )
 
 func TestSimSystemdLifecycle(t *testing.T) {
@@ -56,7 +56,7 @@ func TestSimSystemdLifecycle(t *testing.T) {
 	check("second stop", stopped("a.service", hB))
 
 	run(unloadTask("a.service", ""))
-	check("unload", stale(stopped("a.service", unit.Hash{})))
+	check("unload", stale(stopped("a.service", unitfile.Hash{})))
 	run(reloadTask(0, 1))
 	check("daemon-reload after unload")
 	if got := sys.DaemonReloads(); got != 3 {
@@ -76,10 +76,10 @@ func stale(c CurrentUnit) CurrentUnit {
 func TestSimSystemdSetNeedDaemonReload(t *testing.T) {
 	for _, c := range []CurrentUnit{
 		stale(stopped("a.service", hA)),
-		stale(running("a.service", unit.Hash{})),
+		stale(running("a.service", unitfile.Hash{})),
 		stale(CurrentUnit{Name: "a.service", Hash: hA, LoadState: LoadError, ActiveState: ActiveInactive, SubState: SubDead}),
 		stopped("a.service", hA),
-		running("a.service", unit.Hash{}),
+		running("a.service", unitfile.Hash{}),
 		CurrentUnit{Name: "a.service", Hash: hA, LoadState: LoadMasked, ActiveState: ActiveInactive, SubState: SubDead},
 	} {
 		sys := NewSimSystemd(c)
@@ -165,17 +165,17 @@ func TestSimSystemdFailures(t *testing.T) {
 			name:    "unload resets a failed unit",
 			initial: failed("a.service", hA),
 			task:    unloadTask("a.service", ""),
-			want:    stale(stopped("a.service", unit.Hash{})),
+			want:    stale(stopped("a.service", unitfile.Hash{})),
 		},
 		{
 			name:    "unload leaves a running unit running",
 			initial: running("a.service", hA),
 			task:    unloadTask("a.service", ""),
-			want:    stale(running("a.service", unit.Hash{})),
+			want:    stale(running("a.service", unitfile.Hash{})),
 		},
 		{
 			name:    "daemon-reload keeps a running unit whose file is gone",
-			initial: running("a.service", unit.Hash{}),
+			initial: running("a.service", unitfile.Hash{}),
 			task:    reloadTask(0, 0),
 			want:    CurrentUnit{Name: "a.service", LoadState: LoadNotFound, ActiveState: ActiveActive, SubState: SubRunning},
 		},
@@ -196,7 +196,7 @@ func TestSimSystemdFailures(t *testing.T) {
 		{
 			name:    "load without content fails",
 			initial: stopped("a.service", hA),
-			task:    loadTask("a.service", unit.Hash{}, ""),
+			task:    loadTask("a.service", unitfile.Hash{}, ""),
 			wantErr: true,
 			want:    stopped("a.service", hA),
 		},

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/fleetsim/fleetsim/model/unit"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 )
 
 // TaskKind is what a task does. Its numeric order is the phase order of a Plan.
@@ -48,9 +48,9 @@ type Task struct {
 	// Reason says, for people, why the task is needed.
 	Reason string
 	// Hash is the content a TaskLoad writes; zero for other kinds.
-	Hash unit.Hash
+	Hash unitfile.Hash
 	// File is the content a TaskLoad writes, if the desired unit carried it; nil otherwise.
-	File *unit.File
+	File *unitfile.File
 }
 
 // String returns the kind and the unit, as in "start foo.service", or just "daemon-reload".

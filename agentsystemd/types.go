@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/fleetsim/fleetsim/model/unit"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 )
 
 // TargetState is the state the registry wants a unit in on this machine (seed "Unit states").
@@ -87,15 +87,15 @@ type DesiredUnit struct {
 	Name string
 	// File is the unit file's content, which a load task carries to the driver. It may be nil
 	// when the driver looks the content up by hash (the simulator does).
-	File *unit.File
+	File *unitfile.File
 	// Hash identifies the content. If it is zero, the hash of File is used (see EffectiveHash).
-	Hash  unit.Hash
+	Hash  unitfile.Hash
 	State TargetState
 }
 
 // EffectiveHash returns the hash Decide compares with the file on disk: Hash if it is set,
 // otherwise File.Hash(), otherwise zero.
-func (d DesiredUnit) EffectiveHash() unit.Hash {
+func (d DesiredUnit) EffectiveHash() unitfile.Hash {
 	if !d.Hash.IsZero() || d.File == nil {
 		return d.Hash
 	}
@@ -121,7 +121,7 @@ func (d DesiredUnit) Validate() error {
 
 // check is the part of Validate that Decide applies.
 func (d DesiredUnit) check() error {
-	if err := unit.ValidateName(d.Name); err != nil {
+	if err := unitfile.ValidateName(d.Name); err != nil {
 		return err
 	}
 	if !d.State.Valid() {
@@ -141,7 +141,7 @@ var errNoName = errors.New("no unit name")
 // An empty LoadState or ActiveState means systemd reported nothing for the unit.
 type CurrentUnit struct {
 	Name        string
-	Hash        unit.Hash
+	Hash        unitfile.Hash
 	LoadState   string
 	ActiveState string
 	SubState    string
@@ -177,7 +177,7 @@ func unknownToSystemd(load string) bool { return load == "" || load == LoadNotFo
 
 func loadRejected(load string) bool { return load == LoadError || load == LoadBadSetting }
 
-func fleetState(h unit.Hash, load, active string) CurrentState {
+func fleetState(h unitfile.Hash, load, active string) CurrentState {
 	switch {
 	case h.IsZero():
 		return CurrentInactive

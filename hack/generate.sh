@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Regenerate the code and manifests derived from the API types in prod/apis/:
+# Regenerate the code and manifests derived from the API types in apis/:
 #
-#   - prod/apis/<group>/v1beta1/zz_generated.deepcopy.go (DeepCopy, DeepCopyInto, DeepCopyObject)
+#   - apis/<group>/v1beta1/zz_generated.deepcopy.go (DeepCopy, DeepCopyInto, DeepCopyObject)
 #   - config/crd/bases/<group>_<plural>.yaml             (one CustomResourceDefinition per kind;
 #     hack/crdversions adds the versions KubeFleet serves besides the stored v1beta1)
 #
@@ -26,11 +26,11 @@ rm -f "$CRD_DIR"/*.yaml
 "${CONTROLLER_GEN[@]}" \
 	object \
 	crd \
-	paths=./prod/apis/... \
+	paths=./apis/... \
 	output:crd:artifacts:config="$CRD_DIR"
 
-# Serve every version KubeFleet serves (model/fleetapi), each with the stored schema.
+# Serve every version KubeFleet serves (apis/kinds), each with the stored schema.
 go run ./hack/crdversions "$CRD_DIR"
 
-gofmt -w prod/apis
-echo "generate: wrote prod/apis/*/v1beta1/zz_generated.deepcopy.go and $(ls "$CRD_DIR" | wc -l) CRDs in $CRD_DIR" >&2
+gofmt -w apis
+echo "generate: wrote apis/*/v1beta1/zz_generated.deepcopy.go and $(ls "$CRD_DIR" | wc -l) CRDs in $CRD_DIR" >&2

@@ -6,7 +6,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/fleetsim/fleetsim/model/unit"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 	"github.com/fleetsim/fleetsim/model/units"
 )
 
@@ -17,32 +17,32 @@ import (
 // file under a name in use) is still found when the step runs.
 func (p *parser) checkFleetctl(g *fields, f *FleetctlStep) error {
 	unitNode := g.get("unit")
-	if err := unit.ValidateName(f.Unit); err != nil {
-		var ne *unit.NameError
+	if err := unitfile.ValidateName(f.Unit); err != nil {
+		var ne *unitfile.NameError
 		reason := err.Error()
 		if errors.As(err, &ne) {
 			reason = ne.Reason
 		}
 		return p.errorf(unitNode.Line, g.child("unit"), "invalid unit name %s: %s", quoteShort(f.Unit), reason)
 	}
-	if unit.IsTemplate(f.Unit) && (f.Command == FleetctlLoad || f.Command == FleetctlStart) {
-		inst, _ := unit.Instantiate(f.Unit, "<instance>")
+	if unitfile.IsTemplate(f.Unit) && (f.Command == FleetctlLoad || f.Command == FleetctlStart) {
+		inst, _ := unitfile.Instantiate(f.Unit, "<instance>")
 		return p.errorf(unitNode.Line, g.child("unit"), "cannot %s template %s: a template can only be submitted; %s an instance such as %s", f.Command, f.Unit, f.Command, inst)
 	}
 	if f.File == "" {
 		return nil
 	}
 	fileNode := g.get("file")
-	parsed, err := unit.Parse(f.File)
+	parsed, err := unitfile.Parse(f.File)
 	if err != nil {
-		var pe *unit.ParseError
+		var pe *unitfile.ParseError
 		if errors.As(err, &pe) {
 			return p.errorf(p.lineInScalar(fileNode, pe.Line), g.child("file"), "unit file line %d: %s", pe.Line, pe.Reason)
 		}
 		return p.errorf(fileNode.Line, g.child("file"), "%v", err)
 	}
 	if _, err := units.New(f.Unit, parsed); err != nil {
-		var oe *unit.OptionError
+		var oe *unitfile.OptionError
 		if errors.As(err, &oe) {
 			return p.errorf(fileNode.Line, g.child("file"), "%s", oe.Error())
 		}

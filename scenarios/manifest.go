@@ -16,7 +16,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 	sigsyaml "sigs.k8s.io/yaml"
 
-	"github.com/fleetsim/fleetsim/model/fleetapi"
+	"github.com/fleetsim/fleetsim/apis/kinds"
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/placement"
 	"github.com/fleetsim/fleetsim/model/staged"
@@ -193,7 +193,7 @@ func (p *parser) parseManifest(c chunk, fieldPath string, idx int, fileLine func
 
 	// KubeFleet serves its kinds at several versions with one schema and stores them as
 	// v1beta1; so does the simulator.
-	stored, served, why := fleetapi.Stored(apiVersion, kind)
+	stored, served, why := kinds.Stored(apiVersion, kind)
 	if !served {
 		return nil, "", fail(field.Invalid(field.NewPath("apiVersion"), apiVersion, why))
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/fleetsim/fleetsim/agentsystemd"
 	"github.com/fleetsim/fleetsim/model/invariants"
 	"github.com/fleetsim/fleetsim/model/member"
-	"github.com/fleetsim/fleetsim/model/unit"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 	"github.com/fleetsim/fleetsim/model/units"
 )
 
@@ -43,9 +43,9 @@ const engineHolder = "engine"
 // destroy. fileText is the unit file (required for submit; given to load or start, it
 // submits the unit first, as fleetctl does).
 func (s *Sim) Fleetctl(command, name, fileText string) error {
-	var f *unit.File
+	var f *unitfile.File
 	if fileText != "" {
-		parsed, err := unit.Parse(fileText)
+		parsed, err := unitfile.Parse(fileText)
 		if err != nil {
 			return fmt.Errorf("unit %s: %w", name, err)
 		}
@@ -55,8 +55,8 @@ func (s *Sim) Fleetctl(command, name, fileText string) error {
 	cur := fr.units[name]
 	if cur == nil && f == nil && command != string(units.OpSubmit) {
 		// fleetctl builds an instance from its stored template (foo@1 from foo@.service).
-		if tmpl, ok := unit.TemplateOf(name); ok && fr.units[tmpl] != nil {
-			inst, err := units.Instantiate(fr.units[tmpl], unit.SplitName(name).Instance)
+		if tmpl, ok := unitfile.TemplateOf(name); ok && fr.units[tmpl] != nil {
+			inst, err := units.Instantiate(fr.units[tmpl], unitfile.SplitName(name).Instance)
 			if err != nil {
 				return err
 			}

@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/fleetsim/fleetsim/agentk8s"
-	"github.com/fleetsim/fleetsim/prod/apis"
+	"github.com/fleetsim/fleetsim/apis"
 )
 
 // TestApplyRetriesConflicts: when the object changes between the agent's read and its

@@ -23,8 +23,8 @@ import (
 
 	"github.com/fleetsim/fleetsim/agentk8s"
 	"github.com/fleetsim/fleetsim/agentk8s/member"
-	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
-	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+	clusterv1beta1 "github.com/fleetsim/fleetsim/apis/cluster/v1beta1"
+	v1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
 	"github.com/fleetsim/fleetsim/prod/testenv"
 )
 

@@ -8,8 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	clusterv1beta1 "github.com/fleetsim/fleetsim/apis/cluster/v1beta1"
 	"github.com/fleetsim/fleetsim/model/member"
-	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
 )
 
 // collect gathers what KubeFleet's default property provider reports (PROP-FALLBACK,

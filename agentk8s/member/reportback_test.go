@@ -9,7 +9,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+	v1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
 )
 
 // TestMemberAgentReportsBack: with strategy.reportBackStrategy Mirror to the Work API, the

@@ -18,10 +18,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	sdbus "github.com/fleetsim/fleetsim/agentsystemd/dbus"
+	"github.com/fleetsim/fleetsim/agentsystemd/machine"
+	sdbus "github.com/fleetsim/fleetsim/agentsystemd/machine/dbus"
+	"github.com/fleetsim/fleetsim/apis"
 	"github.com/fleetsim/fleetsim/model/units"
-	"github.com/fleetsim/fleetsim/prod/apis"
-	"github.com/fleetsim/fleetsim/prod/machineagent"
 )
 
 type agentOptions struct {
@@ -170,7 +170,7 @@ func runAgent(cmd *cobra.Command, o agentOptions, stderr io.Writer) error {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		version = bi.Main.Version
 	}
-	a, err := machineagent.New(c, drv, machineagent.Options{MachineID: id, PublicIP: o.publicIP, Metadata: md,
+	a, err := machine.New(c, drv, machine.Options{MachineID: id, PublicIP: o.publicIP, Metadata: md,
 		MachineTTL: o.machineTTL, Interval: o.interval, Version: version, Log: log})
 	if err != nil {
 		return invalid("%w", err)
@@ -189,7 +189,7 @@ func runAgent(cmd *cobra.Command, o agentOptions, stderr io.Writer) error {
 }
 
 // serveAgentEndpoints serves /healthz, /readyz and /metrics.
-func serveAgentEndpoints(o agentOptions, a *machineagent.Agent) (func(), error) {
+func serveAgentEndpoints(o agentOptions, a *machine.Agent) (func(), error) {
 	var servers []*http.Server
 	health := func(w http.ResponseWriter, _ *http.Request) {
 		if err := a.Healthy(); err != nil {

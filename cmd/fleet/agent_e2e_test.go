@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/fleetsim/fleetsim/apis/convert"
 	"sort"
 	"strings"
 	"testing"
@@ -11,10 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/fleetsim/fleetsim/agentsystemd/dbus/sdtest"
-	"github.com/fleetsim/fleetsim/model/unit"
-	fleetv1 "github.com/fleetsim/fleetsim/prod/apis/fleet/v1alpha1"
-	"github.com/fleetsim/fleetsim/prod/engine"
+	"github.com/fleetsim/fleetsim/agentsystemd/machine/dbus/sdtest"
+	fleetv1 "github.com/fleetsim/fleetsim/apis/fleet/v1alpha1"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 	"github.com/fleetsim/fleetsim/prod/testenv"
 )
 
@@ -38,12 +38,12 @@ func sdState(sb *sdtest.Sandbox, name string) string {
 
 func putUnit(t *testing.T, c client.Client, name, text, state string) {
 	t.Helper()
-	f, err := unit.Parse(text)
+	f, err := unitfile.Parse(text)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := &fleetv1.Unit{ObjectMeta: metav1.ObjectMeta{Name: engine.ObjectName(name)},
-		Spec: fleetv1.UnitSpec{Name: name, File: unit.Serialize(f), DesiredState: state}}
+	u := &fleetv1.Unit{ObjectMeta: metav1.ObjectMeta{Name: convert.UnitObjectName(name)},
+		Spec: fleetv1.UnitSpec{Name: name, File: unitfile.Serialize(f), DesiredState: state}}
 	if err := c.Create(context.Background(), u); err != nil {
 		t.Fatalf("create unit %s: %v", name, err)
 	}
@@ -53,7 +53,7 @@ func setDesired(t *testing.T, c client.Client, name, state string) {
 	t.Helper()
 	waitFor(t, "set "+name+" "+state, func() error {
 		var u fleetv1.Unit
-		if err := c.Get(context.Background(), client.ObjectKey{Name: engine.ObjectName(name)}, &u); err != nil {
+		if err := c.Get(context.Background(), client.ObjectKey{Name: convert.UnitObjectName(name)}, &u); err != nil {
 			return err
 		}
 		u.Spec.DesiredState = state
@@ -63,7 +63,7 @@ func setDesired(t *testing.T, c client.Client, name, state string) {
 
 func scheduledTo(c client.Client, name string) (string, error) {
 	var u fleetv1.Unit
-	if err := c.Get(context.Background(), client.ObjectKey{Name: engine.ObjectName(name)}, &u); err != nil {
+	if err := c.Get(context.Background(), client.ObjectKey{Name: convert.UnitObjectName(name)}, &u); err != nil {
 		return "", err
 	}
 	return u.Status.MachineID, nil
@@ -188,7 +188,7 @@ func TestAgentsOnRealSystemd(t *testing.T) {
 	if got := sdState(sbs["m1"], "hello.service"); got != "inactive/dead" {
 		t.Fatalf("after stop systemd on m1 shows hello.service %s", got)
 	}
-	if err := c.Delete(context.Background(), &fleetv1.Unit{ObjectMeta: metav1.ObjectMeta{Name: engine.ObjectName("hello.service")}}); err != nil {
+	if err := c.Delete(context.Background(), &fleetv1.Unit{ObjectMeta: metav1.ObjectMeta{Name: convert.UnitObjectName("hello.service")}}); err != nil {
 		t.Fatal(err)
 	}
 	wantReported(t, c, "hello.service")

@@ -11,9 +11,9 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/fleetsim/fleetsim/apis"
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/scheduler"
-	"github.com/fleetsim/fleetsim/prod/apis"
 	"github.com/fleetsim/fleetsim/prod/hub"
 )
 

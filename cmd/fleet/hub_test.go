@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
+	clusterv1beta1 "github.com/fleetsim/fleetsim/apis/cluster/v1beta1"
 	"github.com/fleetsim/fleetsim/prod/testenv"
 )
 

@@ -18,7 +18,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/model/units"
 	"github.com/fleetsim/fleetsim/prod/engine"
-	"github.com/fleetsim/fleetsim/prod/fleetapi"
+	"github.com/fleetsim/fleetsim/prod/fleethttp"
 )
 
 // unitOptions are the hub's flags for the CoreOS-fleet half: the unit engine and the fleet
@@ -44,7 +44,7 @@ func (o *unitOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.apiCert, "fleet-api-tls-cert-file", "", "TLS certificate of the fleet API")
 	f.StringVar(&o.apiKey, "fleet-api-tls-key-file", "", "TLS key of the fleet API")
 	f.StringVar(&o.apiClientCA, "fleet-api-client-ca-file", "", "CA bundle that signs client certificates (user = CN, groups = O); bearer tokens are checked with TokenReview")
-	f.IntVar(&o.apiPageSize, "fleet-api-page-size", fleetapi.DefaultPageSize, "page size of the fleet API's lists (fleet's token_limit)")
+	f.IntVar(&o.apiPageSize, "fleet-api-page-size", fleethttp.DefaultPageSize, "page size of the fleet API's lists (fleet's token_limit)")
 }
 
 // setupUnits adds the unit engine and, with --fleet-api-bind-address, the fleet API v1 to
@@ -85,7 +85,7 @@ func setupUnits(mgr ctrl.Manager, o unitOptions, checkInvariants bool, log logr.
 		}
 		tcfg.ClientCAs, tcfg.ClientAuth = pool, tls.VerifyClientCertIfGiven
 	}
-	srv := &fleetapi.Server{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), MachineTTL: o.machineTTL, PageSize: o.apiPageSize}
+	srv := &fleethttp.Server{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), MachineTTL: o.machineTTL, PageSize: o.apiPageSize}
 	ln, err := net.Listen("tcp", o.apiAddr)
 	if err != nil {
 		return &exitError{code: exitFailed, err: fmt.Errorf("fleet API: %w", err)}

@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/fleetsim/fleetsim/agentk8s/member"
-	"github.com/fleetsim/fleetsim/prod/apis"
+	"github.com/fleetsim/fleetsim/apis"
 )
 
 type memberOptions struct {

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fleetsim/fleetsim/prod/fleetapi"
+	"github.com/fleetsim/fleetsim/prod/fleethttp"
 )
 
 // apiClient calls the fleet API v1.
@@ -116,7 +116,7 @@ func (c *apiClient) do(method, path string, in, out any) error {
 	}
 	if resp.StatusCode >= 400 {
 		var e struct {
-			Error fleetapi.Error `json:"error"`
+			Error fleethttp.Error `json:"error"`
 		}
 		if json.Unmarshal(b, &e) == nil && e.Error.Message != "" {
 			return &apiError{Code: resp.StatusCode, Message: e.Error.Message}
@@ -131,10 +131,10 @@ func (c *apiClient) do(method, path string, in, out any) error {
 	return nil
 }
 
-func (c *apiClient) units() ([]*fleetapi.Unit, error) {
-	var out []*fleetapi.Unit
+func (c *apiClient) units() ([]*fleethttp.Unit, error) {
+	var out []*fleethttp.Unit
 	for tok := ""; ; {
-		var p fleetapi.UnitPage
+		var p fleethttp.UnitPage
 		if err := c.do("GET", "/units"+pageQuery(tok), nil, &p); err != nil {
 			return nil, err
 		}
@@ -145,10 +145,10 @@ func (c *apiClient) units() ([]*fleetapi.Unit, error) {
 	}
 }
 
-func (c *apiClient) machines() ([]*fleetapi.Machine, error) {
-	var out []*fleetapi.Machine
+func (c *apiClient) machines() ([]*fleethttp.Machine, error) {
+	var out []*fleethttp.Machine
 	for tok := ""; ; {
-		var p fleetapi.MachinePage
+		var p fleethttp.MachinePage
 		if err := c.do("GET", "/machines"+pageQuery(tok), nil, &p); err != nil {
 			return nil, err
 		}
@@ -159,14 +159,14 @@ func (c *apiClient) machines() ([]*fleetapi.Machine, error) {
 	}
 }
 
-func (c *apiClient) states(unitName string) ([]*fleetapi.UnitState, error) {
-	var out []*fleetapi.UnitState
+func (c *apiClient) states(unitName string) ([]*fleethttp.UnitState, error) {
+	var out []*fleethttp.UnitState
 	q := url.Values{}
 	if unitName != "" {
 		q.Set("unitName", unitName)
 	}
 	for {
-		var p fleetapi.UnitStatePage
+		var p fleethttp.UnitStatePage
 		path := "/state"
 		if len(q) > 0 {
 			path += "?" + q.Encode()
@@ -189,8 +189,8 @@ func pageQuery(tok string) string {
 	return "?nextPageToken=" + url.QueryEscape(tok)
 }
 
-func (c *apiClient) unit(name string) (*fleetapi.Unit, error) {
-	var u fleetapi.Unit
+func (c *apiClient) unit(name string) (*fleethttp.Unit, error) {
+	var u fleethttp.Unit
 	if err := c.do("GET", "/units/"+url.PathEscape(name), nil, &u); err != nil {
 		if isNotFound(err) {
 			return nil, nil
@@ -200,7 +200,7 @@ func (c *apiClient) unit(name string) (*fleetapi.Unit, error) {
 	return &u, nil
 }
 
-func (c *apiClient) setUnit(u *fleetapi.Unit) error {
+func (c *apiClient) setUnit(u *fleethttp.Unit) error {
 	return c.do("PUT", "/units/"+url.PathEscape(u.Name), u, nil)
 }
 

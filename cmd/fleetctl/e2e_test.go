@@ -26,8 +26,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/fleetsim/fleetsim/agentsystemd/dbus/sdtest"
-	"github.com/fleetsim/fleetsim/prod/fleetapi"
+	"github.com/fleetsim/fleetsim/agentsystemd/machine/dbus/sdtest"
+	"github.com/fleetsim/fleetsim/prod/fleethttp"
 	"github.com/fleetsim/fleetsim/prod/testenv"
 )
 
@@ -231,7 +231,7 @@ func TestFleetctlEndToEnd(t *testing.T) {
 		t.Fatalf("list-units:\n%s", out)
 	}
 	_, out, _ = fleetctl(g, "list-unit-files", "--output", "json")
-	var files []fleetapi.Unit
+	var files []fleethttp.Unit
 	if err := json.Unmarshal([]byte(out), &files); err != nil || len(files) != 1 || files[0].CurrentState != "launched" || files[0].MachineID != machine {
 		t.Fatalf("list-unit-files --output json: %v\n%s", err, out)
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/fleetsim/fleetsim/model/unit"
-	"github.com/fleetsim/fleetsim/prod/fleetapi"
+	"github.com/fleetsim/fleetsim/model/unitfile"
+	"github.com/fleetsim/fleetsim/prod/fleethttp"
 )
 
 type globals struct {
@@ -140,7 +140,7 @@ FLEETCTL_ENDPOINT. Exit codes: 0 success, 1 an operation failed, 2 bad usage.`,
 func unitName(arg string) string {
 	name := path.Base(arg)
 	if i := strings.LastIndexByte(name, '.'); i > 0 {
-		for _, t := range unit.UnitTypes() {
+		for _, t := range unitfile.UnitTypes() {
 			if name[i+1:] == t {
 				return name
 			}
@@ -285,16 +285,16 @@ func listUnits(g *globals, w io.Writer) error {
 	return table(g, w, []string{"active", "hash", "load", "machine", "sub", "unit"}, rows)
 }
 
-func fileOf(u *fleetapi.Unit) *unit.File {
-	opts := make([]unit.UnitOption, 0, len(u.Options))
+func fileOf(u *fleethttp.Unit) *unitfile.File {
+	opts := make([]unitfile.UnitOption, 0, len(u.Options))
 	for _, o := range u.Options {
-		opts = append(opts, unit.UnitOption{Section: o.Section, Name: o.Name, Value: o.Value})
+		opts = append(opts, unitfile.UnitOption{Section: o.Section, Name: o.Name, Value: o.Value})
 	}
-	return unit.FromOptions(opts)
+	return unitfile.FromOptions(opts)
 }
 
-func isGlobal(u *fleetapi.Unit) bool {
-	x, err := unit.ParseXFleet(fileOf(u), u.Name)
+func isGlobal(u *fleethttp.Unit) bool {
+	x, err := unitfile.ParseXFleet(fileOf(u), u.Name)
 	return err == nil && x.Global
 }
 
@@ -326,7 +326,7 @@ func listUnitFiles(g *globals, w io.Writer) error {
 }
 
 // readUnitFile reads a local unit file for arg, if arg names one.
-func readUnitFile(arg string) (*unit.File, bool, error) {
+func readUnitFile(arg string) (*unitfile.File, bool, error) {
 	b, err := os.ReadFile(arg)
 	if os.IsNotExist(err) {
 		return nil, false, nil
@@ -334,17 +334,17 @@ func readUnitFile(arg string) (*unit.File, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	f, err := unit.Parse(string(b))
+	f, err := unitfile.Parse(string(b))
 	if err != nil {
 		return nil, false, fmt.Errorf("unit file %s: %w", arg, err)
 	}
 	return f, true, nil
 }
 
-func toOptions(f *unit.File) []*fleetapi.UnitOption {
-	var out []*fleetapi.UnitOption
+func toOptions(f *unitfile.File) []*fleethttp.UnitOption {
+	var out []*fleethttp.UnitOption
 	for _, o := range f.Options() {
-		out = append(out, &fleetapi.UnitOption{Section: o.Section, Name: o.Name, Value: o.Value})
+		out = append(out, &fleethttp.UnitOption{Section: o.Section, Name: o.Name, Value: o.Value})
 	}
 	return out
 }
@@ -368,14 +368,14 @@ func ensure(g *globals, c *apiClient, args []string) ([]string, error) {
 		case cur == nil && !local:
 			return nil, fmt.Errorf("unable to find unit file %s and unit %s is not in the registry", arg, name)
 		case cur == nil:
-			if err := c.setUnit(&fleetapi.Unit{Name: name, Options: toOptions(f), DesiredState: "inactive"}); err != nil {
+			if err := c.setUnit(&fleethttp.Unit{Name: name, Options: toOptions(f), DesiredState: "inactive"}); err != nil {
 				return nil, fmt.Errorf("creating unit %s: %w", name, err)
 			}
 		case local && fileOf(cur).Hash() != f.Hash():
 			if !g.replace {
 				return nil, fmt.Errorf("unit %s already exists with different content; use --replace to replace it", name)
 			}
-			if err := c.setUnit(&fleetapi.Unit{Name: name, Options: toOptions(f), DesiredState: cur.DesiredState}); err != nil {
+			if err := c.setUnit(&fleethttp.Unit{Name: name, Options: toOptions(f), DesiredState: cur.DesiredState}); err != nil {
 				return nil, fmt.Errorf("replacing unit %s: %w", name, err)
 			}
 		}
@@ -410,7 +410,7 @@ func changeState(g *globals, w io.Writer, args []string, state string) error {
 }
 
 func applyState(g *globals, c *apiClient, w io.Writer, names []string, state string) error {
-	var wait []*fleetapi.Unit
+	var wait []*fleethttp.Unit
 	for _, n := range names {
 		u, err := c.unit(n)
 		if err != nil {
@@ -420,7 +420,7 @@ func applyState(g *globals, c *apiClient, w io.Writer, names []string, state str
 			return fmt.Errorf("unit %s does not exist", n)
 		}
 		if u.DesiredState != state {
-			if err := c.setUnit(&fleetapi.Unit{Name: n, DesiredState: state}); err != nil {
+			if err := c.setUnit(&fleethttp.Unit{Name: n, DesiredState: state}); err != nil {
 				return fmt.Errorf("setting unit %s to %s: %w", n, state, err)
 			}
 		}
@@ -546,7 +546,7 @@ func catUnit(g *globals, w io.Writer, arg string) error {
 	if g.output == "json" {
 		return printJSON(w, u)
 	}
-	_, err = io.WriteString(w, unit.Serialize(fileOf(u)))
+	_, err = io.WriteString(w, unitfile.Serialize(fileOf(u)))
 	return err
 }
 
@@ -556,7 +556,7 @@ func statusUnits(g *globals, w io.Writer, args []string) error {
 		return &usageError{err}
 	}
 	ips := machineIPs(c)
-	var all []*fleetapi.UnitState
+	var all []*fleethttp.UnitState
 	for i, a := range args {
 		name := unitName(a)
 		u, err := c.unit(name)

@@ -11,24 +11,27 @@ import (
 	"github.com/fleetsim/fleetsim/bench"
 )
 
-func newBenchCommand(stdout io.Writer) *cobra.Command {
+func newBenchCommand(stdout, stderr io.Writer) *cobra.Command {
 	var members int
 	var picks int32
 	var simulated time.Duration
 	cmd := &cobra.Command{
-		Use:   "bench scheduler|sim",
-		Short: "Measure the scheduler or the simulator on a generated fleet",
+		Use:   "bench scheduler|sim|hub",
+		Short: "Measure the scheduler or the simulator on a generated fleet, or the production hub",
 		Long: `bench runs the project's benchmarks outside go test, on a fleet of the size you give:
 
   scheduler  one whole PickN decision (one required term, two preferred terms, a property
              sorter, a topology spread constraint) and one PickAll decision
   sim        members heartbeating every 60s for the simulated time, with the hub
              evaluating their health
+  hub        the production hub (the fleet binary) on a real API server with stand-in
+             member agents; see fleetsim bench hub --help
 
 Figures go to stdout as go test -bench prints them. reports/benchmarks.md records the
 reference figures and the commands that produced them.`,
 		Example: `  fleetsim bench scheduler --members 10000 --picks 50
-  fleetsim bench sim --members 5000 --simulated 24h`,
+  fleetsim bench sim --members 5000 --simulated 24h
+  fleetsim bench hub --members 40 --placements 3`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"scheduler", "sim"},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -63,6 +66,7 @@ reference figures and the commands that produced them.`,
 	cmd.Flags().IntVar(&members, "members", 10_000, "number of generated members")
 	cmd.Flags().Int32Var(&picks, "picks", 50, "numberOfClusters of the PickN placement (scheduler)")
 	cmd.Flags().DurationVar(&simulated, "simulated", 24*time.Hour, "simulated time (sim)")
+	cmd.AddCommand(newBenchHubCommand(stdout, stderr))
 	return cmd
 }
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fleetsim/fleetsim/sim/fuzz"
+	"github.com/fleetsim/fleetsim/scenarios/fuzz"
 )
 
 type fuzzFlags struct {

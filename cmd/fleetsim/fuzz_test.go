@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/fleetsim/fleetsim/model/rollout"
-	"github.com/fleetsim/fleetsim/sim/fuzz"
+	"github.com/fleetsim/fleetsim/scenarios/fuzz"
 )
 
 const rolloutExample2 = "../../scenarios/rollout-example-2.yaml"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fleetsim/fleetsim/plan"
+	"github.com/fleetsim/fleetsim/scenarios/plan"
 )
 
 type planFlags struct {
@@ -47,21 +47,21 @@ or json (statistics and raw results, for machines and "fleetsim plan merge").
 without it, JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) selects the shard when
 PLAN_SHARDS is set. A shard writes JSON; "fleetsim plan merge" builds the report from all.
 
-The plan format is documented in plans/README.md.
+The plan format is documented in scenarios/plan/README.md.
 
 Exit codes:
   0  the report was written
   2  invalid plan (file, line and field are named), a run that could not complete, or
      output that could not be written`,
 		Example: `  # A plan's report as one HTML page
-  fleetsim plan plans/rollout-fleet-size.yaml --out /tmp/report
+  fleetsim plan scenarios/plan/rollout-fleet-size.yaml --out /tmp/report
 
   # Markdown with PNG files, two runs at a time
-  fleetsim plan plans/heartbeat-hub-load.yaml --format md --out reports/plan/heartbeat --parallel 2
+  fleetsim plan scenarios/plan/heartbeat-hub-load.yaml --format md --out reports/plan/heartbeat --parallel 2
 
   # Shard 1 of 4 as JSON, then the report from all four
-  fleetsim plan plans/kubefleet-scale.yaml --shard 1/4 --format json > shard-1.json
-  fleetsim plan merge plans/kubefleet-scale.yaml shard-*.json --out /tmp/report`,
+  fleetsim plan scenarios/plan/kubefleet-scale.yaml --shard 1/4 --format json > shard-1.json
+  fleetsim plan merge scenarios/plan/kubefleet-scale.yaml shard-*.json --out /tmp/report`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPlan(args[0], f, stdout, stderr)
@@ -188,7 +188,7 @@ func newPlanMergeCommand(stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "merge FILE SHARD.json...",
 		Short:   "Build a plan's report from the JSON results of its shards",
-		Example: `  fleetsim plan merge plans/kubefleet-scale.yaml shard-*.json --format md --out reports/plan/kubefleet-scale`,
+		Example: `  fleetsim plan merge scenarios/plan/kubefleet-scale.yaml shard-*.json --format md --out reports/plan/kubefleet-scale`,
 		Args:    cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(f.format, f.out); err != nil {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/fleetsim/fleetsim/plan"
+	"github.com/fleetsim/fleetsim/scenarios/plan"
 )
 
 const tinyPlan = `name: tiny

@@ -29,7 +29,7 @@ The scenario format is documented in scenarios/README.md.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRunCommand(stdout, stderr), newFuzzCommand(stdout, stderr), newPlanCommand(stdout, stderr), newValidateCommand(stdout, stderr), newBenchCommand(stdout), newVersionCommand(stdout))
+	root.AddCommand(newRunCommand(stdout, stderr), newFuzzCommand(stdout, stderr), newPlanCommand(stdout, stderr), newValidateCommand(stdout, stderr), newBenchCommand(stdout, stderr), newVersionCommand(stdout))
 	strictCompletion(root)
 	return root
 }

@@ -8,7 +8,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/fleetsim/fleetsim/model/fleetapi"
+	"github.com/fleetsim/fleetsim/apis/kinds"
 )
 
 func main() {
@@ -57,24 +57,24 @@ func addVersions(in []byte) (out []byte, changed bool, err error) {
 	}
 	spec, _ := crd["spec"].(map[string]any)
 	group, _ := spec["group"].(string)
-	if !fleetapi.IsFleetGroup(group) {
+	if !kinds.IsFleetGroup(group) {
 		return in, false, nil
 	}
 	names, _ := spec["names"].(map[string]any)
 	kindName, _ := names["kind"].(string)
-	kind, ok := fleetapi.Lookup(group, kindName)
+	kind, ok := kinds.Lookup(group, kindName)
 	if !ok {
 		return nil, false, fmt.Errorf("kind %s of group %s is not in model/fleetapi: add it with the versions KubeFleet serves", kindName, group)
 	}
 	versions, _ := spec["versions"].([]any)
 	var stored map[string]any
 	for _, v := range versions {
-		if m, _ := v.(map[string]any); m["name"] == fleetapi.StorageVersion {
+		if m, _ := v.(map[string]any); m["name"] == kinds.StorageVersion {
 			stored = m
 		}
 	}
 	if len(versions) != 1 || stored == nil {
-		return nil, false, fmt.Errorf("want exactly the version %s from controller-gen, found %d versions", fleetapi.StorageVersion, len(versions))
+		return nil, false, fmt.Errorf("want exactly the version %s from controller-gen, found %d versions", kinds.StorageVersion, len(versions))
 	}
 	var served []any
 	for _, name := range kind.Versions {
@@ -84,7 +84,7 @@ func addVersions(in []byte) (out []byte, changed bool, err error) {
 		}
 		v["name"] = name
 		v["served"] = true
-		v["storage"] = name == fleetapi.StorageVersion
+		v["storage"] = name == kinds.StorageVersion
 		served = append(served, v)
 	}
 	spec["versions"] = served

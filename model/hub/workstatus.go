@@ -8,31 +8,11 @@ import (
 	"github.com/fleetsim/fleetsim/model/triggers"
 )
 
-// WorkReport is what a member agent reported for one Work generation (agentk8s.Summarise
-// makes it): the Work's Applied condition (zero, with an empty Type, under ReportDiff, where
-// the agent writes DiffReported instead), its Available condition (nil while not applied),
-// its DiffReported condition (ReportDiff only), the manifests that failed, and the
-// manifests whose member object drifted from, or differs from, the hub manifest.
-type WorkReport struct {
-	Applied      condition.Condition
-	Available    *condition.Condition
-	DiffReported *condition.Condition
-	Failed       []placement.FailedPlacement
-	Drifted      []placement.DriftedPlacement
-	Diffed       []placement.DiffedPlacement
-}
-
-// Reported reports whether the agent said anything about the Work: an Applied or a
-// DiffReported condition.
-func (r WorkReport) Reported() bool {
-	return r.Applied.Type != "" || r.DiffReported != nil
-}
-
 // ReceiveWorkStatus is the hub's status fan-in: it copies a member's report on the Work of
 // one binding generation into the binding's Applied, Available and DiffReported conditions
 // (a condition the report lacks is removed) and its failed, drifted and diffed placements.
 // A report on another generation than the binding's is stale and ignored.
-func ReceiveWorkStatus(st Store, env Env, bindingName string, gen int64, r WorkReport) {
+func ReceiveWorkStatus(st Store, env Env, bindingName string, gen int64, r placement.WorkReport) {
 	b := st.Binding(bindingName)
 	if b == nil || b.Generation != gen || !r.Reported() {
 		return

@@ -63,15 +63,15 @@ func TestReceiveWorkStatus(t *testing.T) {
 	steps := []struct {
 		name      string
 		gen       int64
-		report    WorkReport
+		report    placement.WorkReport
 		wantTypes []string
 		wantFired int
 		check     func(t *testing.T, b placement.Binding)
 	}{
-		{name: "nothing reported yet is ignored", gen: 1, report: WorkReport{}, wantTypes: []string{"RolloutStarted"}},
-		{name: "a stale generation is ignored", gen: 0, report: WorkReport{Applied: applied}, wantTypes: []string{"RolloutStarted"}},
+		{name: "nothing reported yet is ignored", gen: 1, report: placement.WorkReport{}, wantTypes: []string{"RolloutStarted"}},
+		{name: "a stale generation is ignored", gen: 0, report: placement.WorkReport{Applied: applied}, wantTypes: []string{"RolloutStarted"}},
 		{name: "applied and available with a drift (Always, FullComparison)", gen: 1,
-			report:    WorkReport{Applied: applied, Available: &availableC, Drifted: drift(t0, "b")},
+			report:    placement.WorkReport{Applied: applied, Available: &availableC, Drifted: drift(t0, "b")},
 			wantTypes: []string{"RolloutStarted", "Applied", "Available"}, wantFired: 1,
 			check: func(t *testing.T, b placement.Binding) {
 				if diff := cmp.Diff(drift(t0, "b"), b.DriftedPlacements); diff != "" {
@@ -79,7 +79,7 @@ func TestReceiveWorkStatus(t *testing.T) {
 				}
 			}},
 		{name: "the same drift observed again wakes nobody", gen: 1,
-			report:    WorkReport{Applied: applied, Available: &availableC, Drifted: drift(t0.Add(time.Minute), "b")},
+			report:    placement.WorkReport{Applied: applied, Available: &availableC, Drifted: drift(t0.Add(time.Minute), "b")},
 			wantTypes: []string{"RolloutStarted", "Applied", "Available"}, wantFired: 1,
 			check: func(t *testing.T, b placement.Binding) {
 				if got := b.DriftedPlacements[0].ObservationTime; !got.Equal(t0.Add(time.Minute)) {
@@ -87,10 +87,10 @@ func TestReceiveWorkStatus(t *testing.T) {
 				}
 			}},
 		{name: "a different drift wakes the placement", gen: 1,
-			report:    WorkReport{Applied: applied, Available: &availableC, Drifted: drift(t0.Add(2*time.Minute), "c")},
+			report:    placement.WorkReport{Applied: applied, Available: &availableC, Drifted: drift(t0.Add(2*time.Minute), "c")},
 			wantTypes: []string{"RolloutStarted", "Applied", "Available"}, wantFired: 2},
 		{name: "ReportDiff: DiffReported replaces Applied and Available", gen: 1,
-			report: WorkReport{DiffReported: &diffDone, Diffed: []placement.DiffedPlacement{{ResourceIdentifier: cm, ObservationTime: t0,
+			report: placement.WorkReport{DiffReported: &diffDone, Diffed: []placement.DiffedPlacement{{ResourceIdentifier: cm, ObservationTime: t0,
 				FirstDiffedObservedTime: t0, TargetClusterObservedGeneration: &gen1, ObservedDiffs: []placement.PatchDetail{{Path: "/data/k", ValueInHub: "a", ValueInMember: "b"}}}}},
 			wantTypes: []string{"RolloutStarted", "DiffReported"}, wantFired: 3,
 			check: func(t *testing.T, b placement.Binding) {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/fleetsim/fleetsim/model/unit"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 	"github.com/fleetsim/fleetsim/model/units"
 )
 
@@ -19,15 +19,15 @@ func (f fakeUnits) Jobs() []units.Job           { return f.jobs }
 func (f fakeUnits) UnitMachines() []UnitMachine { return f.machines }
 
 func TestUnitChecks(t *testing.T) {
-	u := func(name string, state units.State, x unit.XFleet) *units.Unit {
+	u := func(name string, state units.State, x unitfile.XFleet) *units.Unit {
 		return &units.Unit{Name: name, DesiredState: state, Options: &x}
 	}
 	launched := units.StateLaunched
-	web := u("web.service", launched, unit.XFleet{Conflicts: []string{"web*"}})
-	web2 := u("web2.service", launched, unit.XFleet{})
-	sidecar := u("sidecar.service", launched, unit.XFleet{MachineOf: []string{"web.service"}})
-	agent := u("agent.service", launched, unit.XFleet{Global: true, MachineMetadata: unit.Metadata{"role": {"worker"}}})
-	blocker := u("blocker.service", launched, unit.XFleet{Conflicts: []string{"agent.service"}})
+	web := u("web.service", launched, unitfile.XFleet{Conflicts: []string{"web*"}})
+	web2 := u("web2.service", launched, unitfile.XFleet{})
+	sidecar := u("sidecar.service", launched, unitfile.XFleet{MachineOf: []string{"web.service"}})
+	agent := u("agent.service", launched, unitfile.XFleet{Global: true, MachineMetadata: unitfile.Metadata{"role": {"worker"}}})
+	blocker := u("blocker.service", launched, unitfile.XFleet{Conflicts: []string{"agent.service"}})
 	worker := map[string]string{"role": "worker"}
 	m := func(id string, md map[string]string, settled bool, running ...string) UnitMachine {
 		return UnitMachine{ID: id, Metadata: md, Settled: settled, Running: running}

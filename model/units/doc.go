@@ -3,7 +3,7 @@
 // which units run twice, and the engine lease with its fencing token. It reads no clock,
 // does no I/O and never depends on the order of its inputs or on map iteration.
 // The unit file itself (parsing, hashing, names, [X-Fleet] options) is package
-// [github.com/fleetsim/fleetsim/model/unit].
+// [github.com/fleetsim/fleetsim/model/unitfile].
 //
 // # Units and desired states
 //

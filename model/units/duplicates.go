@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/fleetsim/fleetsim/model/unit"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 )
 
 // ReportedState is one unit state an agent published: what systemd says about a unit on one
@@ -12,7 +12,7 @@ import (
 type ReportedState struct {
 	Unit    string
 	Machine string
-	Hash    unit.Hash
+	Hash    unitfile.Hash
 	// LoadState, ActiveState and SubState are systemd's, verbatim.
 	LoadState   string
 	ActiveState string
@@ -81,6 +81,6 @@ func isGlobal(u *Unit) bool {
 	if u.Options != nil && u.Options.Name == u.Name {
 		return u.Options.Global
 	}
-	x, err := unit.ParseXFleet(u.File, u.Name)
+	x, err := unitfile.ParseXFleet(u.File, u.Name)
 	return err == nil && x.Global
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/fleetsim/fleetsim/model/unit"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 	"github.com/fleetsim/fleetsim/model/units"
 )
 
@@ -15,13 +15,13 @@ type tb interface {
 }
 
 // file parses a unit file whose [X-Fleet] section holds the given lines.
-func file(t tb, xfleet ...string) *unit.File {
+func file(t tb, xfleet ...string) *unitfile.File {
 	t.Helper()
 	text := "[Service]\nExecStart=/usr/bin/sleep infinity\n"
 	if len(xfleet) > 0 {
 		text += "\n[X-Fleet]\n" + strings.Join(xfleet, "\n") + "\n"
 	}
-	f, err := unit.Parse(text)
+	f, err := unitfile.Parse(text)
 	if err != nil {
 		t.Fatalf("Parse(%q): %v", text, err)
 	}

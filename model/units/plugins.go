@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fleetsim/fleetsim/model/unit"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 )
 
 // verdict is a filter's answer for one unit and machine, kept as data so that filtering
@@ -47,7 +47,7 @@ func (d *decision) fit(i, m int32, keep bool) verdict {
 
 // filterMachineID: the machine's full ID, or its 8-character short ID, is MachineID.
 func (d *decision) filterMachineID(i, m int32, _ bool) verdict {
-	if want := d.jobs[i].x.MachineID; want != "" && !unit.MachineIDMatches(want, d.machines[m].ID) {
+	if want := d.jobs[i].x.MachineID; want != "" && !unitfile.MachineIDMatches(want, d.machines[m].ID) {
 		return verdict{reject: true, other: -1}
 	}
 	return admitted
@@ -121,10 +121,10 @@ func (d *decision) explain(i, m int32, v verdict) string {
 	case PluginConflicts:
 		jv := &d.jobs[v.other]
 		owner, target := j, jv
-		g, found := unit.FirstMatch(j.x.Conflicts, jv.name)
+		g, found := unitfile.FirstMatch(j.x.Conflicts, jv.name)
 		if !found {
 			owner, target = jv, j
-			g, _ = unit.FirstMatch(jv.x.Conflicts, j.name)
+			g, _ = unitfile.FirstMatch(jv.x.Conflicts, j.name)
 		}
 		kind := ""
 		if jv.global {
@@ -134,7 +134,7 @@ func (d *decision) explain(i, m int32, v verdict) string {
 			mm.ID, kind, jv.name, j.name, g, owner.name, target.name)
 	case PluginReplaces:
 		jr := &d.jobs[v.other]
-		g, _ := unit.FirstMatch(jr.x.Replaces, j.name)
+		g, _ := unitfile.FirstMatch(jr.x.Replaces, j.name)
 		return fmt.Sprintf("machine %s runs %s, which replaces %s (Replaces=%s)", mm.ID, jr.name, j.name, g)
 	}
 	return ""
@@ -142,7 +142,7 @@ func (d *decision) explain(i, m int32, v verdict) string {
 
 // metadataMismatch renders the first key (in sorted order) that machine fails, as
 // "key=v1|v2 (it has key=v)" or "key=v (it has no key)".
-func metadataMismatch(want unit.Metadata, machine map[string]string) string {
+func metadataMismatch(want unitfile.Metadata, machine map[string]string) string {
 	keys := make([]string, 0, len(want))
 	for k := range want {
 		keys = append(keys, k)
@@ -226,7 +226,7 @@ func (d *decision) settledUnplacedReason(i int32) string {
 	if want := j.x.MachineID; want != "" {
 		matched := false
 		for m := range d.machines {
-			if d.machines[m].Alive && unit.MachineIDMatches(want, d.machines[m].ID) {
+			if d.machines[m].Alive && unitfile.MachineIDMatches(want, d.machines[m].ID) {
 				matched = true
 				break
 			}

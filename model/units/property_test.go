@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
 
-	"github.com/fleetsim/fleetsim/model/unit"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 	"github.com/fleetsim/fleetsim/model/units"
 )
 
@@ -140,14 +140,14 @@ func propInput(t *rapid.T) units.Input {
 // propView is a decoded view of a schedule, for checking.
 type propView struct {
 	alive   map[string]units.MachineState
-	opts    map[string]*unit.XFleet // valid units only
+	opts    map[string]*unitfile.XFleet // valid units only
 	state   map[string]units.State
 	machine map[string]string
 	jobs    []units.Job
 }
 
 func propNewView(machines []units.MachineState, jobs []units.Job) propView {
-	v := propView{alive: map[string]units.MachineState{}, opts: map[string]*unit.XFleet{}, state: map[string]units.State{},
+	v := propView{alive: map[string]units.MachineState{}, opts: map[string]*unitfile.XFleet{}, state: map[string]units.State{},
 		machine: map[string]string{}, jobs: jobs}
 	for _, m := range machines {
 		if m.Alive {
@@ -157,10 +157,10 @@ func propNewView(machines []units.MachineState, jobs []units.Job) propView {
 	for _, j := range jobs {
 		v.state[j.Unit.Name] = j.Unit.DesiredState
 		v.machine[j.Unit.Name] = j.Machine
-		if unit.ValidateName(j.Unit.Name) != nil || (unit.IsTemplate(j.Unit.Name) && j.Unit.DesiredState.Active()) {
+		if unitfile.ValidateName(j.Unit.Name) != nil || (unitfile.IsTemplate(j.Unit.Name) && j.Unit.DesiredState.Active()) {
 			continue
 		}
-		if x, err := unit.ParseXFleet(j.Unit.File, j.Unit.Name); err == nil {
+		if x, err := unitfile.ParseXFleet(j.Unit.File, j.Unit.Name); err == nil {
 			v.opts[j.Unit.Name] = x
 		}
 	}
@@ -209,7 +209,7 @@ func (v propView) refGlobalsOn(id string) []string {
 		}
 		clash := false
 		for _, o := range append(slices.Clone(sched), running...) {
-			clash = clash || unit.Conflicts(x, v.opts[o])
+			clash = clash || unitfile.Conflicts(x, v.opts[o])
 		}
 		if !clash {
 			running = append(running, g)
@@ -229,7 +229,7 @@ func TestPropNoConflictingNeighbours(t *testing.T) {
 			here := append(v.scheduledOn(id), units.GlobalsOn(id, in.Machines, after)...)
 			for i, a := range here {
 				for _, b := range here[i+1:] {
-					if unit.Conflicts(v.opts[a], v.opts[b]) {
+					if unitfile.Conflicts(v.opts[a], v.opts[b]) {
 						t.Fatalf("Schedule(%s): %s and %s, which conflict, share machine %s", describe(in), a, b, id)
 					}
 				}
@@ -256,7 +256,7 @@ func TestPropScheduledUnitsAreValid(t *testing.T) {
 				t.Fatalf("Schedule(%s): %s left on machine %s, which is not alive", describe(in), n, j.Machine)
 			case x == nil || x.Global || !j.Unit.DesiredState.Active():
 				t.Fatalf("Schedule(%s): %s (invalid, global or inactive) left scheduled on %s", describe(in), n, j.Machine)
-			case x.MachineID != "" && !unit.MachineIDMatches(x.MachineID, m.ID):
+			case x.MachineID != "" && !unitfile.MachineIDMatches(x.MachineID, m.ID):
 				t.Fatalf("Schedule(%s): %s on %s violates MachineID=%s", describe(in), n, m.ID, x.MachineID)
 			case !x.MachineMetadata.Matches(m.Metadata):
 				t.Fatalf("Schedule(%s): %s on %s violates MachineMetadata %v", describe(in), n, m.ID, x.MachineMetadata)
@@ -350,7 +350,7 @@ func propSpread(machines []units.MachineState, jobs []units.Job) int {
 		}
 	}
 	for _, j := range jobs {
-		if _, ok := load[j.Machine]; ok && j.Unit.DesiredState.Active() && !unit.IsTemplate(j.Unit.Name) {
+		if _, ok := load[j.Machine]; ok && j.Unit.DesiredState.Active() && !unitfile.IsTemplate(j.Unit.Name) {
 			load[j.Machine]++
 		}
 	}

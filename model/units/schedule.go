@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fleetsim/fleetsim/model/unit"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 )
 
 // Sentinels for job.cur.
@@ -19,7 +19,7 @@ const (
 type job struct {
 	u    *Unit
 	name string
-	x    *unit.XFleet // resolved options; nil if invalid
+	x    *unitfile.XFleet // resolved options; nil if invalid
 	// invalid says why the unit cannot run at all (bad name, options, template); "" if fine.
 	invalid string
 	active  bool // desired state loaded or launched
@@ -166,14 +166,14 @@ func newDecision(machines []MachineState, jobs []Job) *decision {
 func resolve(in Job) job {
 	u := in.Unit
 	j := job{u: u, name: u.Name, initial: in.Machine, active: u.DesiredState.Active()}
-	if err := unit.ValidateName(u.Name); err != nil {
+	if err := unitfile.ValidateName(u.Name); err != nil {
 		j.invalid = err.Error()
 		return j
 	}
 	x := u.Options
 	var err error
 	if x == nil || x.Name != u.Name {
-		x, err = unit.ParseXFleet(u.File, u.Name)
+		x, err = unitfile.ParseXFleet(u.File, u.Name)
 	} else {
 		err = x.Validate()
 	}

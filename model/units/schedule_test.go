@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/fleetsim/fleetsim/model/unit"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 	"github.com/fleetsim/fleetsim/model/units"
 )
 
@@ -673,7 +673,7 @@ func TestScheduleInvalidOptions(t *testing.T) {
 	ms := []units.MachineState{machine("m1"), machine("m2")}
 	for _, tc := range rejected {
 		f := file(t, tc.lines...)
-		_, perr := unit.ParseXFleet(f, "a.service")
+		_, perr := unitfile.ParseXFleet(f, "a.service")
 		if perr == nil {
 			t.Errorf("%s: ParseXFleet accepted %q; this table expects a rejected combination", tc.name, tc.lines)
 			continue
@@ -695,7 +695,7 @@ func TestScheduleInvalidOptions(t *testing.T) {
 	}
 
 	// Hand-built options are validated too.
-	bad := &units.Unit{Name: "a.service", DesiredState: launched, Options: &unit.XFleet{Name: "a.service", MachineID: "m1", Global: true}}
+	bad := &units.Unit{Name: "a.service", DesiredState: launched, Options: &unitfile.XFleet{Name: "a.service", MachineID: "m1", Global: true}}
 	got := units.Schedule(units.Input{Machines: ms, Units: []units.Job{free(bad)}})
 	if len(got.Unschedulable) != 1 || !strings.Contains(got.Unschedulable[0].Reason, "MachineID: cannot be combined with Global") {
 		t.Errorf("Schedule(hand-built invalid options) = %+v, want a.service unschedulable for MachineID+Global", got)

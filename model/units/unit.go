@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/fleetsim/fleetsim/model/unit"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 )
 
 // State is a unit's desired state: what the user asked fleet to do with it (seed "Unit
@@ -92,20 +92,20 @@ type Unit struct {
 	// Name is the unit name, e.g. "web@1.service"; see [unit.ValidateName].
 	Name string
 	// File is the unit file. Units made by [New] or [Instantiate] never have a nil File.
-	File *unit.File
+	File *unitfile.File
 	// Hash is File's hash ([unit.File.Hash]).
-	Hash unit.Hash
+	Hash unitfile.Hash
 	// Options is the [X-Fleet] section resolved for Name. Units made by [New] and
 	// [Instantiate] always have valid options; a Unit built by hand may leave it nil, in
 	// which case [Schedule] parses File itself and reports a unit with invalid options as
 	// unschedulable.
-	Options *unit.XFleet
+	Options *unitfile.XFleet
 	// DesiredState is what the user asked for; never [StateNone] for a stored unit.
 	DesiredState State
 }
 
 // IsTemplate reports whether u is a template ("foo@.service"), which can only be inactive.
-func (u *Unit) IsTemplate() bool { return unit.IsTemplate(u.Name) }
+func (u *Unit) IsTemplate() bool { return unitfile.IsTemplate(u.Name) }
 
 // IsGlobal reports whether u has valid options with Global=true.
 func (u *Unit) IsGlobal() bool { return u.Options != nil && u.Options.Global }
@@ -120,14 +120,14 @@ func (u *Unit) WithState(s State) *Unit {
 // New makes the unit name from f with desired state inactive, as fleetctl submit does. It
 // checks the name ([unit.ValidateName]) and the [X-Fleet] options ([unit.ParseXFleet],
 // which also enforces the combinations fleet rejects). A nil f is an empty unit file.
-func New(name string, f *unit.File) (*Unit, error) {
-	if err := unit.ValidateName(name); err != nil {
+func New(name string, f *unitfile.File) (*Unit, error) {
+	if err := unitfile.ValidateName(name); err != nil {
 		return nil, err
 	}
 	if f == nil {
-		f = &unit.File{}
+		f = &unitfile.File{}
 	}
-	x, err := unit.ParseXFleet(f, name)
+	x, err := unitfile.ParseXFleet(f, name)
 	if err != nil {
 		return nil, fmt.Errorf("unit %s: %w", name, err)
 	}
@@ -137,7 +137,7 @@ func New(name string, f *unit.File) (*Unit, error) {
 // ImmutableError is a submission of a different file under the name of an existing unit.
 type ImmutableError struct {
 	Name       string
-	Have, Want unit.Hash
+	Have, Want unitfile.Hash
 }
 
 func (e *ImmutableError) Error() string {
@@ -151,7 +151,7 @@ func (e *ImmutableError) Error() string {
 //   - no unit yet: a new inactive unit ([New]);
 //   - the same file (same hash): cur itself, unchanged, whatever its desired state;
 //   - a different file: an [*ImmutableError] naming the unit and both hashes.
-func Submit(cur *Unit, name string, f *unit.File) (*Unit, error) {
+func Submit(cur *Unit, name string, f *unitfile.File) (*Unit, error) {
 	if cur == nil {
 		return New(name, f)
 	}
@@ -159,7 +159,7 @@ func Submit(cur *Unit, name string, f *unit.File) (*Unit, error) {
 		return nil, fmt.Errorf("submit %s: stored unit is named %s", name, cur.Name)
 	}
 	if f == nil {
-		f = &unit.File{}
+		f = &unitfile.File{}
 	}
 	if h := f.Hash(); h != cur.Hash {
 		return nil, &ImmutableError{Name: name, Have: cur.Hash, Want: h}
@@ -215,7 +215,7 @@ func Transition(cur *Unit, op Op) (State, error) {
 		return from, &TransitionError{Unit: name, Op: op, From: from, Reason: reason}
 	}
 	if cur != nil && cur.IsTemplate() && r.target.Active() {
-		if i, ok := unit.Instantiate(cur.Name, "<instance>"); ok {
+		if i, ok := unitfile.Instantiate(cur.Name, "<instance>"); ok {
 			return fail(fmt.Sprintf("cannot activate template; submit an instance such as %s", i))
 		}
 		return fail("cannot activate template")
@@ -240,7 +240,7 @@ func Transition(cur *Unit, op Op) (State, error) {
 // fleetctl do: submit, load and start create a missing unit from f first; f, if given for
 // an existing unit, must be the same file ([Submit]). It returns the stored unit afterwards,
 // or nil once the unit is destroyed.
-func Apply(cur *Unit, name string, f *unit.File, op Op) (*Unit, error) {
+func Apply(cur *Unit, name string, f *unitfile.File, op Op) (*Unit, error) {
 	if cur != nil && cur.Name != name {
 		return nil, fmt.Errorf("%s %s: stored unit is named %s", op, name, cur.Name)
 	}
@@ -282,7 +282,7 @@ func Instantiate(template *Unit, instance string) (*Unit, error) {
 	if template == nil {
 		return nil, fmt.Errorf("instantiate %q: no template", instance)
 	}
-	name, ok := unit.Instantiate(template.Name, instance)
+	name, ok := unitfile.Instantiate(template.Name, instance)
 	if !ok {
 		if !template.IsTemplate() {
 			return nil, fmt.Errorf("instantiate %q: %s is not a template unit (want name@.type)", instance, template.Name)

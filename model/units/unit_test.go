@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/fleetsim/fleetsim/model/unit"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 	"github.com/fleetsim/fleetsim/model/units"
 )
 
@@ -117,7 +117,7 @@ func TestSubmitImmutable(t *testing.T) {
 		}
 	}
 	// Comments and layout do not change the hash: the same unit.
-	f, _ := unit.Parse("# comment\n[Service]\nExecStart=/usr/bin/sleep infinity\n\n[X-Fleet]\nMachineMetadata=region=east\n")
+	f, _ := unitfile.Parse("# comment\n[Service]\nExecStart=/usr/bin/sleep infinity\n\n[X-Fleet]\nMachineMetadata=region=east\n")
 	if _, err := units.Submit(cur, "app.service", f); err != nil {
 		t.Errorf("Submit(same options, other layout) = %v, want success", err)
 	}
@@ -189,8 +189,8 @@ func TestInstantiate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Instantiate: %v", err)
 	}
-	want := &unit.XFleet{Name: "web@7.service", Conflicts: []string{"web@*.service"}, MachineOf: []string{"data@7.service"},
-		MachineMetadata: unit.Metadata{"role": {"web"}}}
+	want := &unitfile.XFleet{Name: "web@7.service", Conflicts: []string{"web@*.service"}, MachineOf: []string{"data@7.service"},
+		MachineMetadata: unitfile.Metadata{"role": {"web"}}}
 	if diff := cmp.Diff(want, inst.Options); diff != "" {
 		t.Errorf("Instantiate(web@.service, 7).Options mismatch (-want +got):\n%s", diff)
 	}

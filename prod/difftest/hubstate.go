@@ -6,9 +6,9 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
-	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
-	"github.com/fleetsim/fleetsim/prod/convert"
+	clusterv1beta1 "github.com/fleetsim/fleetsim/apis/cluster/v1beta1"
+	"github.com/fleetsim/fleetsim/apis/convert"
+	v1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
 )
 
 // ReadHub reads the State from an API server the production hub runs on: bindings (by the

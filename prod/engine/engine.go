@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/fleetsim/fleetsim/apis/convert"
 	"os"
 	"sync"
 	"time"
@@ -20,9 +21,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	fleetv1 "github.com/fleetsim/fleetsim/apis/fleet/v1alpha1"
 	"github.com/fleetsim/fleetsim/model/triggers"
 	"github.com/fleetsim/fleetsim/model/units"
-	fleetv1 "github.com/fleetsim/fleetsim/prod/apis/fleet/v1alpha1"
 )
 
 // Options configures the engine.
@@ -210,14 +211,14 @@ func (e *Engine) Reconcile(ctx context.Context) (time.Duration, error) {
 	if err := e.c.List(ctx, &ml); err != nil {
 		return 0, fmt.Errorf("list machines: %w", err)
 	}
-	jobs, bad := Jobs(ul.Items)
+	jobs, bad := convert.UnitJobs(ul.Items)
 	if e.o.CheckInvariants {
 		e.checkInvariants(ul.Items, jobs)
 	}
 	// The decision is kept between passes: Sync reports what changed since the last pass
 	// (a machine lost, a unit submitted), and Schedule reschedules only what that affects,
 	// with the plan a whole units.Schedule would make.
-	in := units.Input{Machines: MachineStates(ml.Items, now, e.o.MachineTTL), Units: jobs}
+	in := units.Input{Machines: convert.MachineStates(ml.Items, now, e.o.MachineTTL), Units: jobs}
 	if e.sched == nil {
 		e.sched = units.NewEngine(in)
 	} else {
@@ -231,7 +232,7 @@ func (e *Engine) Reconcile(ctx context.Context) (time.Duration, error) {
 		return 0, err
 	}
 	next := renew
-	if exp := NextExpiry(ml.Items, now, e.o.MachineTTL); !exp.IsZero() {
+	if exp := convert.MachineNextExpiry(ml.Items, now, e.o.MachineTTL); !exp.IsZero() {
 		next = min(next, exp.Sub(now)+10*time.Millisecond)
 	}
 	return max(next, 10*time.Millisecond), nil

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"github.com/fleetsim/fleetsim/apis/convert"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"github.com/fleetsim/fleetsim/model/unit"
-	fleetv1 "github.com/fleetsim/fleetsim/prod/apis/fleet/v1alpha1"
+	fleetv1 "github.com/fleetsim/fleetsim/apis/fleet/v1alpha1"
+	"github.com/fleetsim/fleetsim/model/unitfile"
 	"github.com/fleetsim/fleetsim/prod/engine"
 	"github.com/fleetsim/fleetsim/prod/testenv"
 )
@@ -57,12 +58,12 @@ func beat(c client.Client, id string, md map[string]string) error {
 
 func submit(t *testing.T, c client.Client, name, text, state string) {
 	t.Helper()
-	f, err := unit.Parse(text)
+	f, err := unitfile.Parse(text)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := &fleetv1.Unit{ObjectMeta: metav1.ObjectMeta{Name: engine.ObjectName(name)},
-		Spec: fleetv1.UnitSpec{Name: name, File: unit.Serialize(f), DesiredState: state}}
+	u := &fleetv1.Unit{ObjectMeta: metav1.ObjectMeta{Name: convert.UnitObjectName(name)},
+		Spec: fleetv1.UnitSpec{Name: name, File: unitfile.Serialize(f), DesiredState: state}}
 	if err := c.Create(context.Background(), u); err != nil {
 		t.Fatalf("submit %s: %v", name, err)
 	}
@@ -121,7 +122,7 @@ func TestEngineOnRealAPIServer(t *testing.T) {
 
 	// Lease: held, with a token, by this engine.
 	var u fleetv1.Unit
-	if err := c.Get(context.Background(), client.ObjectKey{Name: engine.ObjectName("a.service")}, &u); err != nil {
+	if err := c.Get(context.Background(), client.ObjectKey{Name: convert.UnitObjectName("a.service")}, &u); err != nil {
 		t.Fatal(err)
 	}
 	if u.Status.FenceToken < 1 || u.Status.Reason == "" {
@@ -141,7 +142,7 @@ func TestEngineOnRealAPIServer(t *testing.T) {
 	}()
 	wantSchedule(t, c, map[string]string{"a.service": "", "b.service": "m2", "c.service": "", "g.service": "", "idle.service": ""})
 	eventually(t, "reason for a.service", func() error {
-		if err := c.Get(context.Background(), client.ObjectKey{Name: engine.ObjectName("a.service")}, &u); err != nil {
+		if err := c.Get(context.Background(), client.ObjectKey{Name: convert.UnitObjectName("a.service")}, &u); err != nil {
 			return err
 		}
 		if u.Status.Reason == "" {
@@ -166,7 +167,7 @@ func TestEngineOnRealAPIServer(t *testing.T) {
 		}
 		return nil
 	})
-	if err := c.Get(context.Background(), client.ObjectKey{Name: engine.ObjectName("d.service")}, &u); err != nil {
+	if err := c.Get(context.Background(), client.ObjectKey{Name: convert.UnitObjectName("d.service")}, &u); err != nil {
 		t.Fatal(err)
 	}
 	if u.Status.FenceToken <= firstToken {
@@ -203,7 +204,7 @@ func TestEngineReportsUnitInvariantViolations(t *testing.T) {
 	// b.service put beside a.service behind the engine's back.
 	eventually(t, "b.service written to m1", func() error {
 		u := &fleetv1.Unit{}
-		if err := c.Get(context.Background(), client.ObjectKey{Name: engine.ObjectName("b.service")}, u); err != nil {
+		if err := c.Get(context.Background(), client.ObjectKey{Name: convert.UnitObjectName("b.service")}, u); err != nil {
 			return err
 		}
 		u.Status.MachineID = "m1"

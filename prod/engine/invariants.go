@@ -8,9 +8,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	fleetv1 "github.com/fleetsim/fleetsim/apis/fleet/v1alpha1"
 	"github.com/fleetsim/fleetsim/model/invariants"
 	"github.com/fleetsim/fleetsim/model/units"
-	fleetv1 "github.com/fleetsim/fleetsim/prod/apis/fleet/v1alpha1"
 )
 
 // registryChecks are the unit invariants the engine can judge from the registry alone. The

@@ -3,7 +3,7 @@ package engine
 import (
 	"testing"
 
-	fleetv1 "github.com/fleetsim/fleetsim/prod/apis/fleet/v1alpha1"
+	fleetv1 "github.com/fleetsim/fleetsim/apis/fleet/v1alpha1"
 )
 
 // TestFirstNamed: a violation's event goes to the unit its detail names first, in any list

@@ -8,12 +8,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1beta1 "github.com/fleetsim/fleetsim/apis/cluster/v1beta1"
+	"github.com/fleetsim/fleetsim/apis/convert"
+	v1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
 	mhub "github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/membership"
 	"github.com/fleetsim/fleetsim/model/staged"
-	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
-	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
-	"github.com/fleetsim/fleetsim/prod/convert"
 )
 
 // Field indexes on the manager's cache that scope a decision's reads.

@@ -8,9 +8,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1beta1 "github.com/fleetsim/fleetsim/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
 	"github.com/fleetsim/fleetsim/model/triggers"
-	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
-	placementv1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
 )
 
 // TestMemberChanges pins how a MemberCluster update maps onto the trigger table's

@@ -13,9 +13,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/fleetsim/fleetsim/apis/convert"
+	v1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
 	"github.com/fleetsim/fleetsim/model/override"
-	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
-	"github.com/fleetsim/fleetsim/prod/convert"
 )
 
 // OverrideSnapshotter takes a snapshot of a ClusterResourceOverride or ResourceOverride

@@ -12,8 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	placementv1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
 	"github.com/fleetsim/fleetsim/model/placement"
-	placementv1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
 	"github.com/fleetsim/fleetsim/prod/testenv"
 )
 

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1beta1 "github.com/fleetsim/fleetsim/prod/apis/placement/v1beta1"
+	v1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
 )
 
 // TestStoredForm pins what counts as a change worth a write: what the API server would

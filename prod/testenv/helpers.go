@@ -11,8 +11,8 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/fleetsim/fleetsim/prod/apis"
-	clusterv1beta1 "github.com/fleetsim/fleetsim/prod/apis/cluster/v1beta1"
+	"github.com/fleetsim/fleetsim/apis"
+	clusterv1beta1 "github.com/fleetsim/fleetsim/apis/cluster/v1beta1"
 )
 
 // Scheme knows the built-in kinds and the fleet API's.

@@ -1,0 +1,164 @@
+package unitfile
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestHashGoldenVectors checks every hash vector of spec/coreos-fleet.md §4 "Canonical form
+// and hash" (the spec line is given per case).
+func TestHashGoldenVectors(t *testing.T) {
+	tests := []struct {
+		spec string // where the vector is in spec/coreos-fleet.md
+		in   string
+		want string
+	}{
+		{"coreos-fleet.md:331", "[Service]\nExecStart=/usr/bin/sleep infinity", "40ea6646945809f4b420a50475ee68503088f127"},
+		{"coreos-fleet.md:331 (with a leading newline)", "\n[Service]\nExecStart=/usr/bin/sleep infinity", "40ea6646945809f4b420a50475ee68503088f127"},
+		{"coreos-fleet.md:332", "[Service]\nExecStart=/bin/sleep 100\n", "1c6fb6f3684bafb0c173d8b8b957ceff031180c1"},
+		{"coreos-fleet.md:333 (empty)", "", "da39a3ee5e6b4b0d3255bfef95601890afd80709"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.spec, func(t *testing.T) {
+			f, err := Parse(tc.in)
+			if err != nil {
+				t.Fatalf("Parse(%q) error = %v", tc.in, err)
+			}
+			if got := f.Hash().String(); got != tc.want {
+				t.Errorf("Parse(%q).Hash() = %s, want %s (%s)", tc.in, got, tc.want, tc.spec)
+			}
+			// coreos-fleet.md:335: the short form is the first 7 hex characters.
+			if got := f.Hash().Short(); got != tc.want[:7] {
+				t.Errorf("Parse(%q).Hash().Short() = %s, want %s (coreos-fleet.md:335)", tc.in, got, tc.want[:7])
+			}
+		})
+	}
+}
+
+// TestHashIgnoresLayout checks coreos-fleet.md:326: comments and whitespace differences do
+// not change the hash, and (coreos-fleet.md:325, :317) neither does spreading a section
+// over repeated headers.
+func TestHashIgnoresLayout(t *testing.T) {
+	const want = "40ea6646945809f4b420a50475ee68503088f127"
+	for _, in := range []string{
+		"# a comment\n[Service]\n; another\nExecStart=/usr/bin/sleep infinity\n",
+		"[Service]   \n   ExecStart   =   /usr/bin/sleep infinity   \n\n\n",
+		"[Unit]\n[Service]\nExecStart=/usr/bin/sleep infinity\r\n",
+		"preamble text\n[Service]\n\nExecStart=/usr/bin/sleep infinity",
+	} {
+		f, err := Parse(in)
+		if err != nil {
+			t.Fatalf("Parse(%q) error = %v", in, err)
+		}
+		if got := f.Hash().String(); got != want {
+			t.Errorf("Parse(%q).Hash() = %s, want %s", in, got, want)
+		}
+	}
+	a, _ := Parse("[A]\na=1\n[B]\nb=1\n[A]\nc=1\n")
+	b, _ := Parse("[A]\na=1\nc=1\n\n[B]\nb=1\n")
+	if a.Hash() != b.Hash() {
+		t.Errorf("repeated sections: hash %s != %s", a.Hash(), b.Hash())
+	}
+	c, _ := Parse("[A]\nc=1\na=1\n\n[B]\nb=1\n")
+	if a.Hash() == c.Hash() {
+		t.Errorf("option order must change the hash")
+	}
+}
+
+func TestSerialize(t *testing.T) {
+	tests := []struct {
+		name string
+		in   *File
+		want string
+	}{
+		{"nil", nil, ""},
+		{"no sections", file(), ""},
+		{"one section", file(sec("Service", "ExecStart", "/bin/true")), "[Service]\nExecStart=/bin/true\n"},
+		{"blank line between sections",
+			file(sec("Unit", "Description", "d", "After", "a"), sec("Service", "ExecStart", "x")),
+			"[Unit]\nDescription=d\nAfter=a\n\n[Service]\nExecStart=x\n"},
+		{"hand-built: same-named sections merged, empty skipped",
+			file(sec("A", "a", "1"), sec("Empty"), sec("B", "b", "1"), sec("A", "c", "1")),
+			"[A]\na=1\nc=1\n\n[B]\nb=1\n"},
+		{"values verbatim, including continuations", file(sec("S", "A", "x \\\n y")), "[S]\nA=x \\\n y\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Serialize(tc.in); got != tc.want {
+				t.Errorf("Serialize(%v) = %q, want %q", tc.in, got, tc.want)
+			}
+			if tc.in != nil && tc.in.String() != tc.want {
+				t.Errorf("String() = %q, want %q", tc.in.String(), tc.want)
+			}
+		})
+	}
+}
+
+func TestParseHash(t *testing.T) {
+	const s = "40ea6646945809f4b420a50475ee68503088f127"
+	h, err := ParseHash(strings.ToUpper(s))
+	if err != nil || h.String() != s {
+		t.Errorf("ParseHash(%q) = %v, %v, want %s", strings.ToUpper(s), h, err, s)
+	}
+	if h.IsZero() || !(Hash{}).IsZero() {
+		t.Errorf("IsZero wrong")
+	}
+	for _, bad := range []string{"", "40ea66", s + "0", "zz" + s[2:]} {
+		if _, err := ParseHash(bad); err == nil {
+			t.Errorf("ParseHash(%q) error = nil, want error", bad)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tooLong := strings.Repeat("v", LineMax-1)
+	tests := []struct {
+		name        string
+		in          *File
+		wantErr     string // substring; "" means valid
+		lineTooLong bool
+	}{
+		{"nil", nil, "", false},
+		{"plain", file(sec("Unit", "Description", "x"), sec("Service", "ExecStart", "a \\\n  b")), "", false},
+		{"trailing backslash on last option of a section", file(sec("A", "a", "x\\"), sec("B", "b", "y\\")), "", false},
+		{"empty names and values", file(sec("", "", "")), "", false},
+		{"line of exactly LineMax", file(sec("S", "A", strings.Repeat("v", LineMax-2))), "", false},
+		{"line too long", file(sec("S", "A", tooLong)), "line too long", true},
+		{"continuation line too long", file(sec("S", "A", "a\\\n"+strings.Repeat("v", LineMax+1))), "line too long", true},
+		{"section header too long", file(sec(strings.Repeat("s", LineMax-1), "A", "b")), "line too long", true},
+		{"] in section name", file(sec("a]b", "A", "b")), "must not contain", false},
+		{"newline in section name", file(sec("a\nb", "A", "b")), "must not contain", false},
+		{"= in option name", file(sec("S", "A=B", "c")), "must not contain", false},
+		{"option name starting with #", file(sec("S", "#A", "c")), "must not start", false},
+		{"option name starting with [", file(sec("S", "[A", "c")), "must not start", false},
+		{"option name with spaces", file(sec("S", " A", "c")), "surrounding whitespace", false},
+		{"value with spaces", file(sec("S", "A", "c ")), "surrounding whitespace", false},
+		{"bare newline in value", file(sec("S", "A", "a\nb=c")), "without a trailing backslash", false},
+		{"value ending in a continuation newline", file(sec("S", "A", "a\\\n")), "surrounding whitespace", false},
+		{"trailing backslash before another option", file(sec("S", "A", "x\\", "B", "y")), "swallow", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.in.Validate()
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Errorf("(%v).Validate() = %v, want nil", tc.in, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("(%v).Validate() = %v, want error containing %q", tc.in, err, tc.wantErr)
+			}
+			if is := errors.Is(err, ErrLineTooLong); is != tc.lineTooLong {
+				t.Errorf("errors.Is(%v, ErrLineTooLong) = %v, want %v", err, is, tc.lineTooLong)
+			}
+			// Whatever Validate rejects must indeed fail to round-trip.
+			if g, perr := Parse(Serialize(tc.in)); perr == nil && cmp.Equal(g, tc.in.canonical()) {
+				t.Errorf("Validate rejected %v, but it round-trips", tc.in)
+			}
+		})
+	}
+}

@@ -1,0 +1,244 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/fleetsim/fleetsim/agentk8s"
+	mhub "github.com/fleetsim/fleetsim/model/hub"
+	"github.com/fleetsim/fleetsim/model/placement"
+	"github.com/fleetsim/fleetsim/model/resources"
+)
+
+// WorkloadBehavior scripts how a resource behaves on members.
+type WorkloadBehavior string
+
+const (
+	// WorkloadAvailable: applies and, if trackable, becomes available after WorkloadReadyDelay.
+	WorkloadAvailable WorkloadBehavior = "available"
+	// WorkloadUnavailable: applies but never becomes available (a bad image).
+	WorkloadUnavailable WorkloadBehavior = "unavailable"
+	// WorkloadApplyFails: the apply is refused.
+	WorkloadApplyFails WorkloadBehavior = "applyFails"
+)
+
+// Workload scripts how matching resources behave on members. Member is a member name or
+// "*"; Kind matches exactly; an empty Name, Namespace or Image matches any. Image limits the
+// rule to versions whose pod template runs that container image.
+type Workload struct {
+	Member, Kind, Name, Namespace, Image string
+	Behavior                             WorkloadBehavior
+}
+
+// SetWorkload adds a workload rule; later rules override earlier ones.
+func (s *Sim) SetWorkload(w Workload) error {
+	switch w.Behavior {
+	case WorkloadAvailable, WorkloadUnavailable, WorkloadApplyFails:
+	default:
+		return fmt.Errorf("workload behavior %q is not one of available, unavailable, applyFails", w.Behavior)
+	}
+	s.workloads = append(s.workloads, w)
+	detail := fmt.Sprintf("%s %s/%s: %s", w.Kind, w.Namespace, w.Name, w.Behavior)
+	if w.Image != "" {
+		detail += " when running " + w.Image
+	}
+	s.Record("workload-behavior", w.Member, detail)
+	// Members re-evaluate what they run, as a changed image would make them.
+	for _, wk := range s.store.sortedWorks() {
+		if w.Member == "*" || w.Member == wk.Member {
+			s.scheduleApply(wk.Member, wk.Binding, wk.Generation, 0)
+		}
+	}
+	return nil
+}
+
+func (s *Sim) workloadBehavior(member string, o *unstructured.Unstructured) WorkloadBehavior {
+	b := WorkloadAvailable
+	for _, r := range s.workloads {
+		if (r.Member == "*" || r.Member == member) && r.Kind == o.GetKind() &&
+			(r.Name == "" || r.Name == o.GetName()) && (r.Namespace == "" || r.Namespace == o.GetNamespace()) &&
+			(r.Image == "" || runsImage(o, r.Image)) {
+			b = r.Behavior
+		}
+	}
+	return b
+}
+
+// runsImage reports whether an object's pod template (or pod spec) runs the image.
+func runsImage(o *unstructured.Unstructured, image string) bool {
+	for _, path := range [][]string{{"spec", "template", "spec"}, {"spec"}} {
+		for _, field := range []string{"containers", "initContainers"} {
+			cs, _, _ := unstructured.NestedSlice(o.Object, append(append([]string{}, path...), field)...)
+			for _, c := range cs {
+				if m, ok := c.(map[string]any); ok && m["image"] == image {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// scheduleApply has the member agent apply a work after d.
+func (s *Sim) scheduleApply(member, bindingName string, gen int64, d time.Duration) {
+	s.atSubject(s.now+d, "work-apply", member, func() { s.applyWork(member, bindingName, gen) })
+}
+
+// applyWork is the member agent applying one Work and reporting its status. A crashed or
+// partitioned agent does nothing; it applies everything again when it heals.
+func (s *Sim) applyWork(memberName, bindingName string, gen int64) {
+	r := s.store.members[memberName]
+	w := s.store.works[bindingName]
+	if r == nil || w == nil || w.Generation != gen {
+		return
+	}
+	a := r.agent
+	if a.crashed || a.partitioned || !a.joined {
+		return
+	}
+	// The member remembers when it first applied this generation: availability of
+	// trackable workloads counts from then.
+	at, ok := s.appliedAt[bindingName]
+	if !ok || at.generation != gen {
+		at = appliedWork{generation: gen, at: s.now}
+		s.appliedAt[bindingName] = at
+	}
+	// The agent decides each manifest against the object on the member (agentk8s.Decide),
+	// writes what the decision asks for, and reports; scripted workload behaviour stands in
+	// for the member's controllers (an apply the member rejects, a workload that never
+	// becomes available).
+	var strategy *placement.ApplyStrategy
+	if b := s.store.bindings[bindingName]; b != nil {
+		strategy = b.ApplyStrategy
+	}
+	reportDiff := strategy != nil && strategy.Type == agentk8s.TypeReportDiff
+	owner := appliedWorkOwner(memberName, w.Name)
+	now := s.Now()
+	var results []agentk8s.ManifestResult
+	nextCheck := time.Duration(-1)
+	for i, m := range w.Manifests {
+		behavior := s.workloadBehavior(memberName, m)
+		var res agentk8s.ManifestResult
+		if behavior == WorkloadApplyFails && !reportDiff {
+			res = agentk8s.ManifestResult{Identifier: resources.Identifier(m), Tracking: agentk8s.Classify(m),
+				ApplyError: fmt.Sprintf("Failed to apply manifest: %s %s was rejected by the member cluster (simulated)", m.GetKind(), m.GetName())}
+		} else {
+			d := agentk8s.Decide(agentk8s.Input{Manifest: m, Live: a.objects[objectKey(m)], Owner: owner, Strategy: strategy})
+			if d.Op != agentk8s.OpNone {
+				a.write(d)
+			}
+			res = d.Result
+			if live := a.objects[objectKey(m)]; live != nil {
+				g := live.GetGeneration()
+				res.MemberGeneration = &g
+			}
+		}
+		if res.ApplyError == "" && !res.ReportDiff {
+			res.BackReported = agentk8s.BackReport(w.ReportBack, a.objects[objectKey(m)])
+		}
+		res.Identifier.Envelope = w.Envelopes[i]
+		key := w.Name + "|" + objectKey(m)
+		res.ObservedAt = now
+		res.DriftSince = a.since.FirstSeen(key+"|drift", len(res.Drifts) > 0, now)
+		res.DiffSince = a.since.FirstSeen(key+"|diff", len(res.Diffs) > 0, now)
+		if res.ApplyError == "" && !res.ReportDiff {
+			switch behavior {
+			case WorkloadUnavailable:
+				res.Tracking, res.Available = agentk8s.Trackable, false
+			default:
+				if res.Tracking == agentk8s.Trackable {
+					readyAt := at.at + s.cfg.WorkloadReadyDelay
+					res.Available = s.now >= readyAt
+					if !res.Available && (nextCheck < 0 || readyAt < nextCheck) {
+						nextCheck = readyAt
+					}
+				}
+			}
+		}
+		results = append(results, res)
+	}
+	applyType := ""
+	if strategy != nil {
+		applyType = strategy.Type
+	}
+	summary := agentk8s.SummariseStrategy(w.Name, applyType, results)
+	if nextCheck >= 0 {
+		s.scheduleApply(memberName, bindingName, gen, nextCheck-s.now)
+	}
+	var backs []map[string]any
+	if w.ReportBack.Mirrors() {
+		backs = make([]map[string]any, len(results))
+		for i, r := range results {
+			backs[i] = r.BackReported
+		}
+	}
+	s.sendMessage(a, "work-status", func() {
+		s.deliverWorkStatus(bindingName, gen, summary)
+		if cur := s.store.works[bindingName]; cur != nil && cur.Generation == gen {
+			// The Work's status as the agent writes it: what it reported back replaces
+			// what it reported before (nothing, once the strategy is no longer Mirror).
+			if backs == nil {
+				delete(s.store.backReported, bindingName)
+			} else {
+				s.store.backReported[bindingName] = backs
+			}
+		}
+	})
+}
+
+// BackReport is one object a Work reports back: the manifest it came from ("Kind/name" or
+// "Kind/namespace/name") and its backReportedStatus.observedStatus ({apiVersion, kind,
+// status}).
+type BackReport struct {
+	Object   string
+	Reported map[string]any
+}
+
+// BackReported returns what the Work of placement on member reports back in its status
+// (strategy.reportBackStrategy Mirror), in manifest order; manifests with nothing reported
+// are left out.
+func (s *Sim) BackReported(placementName, member string) []BackReport {
+	var out []BackReport
+	for _, b := range s.store.byCRP[placementName] {
+		w := s.store.works[b.Name]
+		if b.TargetCluster != member || w == nil {
+			continue
+		}
+		for i, rep := range s.store.backReported[b.Name] {
+			if rep == nil || i >= len(w.Manifests) {
+				continue
+			}
+			m := w.Manifests[i]
+			id := m.GetKind() + "/" + m.GetName()
+			if m.GetNamespace() != "" {
+				id = m.GetKind() + "/" + m.GetNamespace() + "/" + m.GetName()
+			}
+			out = append(out, BackReport{Object: id, Reported: rep})
+		}
+	}
+	return out
+}
+
+// deliverWorkStatus writes a member's work status into its binding, as the hub's status
+// fan-in does (Work status → binding conditions).
+func (s *Sim) deliverWorkStatus(bindingName string, gen int64, res placement.WorkReport) {
+	mhub.ReceiveWorkStatus(s.store, s, bindingName, gen, res)
+}
+
+// reapplyWorks makes a member's agent apply all its works again (after it heals).
+func (s *Sim) reapplyWorks(member string) {
+	s.collectGarbage(member)
+	for _, w := range s.store.sortedWorks() {
+		if w.Member == member {
+			s.scheduleApply(member, w.Binding, w.Generation, s.cfg.AgentSyncDelay)
+		}
+	}
+}
+
+// appliedWork is when a member first applied a work generation.
+type appliedWork struct {
+	generation int64
+	at         time.Duration
+}
