@@ -26,8 +26,9 @@ import (
 	"github.com/fleetsim/fleetsim/prod/testenv"
 )
 
-// docManifest is one fleet manifest of the KubeFleet documentation: where it starts (the
-// seed file and the 1-based line of its apiVersion) and its text, dedented.
+// docManifest is one fleet manifest found in a text (the KubeFleet documentation, or a file
+// of this repository): where it starts (the file and the 1-based line of its apiVersion)
+// and its text, dedented.
 type docManifest struct {
 	file string
 	line int
@@ -42,10 +43,14 @@ var (
 	shellVarRE        = regexp.MustCompile(`\$\{?([A-Z][A-Z0-9_]*)\}?`)
 )
 
-// seedsDir is ../shared/seeds next to the repository.
-func seedsDir() string {
+// docsEnv names the directory holding the KubeFleet documentation as text files (*.txt),
+// which the repository does not carry; .ci/run sets it when a copy is beside the checkout.
+const docsEnv = "FLEETSIM_KUBEFLEET_DOCS"
+
+// repoRoot is the repository's top directory.
+func repoRoot() string {
 	_, file, _, _ := goruntime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "seeds")
+	return filepath.Join(filepath.Dir(file), "..")
 }
 
 // extractDocManifests finds every fleet manifest (an object of a kubernetes-fleet.io group)
@@ -105,10 +110,15 @@ func extractDocManifests(file string, text string) []docManifest {
 	return out
 }
 
-// docVerdicts are the documentation's manifests that a KubeFleet hub refuses too, keyed by
-// seed line, with a part of the refusal and why the documentation earns it. Every other
-// manifest must be accepted.
-var docVerdicts = map[int]struct{ want, why string }{
+// verdict is why a manifest is refused: a part of the API server's refusal and the reason
+// the text earns it.
+type verdict struct{ want, why string }
+
+// docVerdicts are the KubeFleet documentation's manifests that a KubeFleet hub refuses too,
+// keyed by the line of the documentation's text rendering their apiVersion stands on, with a
+// part of the refusal and why the documentation earns it. Every other manifest must be
+// accepted.
+var docVerdicts = map[int]verdict{
 	200:   {`uid mismatch`, "a dump (kubectl get -o yaml) of a live object: its metadata.uid names an object no hub has, so apply refuses it (KubeFleet's hub too)"},
 	250:   {`uid mismatch`, "a dump (kubectl get -o yaml) of a live object: its metadata.uid names an object no hub has, so apply refuses it (KubeFleet's hub too)"},
 	603:   {`uid mismatch`, "a dump (kubectl get -o yaml) of a live object: its metadata.uid names an object no hub has, so apply refuses it (KubeFleet's hub too)"},
@@ -149,14 +159,19 @@ var docVerdicts = map[int]struct{ want, why string }{
 }
 
 // TestDocumentationManifests applies every fleet manifest of the KubeFleet documentation
-// (../shared/seeds) as `kubectl apply --server-side --dry-run=server` does, with strict field
-// validation, to a real kube-apiserver serving config/crd/bases. Each is accepted, or refused
-// with the error docVerdicts names (the documentation's typos, elisions and dumps of live
-// objects).
+// as `kubectl apply --server-side --dry-run=server` does, with strict field validation, to a
+// real kube-apiserver serving config/crd/bases. Each is accepted, or refused with the error
+// docVerdicts names (the documentation's typos, elisions and dumps of live objects). The
+// documentation is not part of this repository: the test reads the *.txt files of the
+// directory $FLEETSIM_KUBEFLEET_DOCS names, and is skipped, saying so, without it.
 func TestDocumentationManifests(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(seedsDir(), "*.txt"))
+	dir := os.Getenv(docsEnv)
+	if dir == "" {
+		t.Skipf("%s is not set: set it to a directory of the KubeFleet documentation as text (*.txt) to check its manifests; TestProjectManifests checks this repository's own", docsEnv)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
 	if len(files) == 0 {
-		t.Fatalf("no seed documents in %s", seedsDir())
+		t.Fatalf("%s=%s: no *.txt documents there", docsEnv, dir)
 	}
 	var docs []docManifest
 	for _, f := range files {
@@ -169,7 +184,69 @@ func TestDocumentationManifests(t *testing.T) {
 	if len(docs) < 80 {
 		t.Fatalf("extracted %d fleet manifests from the documentation, want the 80 or more it holds", len(docs))
 	}
+	applyManifests(t, docs, func(d docManifest) (verdict, bool) { v, ok := docVerdicts[d.line]; return v, ok }, func(seen map[string]bool) {
+		var stale []int
+		for line := range docVerdicts {
+			found := false
+			for k := range seen {
+				if strings.HasSuffix(k, fmt.Sprintf(":%d", line)) {
+					found = true
+				}
+			}
+			if !found {
+				stale = append(stale, line)
+			}
+		}
+		sort.Ints(stale)
+		if len(stale) > 0 {
+			t.Errorf("docVerdicts names lines no extracted manifest starts at: %v", stale)
+		}
+	})
+}
 
+// TestProjectManifests applies every fleet manifest this repository ships (the scenario
+// library's and config/'s) to a real kube-apiserver serving config/crd/bases, as
+// TestDocumentationManifests does: what a user copies out of a scenario must be accepted by
+// the production hub unchanged.
+func TestProjectManifests(t *testing.T) {
+	root := repoRoot()
+	var files []string
+	for _, pattern := range []string{"scenarios/*.yaml", "config/*/*.yaml"} {
+		m, err := filepath.Glob(filepath.Join(root, pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	var docs []docManifest
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, f)
+		docs = append(docs, extractDocManifests(rel, string(b))...)
+	}
+	if len(docs) < 100 {
+		t.Fatalf("extracted %d fleet manifests from the scenario library and config/, want the 100 or more they hold", len(docs))
+	}
+	applyManifests(t, docs, func(d docManifest) (verdict, bool) { v, ok := projectVerdicts[d.String()]; return v, ok }, func(seen map[string]bool) {
+		for k := range projectVerdicts {
+			if !seen[k] {
+				t.Errorf("projectVerdicts names %s, where no extracted manifest starts", k)
+			}
+		}
+	})
+}
+
+// projectVerdicts are the repository's manifests that the API server must refuse, keyed by
+// file:line: scenarios that show a refusal on purpose.
+var projectVerdicts = map[string]verdict{}
+
+// applyManifests applies docs to a fresh API server and checks each against its verdict
+// (none: accepted). checkStale is handed the manifests seen, by file:line.
+func applyManifests(t *testing.T, docs []docManifest, verdictOf func(docManifest) (verdict, bool), checkStale func(seen map[string]bool)) {
+	t.Helper()
 	cfg := testenv.Start(t)
 	ctx := context.Background()
 	dyn, err := dynamic.NewForConfig(cfg)
@@ -236,11 +313,11 @@ func TestDocumentationManifests(t *testing.T) {
 	}
 
 	var accepted, refused []string
-	seen := map[int]bool{}
+	seen := map[string]bool{}
 	for _, d := range docs {
 		err := apply(d)
-		v, listed := docVerdicts[d.line]
-		seen[d.line] = true
+		v, listed := verdictOf(d)
+		seen[d.String()] = true
 		switch {
 		case err == nil && listed:
 			t.Errorf("%s: accepted, want refused with %q (%s)\n%s", d, v.want, v.why, d.text)
@@ -254,17 +331,8 @@ func TestDocumentationManifests(t *testing.T) {
 			refused = append(refused, d.String())
 		}
 	}
-	var stale []int
-	for line := range docVerdicts {
-		if !seen[line] {
-			stale = append(stale, line)
-		}
-	}
-	sort.Ints(stale)
-	if len(stale) > 0 {
-		t.Errorf("docVerdicts names lines no extracted manifest starts at: %v", stale)
-	}
-	t.Logf("%d documentation manifests: %d accepted, %d refused as the documentation earns", len(docs), len(accepted), len(refused))
+	checkStale(seen)
+	t.Logf("%d manifests: %d accepted, %d refused as their text earns", len(docs), len(accepted), len(refused))
 }
 
 // TestExtractDocManifests: the extractor takes heredocs, stops at prose and list items
