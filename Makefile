@@ -34,8 +34,18 @@ test-short:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 $(PKGS)
 
-lint: vet
+# lint: gofmt, go vet, the import arrows of docs/architecture.md (hack/layers) and
+# staticcheck at a pinned version (fetched from the Go module proxy on first use).
+STATICCHECK_VERSION ?= v0.8.2
+lint: vet layers staticcheck
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+.PHONY: layers staticcheck
+layers:
+	$(GO) run ./hack/layers
+
+staticcheck:
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) $(PKGS)
 
 vet:
 	$(GO) vet $(PKGS)
