@@ -1,8 +1,9 @@
 package v1beta1
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
 
 var (
@@ -10,12 +11,16 @@ var (
 	GroupVersion = schema.GroupVersion{Group: "cluster.kubernetes-fleet.io", Version: "v1beta1"}
 
 	// SchemeBuilder registers the kinds of this group version with a scheme.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 
 	// AddToScheme adds the kinds of this group version to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
 
-func init() {
-	SchemeBuilder.Register(&MemberCluster{}, &MemberClusterList{}, &InternalMemberCluster{}, &InternalMemberClusterList{})
+// addKnownTypes registers the kinds with the scheme at GroupVersion, with the meta types
+// (ListOptions and the like) every group version serves.
+func addKnownTypes(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion, &MemberCluster{}, &MemberClusterList{}, &InternalMemberCluster{}, &InternalMemberClusterList{})
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
 }
