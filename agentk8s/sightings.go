@@ -1,6 +1,11 @@
 package agentk8s
 
-import "time"
+import (
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
 
 // Sightings remembers when an agent first saw each finding (a drift or a diff of one
 // manifest), so the firstDriftedObservedTime and firstDiffedObservedTime it reports stay put
@@ -23,4 +28,24 @@ func (s *Sightings) FirstSeen(key string, found bool, now time.Time) time.Time {
 		(*s)[key] = t
 	}
 	return t
+}
+
+// RetainWorks forgets the findings of every Work for which live is false: a gone Work's
+// findings would otherwise stay forever.
+func (s Sightings) RetainWorks(live func(work string) bool) {
+	for k := range s {
+		if work, _, _ := strings.Cut(k, "|"); !live(work) {
+			delete(s, k)
+		}
+	}
+}
+
+// sightingKey names the findings of one manifest of a Work (RunWork adds the kind of
+// finding): the Work, then the object's API group, kind, namespace and name. The group
+// keeps apart objects whose kinds share a name, such as the Deployment of apps and a CRD's
+// Deployment; the version is left out, as it names the same object. A Work's name has no
+// "|" (it is a Kubernetes name), so RetainWorks can find it.
+func sightingKey(work string, m *unstructured.Unstructured) string {
+	gvk := m.GroupVersionKind()
+	return work + "|" + gvk.Group + "/" + gvk.Kind + "/" + m.GetNamespace() + "/" + m.GetName()
 }

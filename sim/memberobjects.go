@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -111,9 +110,15 @@ func mergeEdit(dst, edit map[string]any) (map[string]any, error) {
 	return out, nil
 }
 
-// write performs a decision's write on the member's objects: the object gets a new
-// generation (1 when created).
-func (a *agent) write(d agentk8s.Decision) {
+// Get is the member's object of manifest m (a simulated read never fails).
+func (m *simMember) Get(o *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	return m.a.objects[objectKey(o)], nil
+}
+
+// Write performs a decision's write on the member's objects: the object gets a new
+// generation (1 when created). A simulated write never fails.
+func (m *simMember) Write(d agentk8s.Decision) (*unstructured.Unstructured, error) {
+	a := m.a
 	o := d.Object.DeepCopy()
 	key := objectKey(o)
 	gen := int64(1)
@@ -129,6 +134,7 @@ func (a *agent) write(d agentk8s.Decision) {
 	}
 	o.SetGeneration(gen)
 	a.objectsInit()[key] = o
+	return o, nil
 }
 
 // workDeleted: the member's agent removes what the deleted Work applied (WORK-APPLIEDWORK),
@@ -190,11 +196,7 @@ func (s *Sim) collectGarbage(member string) {
 		c.SetOwnerReferences(kept)
 		a.objects[key] = c
 	}
-	for k := range a.since {
-		if work, _, _ := strings.Cut(k, "|"); !live[work] {
-			delete(a.since, k)
-		}
-	}
+	a.since.RetainWorks(func(work string) bool { return live[work] })
 	for work := range a.abandoned {
 		if !live[work] {
 			delete(a.abandoned, work)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -9,7 +10,6 @@ import (
 	"github.com/fleetsim/fleetsim/agentk8s"
 	mhub "github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/placement"
-	"github.com/fleetsim/fleetsim/model/resources"
 )
 
 // WorkloadBehavior scripts how a resource behaves on members.
@@ -105,72 +105,24 @@ func (s *Sim) applyWork(memberName, bindingName string, gen int64) {
 		at = appliedWork{generation: gen, at: s.now}
 		s.appliedAt[bindingName] = at
 	}
-	// The agent decides each manifest against the object on the member (agentk8s.Decide),
-	// writes what the decision asks for, and reports; scripted workload behaviour stands in
-	// for the member's controllers (an apply the member rejects, a workload that never
-	// becomes available).
+	// The agent runs the Work's loop (agentk8s.RunWork) over the member's objects;
+	// scripted workload behaviour stands in for the member's controllers (an apply the
+	// member rejects, a workload that never becomes available).
 	var strategy *placement.ApplyStrategy
 	if b := s.store.bindings[bindingName]; b != nil {
 		strategy = b.ApplyStrategy
 	}
-	reportDiff := strategy != nil && strategy.Type == agentk8s.TypeReportDiff
-	owner := appliedWorkOwner(memberName, w.Name)
-	now := s.Now()
-	var results []agentk8s.ManifestResult
-	nextCheck := time.Duration(-1)
-	for i, m := range w.Manifests {
-		behavior := s.workloadBehavior(memberName, m)
-		var res agentk8s.ManifestResult
-		if behavior == WorkloadApplyFails && !reportDiff {
-			res = agentk8s.ManifestResult{Identifier: resources.Identifier(m), Tracking: agentk8s.Classify(m),
-				ApplyError: fmt.Sprintf("Failed to apply manifest: %s %s was rejected by the member cluster (simulated)", m.GetKind(), m.GetName())}
-		} else {
-			d := agentk8s.Decide(agentk8s.Input{Manifest: m, Live: a.objects[objectKey(m)], Owner: owner, Strategy: strategy})
-			if d.Op != agentk8s.OpNone {
-				a.write(d)
-			}
-			res = d.Result
-			if live := a.objects[objectKey(m)]; live != nil {
-				g := live.GetGeneration()
-				res.MemberGeneration = &g
-			}
-		}
-		if res.ApplyError == "" && !res.ReportDiff {
-			res.BackReported = agentk8s.BackReport(w.ReportBack, a.objects[objectKey(m)])
-		}
-		res.Identifier.Envelope = w.Envelopes[i]
-		key := w.Name + "|" + objectKey(m)
-		res.ObservedAt = now
-		res.DriftSince = a.since.FirstSeen(key+"|drift", len(res.Drifts) > 0, now)
-		res.DiffSince = a.since.FirstSeen(key+"|diff", len(res.Diffs) > 0, now)
-		if res.ApplyError == "" && !res.ReportDiff {
-			switch behavior {
-			case WorkloadUnavailable:
-				res.Tracking, res.Available = agentk8s.Trackable, false
-			default:
-				if res.Tracking == agentk8s.Trackable {
-					readyAt := at.at + s.cfg.WorkloadReadyDelay
-					res.Available = s.now >= readyAt
-					if !res.Available && (nextCheck < 0 || readyAt < nextCheck) {
-						nextCheck = readyAt
-					}
-				}
-			}
-		}
-		results = append(results, res)
+	mc := &simMember{s: s, a: a, name: memberName, appliedAt: at.at, nextCheck: -1}
+	run := agentk8s.RunWork(agentk8s.Work{Name: w.Name, Manifests: w.Manifests, Envelopes: w.Envelopes,
+		Owner: appliedWorkOwner(memberName, w.Name), Strategy: strategy, ReportBack: w.ReportBack}, mc, &a.since, s.Now())
+	if mc.nextCheck >= 0 {
+		s.scheduleApply(memberName, bindingName, gen, mc.nextCheck-s.now)
 	}
-	applyType := ""
-	if strategy != nil {
-		applyType = strategy.Type
-	}
-	summary := agentk8s.SummariseStrategy(w.Name, applyType, results)
-	if nextCheck >= 0 {
-		s.scheduleApply(memberName, bindingName, gen, nextCheck-s.now)
-	}
+	summary := run.Report()
 	var backs []map[string]any
 	if w.ReportBack.Mirrors() {
-		backs = make([]map[string]any, len(results))
-		for i, r := range results {
+		backs = make([]map[string]any, len(run.Results))
+		for i, r := range run.Results {
 			backs[i] = r.BackReported
 		}
 	}
@@ -186,6 +138,64 @@ func (s *Sim) applyWork(memberName, bindingName string, gen int64) {
 			}
 		}
 	})
+}
+
+// simMember is the simulated member as one run of a Work's loop sees it: the agent's
+// objects (Get and Write, memberobjects.go) and the scripted workloads standing in for the
+// member's admission and controllers.
+type simMember struct {
+	s    *Sim
+	a    *agent
+	name string
+	// appliedAt is when the member first applied the Work's generation: trackable
+	// workloads become available WorkloadReadyDelay after it.
+	appliedAt time.Duration
+	// nextCheck is the earliest time a trackable workload not yet available will be, -1
+	// when none waits: the agent looks again then.
+	nextCheck time.Duration
+	// behavior caches the scripted behaviour of manifest behaviorOf (asked twice a manifest).
+	behaviorOf *unstructured.Unstructured
+	behavior   WorkloadBehavior
+}
+
+func (m *simMember) behaviorFor(o *unstructured.Unstructured) WorkloadBehavior {
+	if o != m.behaviorOf {
+		m.behaviorOf, m.behavior = o, m.s.workloadBehavior(m.name, o)
+	}
+	return m.behavior
+}
+
+// Admit refuses every apply of a manifest whose scripted behaviour is applyFails.
+func (m *simMember) Admit(o *unstructured.Unstructured) error {
+	if m.behaviorFor(o) == WorkloadApplyFails {
+		return fmt.Errorf("%s %s was rejected by the member cluster (simulated)", o.GetKind(), o.GetName())
+	}
+	return nil
+}
+
+// Available judges a workload as scripted: an unavailable one never becomes available,
+// whatever its kind; a trackable one becomes available WorkloadReadyDelay after its Work's
+// generation was first applied.
+func (m *simMember) Available(o, _ *unstructured.Unstructured, t agentk8s.Tracking) (agentk8s.Tracking, bool) {
+	if m.behaviorFor(o) == WorkloadUnavailable {
+		return agentk8s.Trackable, false
+	}
+	if t != agentk8s.Trackable {
+		return t, true
+	}
+	readyAt := m.appliedAt + m.s.cfg.WorkloadReadyDelay
+	if m.s.now >= readyAt {
+		return t, true
+	}
+	if m.nextCheck < 0 || readyAt < m.nextCheck {
+		m.nextCheck = readyAt
+	}
+	return t, false
+}
+
+// Backoff is never asked: the simulated member's writes do not conflict.
+func (m *simMember) Backoff(int) error {
+	return errors.New("the simulated member does not retry writes")
 }
 
 // BackReport is one object a Work reports back: the manifest it came from ("Kind/name" or

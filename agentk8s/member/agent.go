@@ -9,11 +9,9 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -24,8 +22,6 @@ import (
 	v1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
 	"github.com/fleetsim/fleetsim/model/condition"
 	"github.com/fleetsim/fleetsim/model/membership"
-	"github.com/fleetsim/fleetsim/model/placement"
-	"github.com/fleetsim/fleetsim/model/resources"
 )
 
 // Defaults of Agent's periods.
@@ -255,43 +251,17 @@ func (a *Agent) syncWork(ctx context.Context, w *v1beta1.Work) error {
 		applyType = strategy.Type
 	}
 	now := a.now()
-	results := make([]agentk8s.ManifestResult, len(mw.Manifests))
+	run := agentk8s.RunWork(agentk8s.Work{Name: w.Name, Manifests: mw.Manifests, Envelopes: mw.Envelopes, Owner: owner,
+		Strategy: strategy, ReportBack: mw.ReportBack}, apiMember{ctx: ctx, a: a}, &a.since, now)
+	// What the agent owns stays recorded whatever this run's verdict (a drifted object
+	// under IfNotDrifted is still Fleet's).
 	var applied []appliedResource
-	settled := true
-	// Namespaces and CRDs first, so what lives in them can be applied in the same round.
-	order := make([]int, len(mw.Manifests))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(x, y int) int { return rank(mw.Manifests[x]) - rank(mw.Manifests[y]) })
-	for _, i := range order {
-		m := mw.Manifests[i]
-		res, live := a.applyManifest(ctx, m, owner, strategy)
-		res.Identifier.Envelope = mw.Envelopes[i]
-		key := w.Name + "|" + m.GetKind() + "/" + m.GetNamespace() + "/" + m.GetName()
-		res.ObservedAt = now
-		res.DriftSince = a.since.FirstSeen(key+"|drift", len(res.Drifts) > 0, now)
-		res.DiffSince = a.since.FirstSeen(key+"|diff", len(res.Diffs) > 0, now)
-		if res.ApplyError == "" && !res.ReportDiff {
-			res.BackReported = agentk8s.BackReport(mw.ReportBack, live)
-		}
-		if res.ApplyError == "" && !res.ReportDiff && live != nil {
-			res.Available = agentk8s.Available(live)
-			if res.Tracking == agentk8s.Trackable && !res.Available {
-				settled = false
-			}
-		}
-		// What the agent owns stays recorded whatever this round's verdict (a drifted
-		// object under IfNotDrifted is still Fleet's).
-		if live != nil && managedBy(live, owner) {
+	for i, live := range run.Live {
+		if live != nil && agentk8s.Manages(live, owner) {
 			gvk := live.GroupVersionKind()
 			applied = append(applied, appliedResource{Ordinal: i, Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind,
 				Namespace: live.GetNamespace(), Name: live.GetName(), UID: string(live.GetUID())})
 		}
-		if res.ApplyError != "" || res.DiffError != "" {
-			settled = false
-		}
-		results[i] = res
 	}
 	// What the Work no longer holds is removed from the member (WORK-APPLIEDWORK).
 	keep := map[string]bool{}
@@ -305,7 +275,6 @@ func (a *Agent) syncWork(ctx context.Context, w *v1beta1.Work) error {
 			}
 		}
 	}
-	slices.SortFunc(applied, func(x, y appliedResource) int { return x.Ordinal - y.Ordinal })
 	a.watchApplied(applied)
 	if !equality.Semantic.DeepEqual(applied, appliedResources(aw)) {
 		setAppliedResources(aw, applied)
@@ -313,7 +282,7 @@ func (a *Agent) syncWork(ctx context.Context, w *v1beta1.Work) error {
 			return fmt.Errorf("record applied resources in AppliedWork: %w", err)
 		}
 	}
-	st := convert.WorkStatusFromResults(w, applyType, results, now)
+	st := convert.WorkStatusFromResults(w, applyType, run.Results, now)
 	if !equality.Semantic.DeepEqual(st, w.Status) {
 		w.Status = st
 		if err := a.Hub.Status().Update(ctx, w); err != nil {
@@ -323,97 +292,8 @@ func (a *Agent) syncWork(ctx context.Context, w *v1beta1.Work) error {
 	if a.lastCheck == nil {
 		a.lastCheck = map[string]checked{}
 	}
-	a.lastCheck[w.Name] = checked{generation: w.Generation, at: now, settled: settled, deletePolicy: w.Annotations[v1beta1.DeletePropagationPolicyAnnotation]}
+	a.lastCheck[w.Name] = checked{generation: w.Generation, at: now, settled: run.Settled, deletePolicy: w.Annotations[v1beta1.DeletePropagationPolicyAnnotation]}
 	return nil
-}
-
-func rank(m *unstructured.Unstructured) int {
-	switch m.GetKind() {
-	case "Namespace", "CustomResourceDefinition":
-		return 0
-	}
-	return 1
-}
-
-func managedBy(o *unstructured.Unstructured, owner metav1.OwnerReference) bool {
-	return slices.ContainsFunc(o.GetOwnerReferences(), func(r metav1.OwnerReference) bool {
-		return r.Kind == owner.Kind && r.Name == owner.Name
-	})
-}
-
-// applyManifest decides and writes one manifest, retrying on conflicts with backoff (the
-// object changed between the read and the write: decide again on a fresh read). It returns
-// the result and the object on the member afterwards.
-func (a *Agent) applyManifest(ctx context.Context, m *unstructured.Unstructured, owner metav1.OwnerReference, strategy *placement.ApplyStrategy) (agentk8s.ManifestResult, *unstructured.Unstructured) {
-	var res agentk8s.ManifestResult
-	var live *unstructured.Unstructured
-	backoff := wait.Backoff{Duration: 50 * time.Millisecond, Factor: 2, Jitter: 0.2, Steps: 6}
-	err := wait.ExponentialBackoffWithContext(ctx, backoff, func(ctx context.Context) (bool, error) {
-		cur, err := a.get(ctx, m)
-		if err != nil {
-			res = agentk8s.ManifestResult{Identifier: resources.Identifier(m), Tracking: agentk8s.Classify(m), ApplyError: "Failed to apply manifest: " + err.Error()}
-			if strategy != nil && strategy.Type == agentk8s.TypeReportDiff {
-				res.ReportDiff, res.ApplyError, res.DiffError = true, "", "Failed to read the object: "+err.Error()
-			}
-			return true, nil
-		}
-		d := agentk8s.Decide(agentk8s.Input{Manifest: m, Live: cur, Owner: owner, Strategy: strategy})
-		res, live = d.Result, cur
-		if d.Op == agentk8s.OpNone {
-			return true, nil
-		}
-		obj := d.Object
-		switch d.Op {
-		case agentk8s.OpCreate:
-			err = a.Member.Create(ctx, obj, client.FieldOwner(agentk8s.FieldManager))
-		case agentk8s.OpUpdate:
-			err = a.Member.Update(ctx, obj, client.FieldOwner(agentk8s.FieldManager))
-		case agentk8s.OpServerSideApply:
-			obj.SetResourceVersion("")
-			obj.SetManagedFields(nil)
-			opts := []client.PatchOption{client.FieldOwner(agentk8s.FieldManager)}
-			if d.Force {
-				opts = append(opts, client.ForceOwnership)
-			}
-			err = a.Member.Patch(ctx, obj, client.Apply, opts...) //nolint:staticcheck // unstructured apply
-		}
-		switch {
-		case err == nil:
-			a.Log.V(1).Info("applied", "op", string(d.Op), "kind", obj.GetKind(), "namespace", obj.GetNamespace(), "name", obj.GetName())
-			live = obj
-			a.watch.wrote(obj.GroupVersionKind().GroupKind(), obj.GetNamespace(), obj.GetName(), obj.GetResourceVersion())
-			g := obj.GetGeneration()
-			res.MemberGeneration = &g
-			return true, nil
-		case apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err):
-			if d.Op == agentk8s.OpServerSideApply {
-				res.ApplyError, res.Reason = "Failed to apply manifest: "+err.Error(), agentk8s.ReasonConflictWithOtherApplier
-				return true, nil
-			}
-			return false, nil // decide again on a fresh read
-		default:
-			res.ApplyError, res.Reason = "Failed to apply manifest: "+err.Error(), agentk8s.ReasonManifestApplyFailed
-			return true, nil
-		}
-	})
-	if err != nil && res.ApplyError == "" && !res.ReportDiff {
-		res.ApplyError, res.Reason = "Failed to apply manifest: the object kept changing: "+err.Error(), agentk8s.ReasonManifestApplyFailed
-	}
-	return res, live
-}
-
-// get reads the object a manifest names on the member; nil when there is none.
-func (a *Agent) get(ctx context.Context, m *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(m.GroupVersionKind())
-	err := a.Member.Get(ctx, client.ObjectKey{Namespace: m.GetNamespace(), Name: m.GetName()}, u)
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, err
-	}
-	return u, nil
 }
 
 // release removes the AppliedWork's owner reference from an object it recorded, and
@@ -447,8 +327,9 @@ func (a *Agent) release(ctx context.Context, r appliedResource, appliedWork stri
 }
 
 // collectGarbage removes the AppliedWorks of this agent's namespace whose Work is gone,
-// with what they own.
+// with what they own, and forgets the drifts and diffs it saw of those Works.
 func (a *Agent) collectGarbage(ctx context.Context, works map[string]bool) error {
+	a.since.RetainWorks(func(work string) bool { return works[work] })
 	var list unstructured.UnstructuredList
 	list.SetGroupVersionKind(AppliedWorkGVK.GroupVersion().WithKind(AppliedWorkGVK.Kind + "List"))
 	if err := a.Member.List(ctx, &list); err != nil {

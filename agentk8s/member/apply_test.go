@@ -3,6 +3,7 @@ package member
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr/testr"
 	corev1 "k8s.io/api/core/v1"
@@ -50,7 +51,10 @@ func TestApplyRetriesConflicts(t *testing.T) {
 			},
 		}).Build()
 		a := &Agent{Member: c, Log: testr.New(t)}
-		res, _ := a.applyManifest(context.Background(), manifest, owner, nil)
+		var since agentk8s.Sightings
+		run := agentk8s.RunWork(agentk8s.Work{Name: "crp-work", Manifests: []*unstructured.Unstructured{manifest}, Owner: owner},
+			apiMember{ctx: context.Background(), a: a}, &since, time.Now())
+		res := run.Results[0]
 		got := &corev1.ConfigMap{}
 		if err := c.Get(context.Background(), client.ObjectKey{Namespace: "app", Name: "cm"}, got); err != nil {
 			t.Fatal(err)
