@@ -214,7 +214,7 @@ func (a *Agent) syncWorks(ctx context.Context) error {
 				continue
 			}
 			if _, err := a.ensureAppliedWork(ctx, w); err != nil {
-				errs = append(errs, fmt.Errorf("Work %s: %w", w.Name, err))
+				errs = append(errs, fmt.Errorf("syncing Work %s: %w", w.Name, err))
 				continue
 			}
 			c.deletePolicy = w.Annotations[v1beta1.DeletePropagationPolicyAnnotation]
@@ -225,7 +225,7 @@ func (a *Agent) syncWorks(ctx context.Context) error {
 			if changed {
 				a.watch.mark(w.Name)
 			}
-			errs = append(errs, fmt.Errorf("Work %s: %w", w.Name, err))
+			errs = append(errs, fmt.Errorf("syncing Work %s: %w", w.Name, err))
 		}
 	}
 	if err := a.collectGarbage(ctx, names); err != nil {

@@ -54,11 +54,12 @@ func (m apiMember) Write(d agentk8s.Decision) (*unstructured.Unstructured, error
 	case agentk8s.OpServerSideApply:
 		obj.SetResourceVersion("")
 		obj.SetManagedFields(nil)
-		opts := []client.PatchOption{client.FieldOwner(agentk8s.FieldManager)}
+		opts := []client.ApplyOption{client.FieldOwner(agentk8s.FieldManager)}
 		if d.Force {
 			opts = append(opts, client.ForceOwnership)
 		}
-		err = m.a.Member.Patch(m.ctx, obj, client.Apply, opts...) //nolint:staticcheck // unstructured apply
+		// The answer is decoded into obj, as a Patch's would be.
+		err = m.a.Member.Apply(m.ctx, client.ApplyConfigurationFromUnstructured(obj), opts...)
 	}
 	if err != nil {
 		return nil, err

@@ -284,7 +284,7 @@ func TestFleetctlEndToEnd(t *testing.T) {
 
 	// A restarted hub loses nothing.
 	hub.kill(syscall.SIGTERM)
-	hub = startProc(t, dir, "hub2", bin, hubArgs...)
+	startProc(t, dir, "hub2", bin, hubArgs...) // stopped by the test's cleanup
 	mover := filepath.Join(dir, "mover.service")
 	if err := os.WriteFile(mover, []byte("[Service]\nExecStart=/bin/sleep 3600\n"), 0o644); err != nil {
 		t.Fatal(err)

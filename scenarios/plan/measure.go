@@ -118,7 +118,6 @@ type collector struct {
 	placeDone map[string]map[string]bool
 	bindings  map[string]bindingInfo // binding → placement, cluster
 	available map[string]bool        // binding → Available=True now
-	clusterTo map[string]map[string]bool
 	runs      map[string]time.Duration
 	snapshots map[string]int           // resource snapshots per placement
 	failed    map[string]time.Duration // member → failure time, until detected
