@@ -26,7 +26,7 @@ import (
 // CRDDir is the repository's config/crd/bases.
 func CRDDir() string {
 	_, file, _, _ := goruntime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "config", "crd", "bases")
+	return filepath.Join(filepath.Dir(file), "..", "..", "config", "crd", "bases")
 }
 
 // LoadCRDs decodes every CRD of dir strictly, keyed by kind.

@@ -18,7 +18,7 @@ import (
 )
 
 // sampleDir holds the seed's KubeFleet manifests (see each file's header for its source).
-var sampleDir = filepath.Join("..", "apis", "testdata", "kubefleet")
+var sampleDir = filepath.Join("..", "testdata", "kubefleet")
 
 func readSample(t *testing.T, file string) []byte {
 	t.Helper()

@@ -40,7 +40,7 @@ func Script() (string, error) {
 	}
 	_, file, _, ok := runtime.Caller(0)
 	if ok {
-		p := filepath.Join(filepath.Dir(file), "..", "..", "..", "hack", "systemd-sandbox.sh")
+		p := filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "hack", "systemd-sandbox.sh")
 		if _, err := os.Stat(p); err == nil {
 			return filepath.Clean(p), nil
 		}
