@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"time"
 
 	"github.com/fleetsim/fleetsim/agentsystemd"
@@ -211,9 +210,10 @@ func (s *Sim) queueMachineAgent(machine string, d time.Duration) {
 	})
 }
 
-// reconcileMachineAgent is the fleet agent on one machine: desired units (those scheduled
-// here, and global units that run here) against what its systemd reports, through the shared
-// agent decision; then it publishes the unit states.
+// reconcileMachineAgent is the fleet agent on one machine: the desired units (those
+// scheduled here, and global units that run here; agentsystemd.DesiredOn, shared with `fleet
+// agent`) against what its systemd reports, through the shared agent decision; then it
+// publishes the unit states.
 func (s *Sim) reconcileMachineAgent(machine string) {
 	r := s.store.members[machine]
 	if r == nil || r.agent == nil || r.agent.systemd == nil {
@@ -226,35 +226,7 @@ func (s *Sim) reconcileMachineAgent(machine string) {
 	fr := &s.fleet
 	fr.agentSeen[machine] = maps.Clone(r.Member.Labels)
 	machines := units.MachinesFromMembers(s.machineMembers(), s.Now(), s.cfg.MachineTTL)
-	for i := range machines {
-		if machines[i].ID == machine {
-			// The agent knows its own machine is up, whatever the registry last heard.
-			machines[i].Alive = true
-		}
-	}
-	jobs := s.jobs()
-	// The global units this machine runs, from one decision: the same rule as
-	// units.GlobalTargets per global unit (every unit is in jobs), without a decision each.
-	var globals []string
-	for _, j := range jobs {
-		if j.Unit.IsGlobal() {
-			globals = units.GlobalsOn(machine, machines, jobs)
-			break
-		}
-	}
-	var desired []agentsystemd.DesiredUnit
-	for _, j := range jobs {
-		u := j.Unit
-		switch {
-		case u.IsGlobal():
-			if _, found := slices.BinarySearch(globals, u.Name); !found {
-				continue
-			}
-		case fr.target[u.Name] != machine:
-			continue
-		}
-		desired = append(desired, agentsystemd.DesiredUnit{Name: u.Name, File: u.File, Hash: u.Hash, State: agentsystemd.TargetState(u.DesiredState)})
-	}
+	desired := agentsystemd.DesiredOn(machine, machines, s.jobs())
 	sd := a.systemd
 	plan := agentsystemd.Decide(desired, sd.CurrentUnits())
 	done, err := agentsystemd.Apply(plan, sd.Run)
