@@ -20,9 +20,9 @@ type fleetRegistry struct {
 	lease     units.Lease
 	reported  map[string][]agentsystemd.UnitState // machine → its published states
 	engineDue time.Duration                       // pending engine reconcile, 0 if none
-	// engine keeps the engine's decision between reconciles, so a lost machine or a changed
-	// unit reschedules only what it affects (its plan is Schedule's for the same input).
-	engine     *units.Engine
+	// rounds keeps the engine's decision between reconciles, so a lost machine or a changed
+	// unit reschedules only what it affects (each round is units.PlanRound's).
+	rounds     units.Rounds
 	duplicates map[string]string // unit → machines running it, for change detection
 	// agentPending counts each machine agent's queued reconciles; agentSeen is the metadata
 	// each agent last reconciled with. Both only feed the unit invariants (Settled).
@@ -121,9 +121,11 @@ func (s *Sim) jobs() []units.Job {
 	return jobs
 }
 
-// reconcileEngine is fleet's engine: it holds the engine lease and schedules units with the
-// shared decision. Its writes cross the network to the registry and are fenced there by the
-// lease token, so a decision made under a lease that has since changed hands is refused.
+// reconcileEngine is fleet's engine: it holds the engine lease and makes the shared engine
+// round (units.Rounds, as `fleet hub` does), keeping only the I/O: the registry it reads,
+// the writes and the wake-ups. Its writes cross the network to the registry and are fenced
+// there by the lease token, so a decision made under a lease that has since changed hands is
+// refused.
 func (s *Sim) reconcileEngine() {
 	fr := &s.fleet
 	now := s.Now()
@@ -141,14 +143,12 @@ func (s *Sim) reconcileEngine() {
 		s.Record("engine-lease-acquired", holder, fmt.Sprintf("token %d", lease.Token))
 	}
 	fr.lease = lease
-	machines := units.MachinesFromMembers(s.machineMembers(), now, s.cfg.MachineTTL)
-	in := units.Input{Machines: machines, Units: s.jobs()}
-	if fr.engine == nil {
-		fr.engine = units.NewEngine(in)
-	} else {
-		fr.engine.Sync(in)
+	var machines []units.MachinePresence
+	for _, m := range s.machineMembers() {
+		machines = append(machines, units.PresenceOfMember(m))
 	}
-	plan := fr.engine.Schedule(lease)
+	round := fr.rounds.Decide(units.RoundInput{Now: now, MachineTTL: s.cfg.MachineTTL, Machines: machines, Units: s.jobs(), Lease: lease})
+	plan := round.Plan
 	for _, u := range plan.Unschedulable {
 		s.Record("unit-unschedulable", u.Unit, u.Reason)
 	}
@@ -156,22 +156,13 @@ func (s *Sim) reconcileEngine() {
 		s.atSubject(s.now+s.cfg.Network.Delay.Mean, "engine-write", "", func() { s.writeSchedule(plan) })
 	}
 	// Unit states expire with their machine (fleet keeps them under the machine's TTL).
-	for _, m := range machines {
-		if !m.Alive {
-			delete(fr.reported, m.ID)
-		}
+	for _, id := range round.Lost {
+		delete(fr.reported, id)
 	}
-	// Look again when the next live machine would expire: its units then move.
-	next := time.Duration(0)
-	for _, m := range s.machineMembers() {
-		if m.Agent.Present && !m.Leaving {
-			if d := m.Agent.LastHeartbeat.Add(s.cfg.MachineTTL).Sub(now); d > 0 && (next == 0 || d < next) {
-				next = d
-			}
-		}
-	}
-	if next > 0 {
-		s.queueEngine(next + time.Millisecond)
+	// Look again when the next live machine would expire: its units then move. The
+	// millisecond after is this simulator's timer slack, kept so traces stay as they were.
+	if !round.LookAgain.IsZero() {
+		s.queueEngine(round.LookAgain.Sub(now) + time.Millisecond)
 	}
 }
 

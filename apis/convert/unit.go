@@ -114,19 +114,3 @@ func MachineAlive(m *fleetv1.Machine, now time.Time, ttl time.Duration) bool {
 func MachineStates(list []fleetv1.Machine, now time.Time, ttl time.Duration) []units.MachineState {
 	return units.MachinesAt(MachinePresences(list), now, ttl)
 }
-
-// MachineNextExpiry returns when the first live machine would be lost if it stopped
-// heartbeating now, or the zero time if no machine is alive.
-func MachineNextExpiry(list []fleetv1.Machine, now time.Time, ttl time.Duration) time.Time {
-	var next time.Time
-	for i := range list {
-		p := MachinePresence(&list[i])
-		if !p.Alive(now, ttl) {
-			continue
-		}
-		if t := p.Expires(ttl); next.IsZero() || t.Before(next) {
-			next = t
-		}
-	}
-	return next
-}
