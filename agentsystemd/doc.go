@@ -6,6 +6,9 @@
 //   - the agent's inputs: DesiredUnit (what the registry schedules to this machine, with a
 //     TargetState of inactive, loaded or launched) and CurrentUnit (what is on this machine:
 //     the hash of the unit file on disk and systemd's LOAD/ACTIVE/SUB states);
+//   - the desired set, DesiredOn: from the registry's machines and units (model/units), the
+//     units this machine runs, those the engine scheduled here and the global units that
+//     run here, each with its target state;
 //   - the reconcile decision, Decide: desired and current units → an ordered Plan of Tasks
 //     (stop, unload, load, daemon-reload, start), each with a reason a person can read;
 //   - the execution rule, Apply: run a plan's tasks in order and stop at the first failure;

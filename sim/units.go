@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"time"
 
 	"github.com/fleetsim/fleetsim/agentsystemd"
@@ -21,9 +20,9 @@ type fleetRegistry struct {
 	lease     units.Lease
 	reported  map[string][]agentsystemd.UnitState // machine → its published states
 	engineDue time.Duration                       // pending engine reconcile, 0 if none
-	// engine keeps the engine's decision between reconciles, so a lost machine or a changed
-	// unit reschedules only what it affects (its plan is Schedule's for the same input).
-	engine     *units.Engine
+	// rounds keeps the engine's decision between reconciles, so a lost machine or a changed
+	// unit reschedules only what it affects (each round is units.PlanRound's).
+	rounds     units.Rounds
 	duplicates map[string]string // unit → machines running it, for change detection
 	// agentPending counts each machine agent's queued reconciles; agentSeen is the metadata
 	// each agent last reconciled with. Both only feed the unit invariants (Settled).
@@ -122,9 +121,11 @@ func (s *Sim) jobs() []units.Job {
 	return jobs
 }
 
-// reconcileEngine is fleet's engine: it holds the engine lease and schedules units with the
-// shared decision. Its writes cross the network to the registry and are fenced there by the
-// lease token, so a decision made under a lease that has since changed hands is refused.
+// reconcileEngine is fleet's engine: it holds the engine lease and makes the shared engine
+// round (units.Rounds, as `fleet hub` does), keeping only the I/O: the registry it reads,
+// the writes and the wake-ups. Its writes cross the network to the registry and are fenced
+// there by the lease token, so a decision made under a lease that has since changed hands is
+// refused.
 func (s *Sim) reconcileEngine() {
 	fr := &s.fleet
 	now := s.Now()
@@ -142,14 +143,12 @@ func (s *Sim) reconcileEngine() {
 		s.Record("engine-lease-acquired", holder, fmt.Sprintf("token %d", lease.Token))
 	}
 	fr.lease = lease
-	machines := units.MachinesFromMembers(s.machineMembers(), now, s.cfg.MachineTTL)
-	in := units.Input{Machines: machines, Units: s.jobs()}
-	if fr.engine == nil {
-		fr.engine = units.NewEngine(in)
-	} else {
-		fr.engine.Sync(in)
+	var machines []units.MachinePresence
+	for _, m := range s.machineMembers() {
+		machines = append(machines, units.PresenceOfMember(m))
 	}
-	plan := fr.engine.Schedule(lease)
+	round := fr.rounds.Decide(units.RoundInput{Now: now, MachineTTL: s.cfg.MachineTTL, Machines: machines, Units: s.jobs(), Lease: lease})
+	plan := round.Plan
 	for _, u := range plan.Unschedulable {
 		s.Record("unit-unschedulable", u.Unit, u.Reason)
 	}
@@ -157,22 +156,13 @@ func (s *Sim) reconcileEngine() {
 		s.atSubject(s.now+s.cfg.Network.Delay.Mean, "engine-write", "", func() { s.writeSchedule(plan) })
 	}
 	// Unit states expire with their machine (fleet keeps them under the machine's TTL).
-	for _, m := range machines {
-		if !m.Alive {
-			delete(fr.reported, m.ID)
-		}
+	for _, id := range round.Lost {
+		delete(fr.reported, id)
 	}
-	// Look again when the next live machine would expire: its units then move.
-	next := time.Duration(0)
-	for _, m := range s.machineMembers() {
-		if m.Agent.Present && !m.Leaving {
-			if d := m.Agent.LastHeartbeat.Add(s.cfg.MachineTTL).Sub(now); d > 0 && (next == 0 || d < next) {
-				next = d
-			}
-		}
-	}
-	if next > 0 {
-		s.queueEngine(next + time.Millisecond)
+	// Look again when the next live machine would expire: its units then move. The
+	// millisecond after is this simulator's timer slack, kept so traces stay as they were.
+	if !round.LookAgain.IsZero() {
+		s.queueEngine(round.LookAgain.Sub(now) + time.Millisecond)
 	}
 }
 
@@ -211,9 +201,10 @@ func (s *Sim) queueMachineAgent(machine string, d time.Duration) {
 	})
 }
 
-// reconcileMachineAgent is the fleet agent on one machine: desired units (those scheduled
-// here, and global units that run here) against what its systemd reports, through the shared
-// agent decision; then it publishes the unit states.
+// reconcileMachineAgent is the fleet agent on one machine: the desired units (those
+// scheduled here, and global units that run here; agentsystemd.DesiredOn, shared with `fleet
+// agent`) against what its systemd reports, through the shared agent decision; then it
+// publishes the unit states.
 func (s *Sim) reconcileMachineAgent(machine string) {
 	r := s.store.members[machine]
 	if r == nil || r.agent == nil || r.agent.systemd == nil {
@@ -226,35 +217,7 @@ func (s *Sim) reconcileMachineAgent(machine string) {
 	fr := &s.fleet
 	fr.agentSeen[machine] = maps.Clone(r.Member.Labels)
 	machines := units.MachinesFromMembers(s.machineMembers(), s.Now(), s.cfg.MachineTTL)
-	for i := range machines {
-		if machines[i].ID == machine {
-			// The agent knows its own machine is up, whatever the registry last heard.
-			machines[i].Alive = true
-		}
-	}
-	jobs := s.jobs()
-	// The global units this machine runs, from one decision: the same rule as
-	// units.GlobalTargets per global unit (every unit is in jobs), without a decision each.
-	var globals []string
-	for _, j := range jobs {
-		if j.Unit.IsGlobal() {
-			globals = units.GlobalsOn(machine, machines, jobs)
-			break
-		}
-	}
-	var desired []agentsystemd.DesiredUnit
-	for _, j := range jobs {
-		u := j.Unit
-		switch {
-		case u.IsGlobal():
-			if _, found := slices.BinarySearch(globals, u.Name); !found {
-				continue
-			}
-		case fr.target[u.Name] != machine:
-			continue
-		}
-		desired = append(desired, agentsystemd.DesiredUnit{Name: u.Name, File: u.File, Hash: u.Hash, State: agentsystemd.TargetState(u.DesiredState)})
-	}
+	desired := agentsystemd.DesiredOn(machine, machines, s.jobs())
 	sd := a.systemd
 	plan := agentsystemd.Decide(desired, sd.CurrentUnits())
 	done, err := agentsystemd.Apply(plan, sd.Run)

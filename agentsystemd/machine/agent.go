@@ -185,31 +185,13 @@ func (a *Agent) register(ctx context.Context) error {
 	}
 }
 
-// Desired returns the units machine id should run, given the hub's units and machines (the
-// simulator's rule): units scheduled to it, and global units whose targets include it. The
-// agent counts its own machine as alive, whatever the hub last heard.
+// Desired returns the units machine id should run, given the hub's units and machines as
+// listed: it converts them to the model and leaves the decision to agentsystemd.DesiredOn,
+// which the simulator's agents share. Units that do not convert are left out (the engine
+// reports them invalid; a unit the agent cannot read is not one it can run).
 func Desired(id string, ul []fleetv1.Unit, ml []fleetv1.Machine, now time.Time, ttl time.Duration) []agentsystemd.DesiredUnit {
-	machines := convert.MachineStates(ml, now, ttl)
-	for i := range machines {
-		if machines[i].ID == id {
-			machines[i].Alive = true
-		}
-	}
 	jobs, _ := convert.UnitJobs(ul)
-	var out []agentsystemd.DesiredUnit
-	for _, j := range jobs {
-		u := j.Unit
-		switch {
-		case u.IsGlobal():
-			if !slices.Contains(units.GlobalTargets(u, machines, jobs), id) {
-				continue
-			}
-		case j.Machine != id:
-			continue
-		}
-		out = append(out, agentsystemd.DesiredUnit{Name: u.Name, File: u.File, Hash: u.Hash, State: agentsystemd.TargetState(u.DesiredState)})
-	}
-	return out
+	return agentsystemd.DesiredOn(id, convert.MachineStates(ml, now, ttl), jobs)
 }
 
 // Round makes one reconcile round and publishes the states systemd reports.

@@ -86,41 +86,31 @@ func UnitJobs(list []fleetv1.Unit) (jobs []units.Job, bad map[string]error) {
 	return jobs, bad
 }
 
-// Alive reports whether a machine's last heartbeat is less than ttl old at now.
-func MachineAlive(m *fleetv1.Machine, now time.Time, ttl time.Duration) bool {
-	if ttl <= 0 {
-		ttl = units.DefaultMachineTTL
-	}
+// MachinePresence returns what a Machine object says of the machine's presence: its agent
+// has reported once it has a heartbeat, and it is leaving once it is being deleted. The TTL
+// rule is the model's (units.MachinePresence.Alive), shared with the simulator.
+func MachinePresence(m *fleetv1.Machine) units.MachinePresence {
 	hb := m.Status.LastHeartbeat.Time
-	return !hb.IsZero() && now.Sub(hb) < ttl && m.DeletionTimestamp == nil
+	return units.MachinePresence{ID: m.Name, Metadata: m.Spec.Metadata, Reported: !hb.IsZero(), LastHeartbeat: hb, Leaving: m.DeletionTimestamp != nil}
 }
 
-// MachineStates returns the engine's view of the machines, sorted by ID.
-func MachineStates(list []fleetv1.Machine, now time.Time, ttl time.Duration) []units.MachineState {
-	out := make([]units.MachineState, 0, len(list))
+// MachinePresences returns every machine's presence, sorted by ID.
+func MachinePresences(list []fleetv1.Machine) []units.MachinePresence {
+	out := make([]units.MachinePresence, 0, len(list))
 	for i := range list {
-		m := &list[i]
-		out = append(out, units.MachineState{ID: m.Name, Metadata: m.Spec.Metadata, Alive: MachineAlive(m, now, ttl)})
+		out = append(out, MachinePresence(&list[i]))
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].ID < out[b].ID })
 	return out
 }
 
-// NextExpiry returns when the first live machine would be lost if it stopped heartbeating
-// now, or the zero time if no machine is alive.
-func MachineNextExpiry(list []fleetv1.Machine, now time.Time, ttl time.Duration) time.Time {
-	if ttl <= 0 {
-		ttl = units.DefaultMachineTTL
-	}
-	var next time.Time
-	for i := range list {
-		if !MachineAlive(&list[i], now, ttl) {
-			continue
-		}
-		t := list[i].Status.LastHeartbeat.Add(ttl)
-		if next.IsZero() || t.Before(next) {
-			next = t
-		}
-	}
-	return next
+// MachineAlive reports whether a machine is alive at now: it has a heartbeat less than ttl
+// old and is not being deleted (units.MachinePresence.Alive).
+func MachineAlive(m *fleetv1.Machine, now time.Time, ttl time.Duration) bool {
+	return MachinePresence(m).Alive(now, ttl)
+}
+
+// MachineStates returns the engine's view of the machines at now, sorted by ID.
+func MachineStates(list []fleetv1.Machine, now time.Time, ttl time.Duration) []units.MachineState {
+	return units.MachinesAt(MachinePresences(list), now, ttl)
 }

@@ -60,10 +60,18 @@
 //
 // # Machine loss and partitions
 //
-// A machine that is not alive (its presence lapsed after the machine TTL; the TTL check is
-// the caller's, see [MachinesFromMembers]) loses its units: they are unscheduled ("went
-// away") and rescheduled elsewhere in the same decision, as fleet does. There is no grace
-// period beyond the TTL and no make-before-break.
+// A machine that is not alive (its presence lapsed after the machine TTL:
+// [MachinePresence.Alive]) loses its units: they are unscheduled ("went away") and
+// rescheduled elsewhere in the same decision, as fleet does. There is no grace period beyond
+// the TTL and no make-before-break.
+//
+// # The engine's round
+//
+// [Rounds] is one round of the engine as both engines run it, the simulator's and `fleet
+// hub`'s: the machines' liveness at the round's time, the schedule on them, the machines lost,
+// and when the next alive machine would lapse ([RoundPlan.LookAgain]), the moment the engine
+// must look again although nothing else changed. [PlanRound] is the same round as a pure
+// function. Reading the registry, the lease and the writes are the drivers'.
 //
 // fleet does not fence machines either. A machine that is merely partitioned from the
 // registry keeps running its units until it reconnects and its agent finds them scheduled

@@ -22,21 +22,16 @@ type MachineState struct {
 }
 
 // MachinesFromMembers returns the machine view of the fleet's members of kind Machine (other
-// kinds are skipped): ID = Name, Metadata = Labels, and Alive if the agent has reported, the
-// machine is not leaving and its last heartbeat is less than ttl old at now (ttl <= 0 means
-// [DefaultMachineTTL]). This is fleet's rule: a machine key expires agent_ttl after the last
-// beat, with no grace period beyond that.
+// kinds are skipped): ID = Name, Metadata = Labels, and Alive by [MachinePresence.Alive] of
+// [PresenceOfMember]: the agent has reported, the machine is not leaving and its last
+// heartbeat is less than ttl old at now (ttl <= 0 means [DefaultMachineTTL]).
 func MachinesFromMembers(members []*member.Member, now time.Time, ttl time.Duration) []MachineState {
-	if ttl <= 0 {
-		ttl = DefaultMachineTTL
-	}
 	var out []MachineState
 	for _, m := range members {
 		if m == nil || m.Kind != member.KindMachine {
 			continue
 		}
-		alive := m.Agent.Present && !m.Leaving && now.Sub(m.Agent.LastHeartbeat) < ttl
-		out = append(out, MachineState{ID: m.Name, Metadata: m.Labels, Alive: alive})
+		out = append(out, MachineState{ID: m.Name, Metadata: m.Labels, Alive: PresenceOfMember(m).Alive(now, ttl)})
 	}
 	return out
 }

@@ -19,6 +19,8 @@
 // The engine runs only in the elected hub replica (it needs leader election); the lease
 // fences a replica that lost the election while paused.
 //
-// This package also converts between the API objects and the model (ObjectName, ToModel,
-// MachineStates) for the agent and the fleet API.
+// What a pass decides is model/units.Rounds, the round the simulator's engine makes too:
+// liveness by the machine TTL, the schedule, and when the next machine would be lost. This
+// package keeps the I/O: the watches, the lease, the reads and the fenced writes. The
+// conversions between the API objects and the model are in apis/convert.
 package engine

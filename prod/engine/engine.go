@@ -57,8 +57,8 @@ type Engine struct {
 	passes int
 	// reported is the detail last reported per invariant ("" while it holds).
 	reported map[string]string
-	// sched is the scheduling decision kept between passes (Reconcile runs one at a time).
-	sched *units.Engine
+	// rounds keeps the scheduling decision between passes (Reconcile runs one at a time).
+	rounds units.Rounds
 }
 
 // Setup adds the engine to mgr, with watches of Units and Machines that wake it as the
@@ -215,25 +215,21 @@ func (e *Engine) Reconcile(ctx context.Context) (time.Duration, error) {
 	if e.o.CheckInvariants {
 		e.checkInvariants(ul.Items, jobs)
 	}
-	// The decision is kept between passes: Sync reports what changed since the last pass
-	// (a machine lost, a unit submitted), and Schedule reschedules only what that affects,
-	// with the plan a whole units.Schedule would make.
-	in := units.Input{Machines: convert.MachineStates(ml.Items, now, e.o.MachineTTL), Units: jobs}
-	if e.sched == nil {
-		e.sched = units.NewEngine(in)
-	} else {
-		e.sched.Sync(in)
-	}
-	plan := e.sched.Schedule(lease)
+	// The round is the simulator's too (units.Rounds): the machines' liveness by the TTL,
+	// the schedule, and when the next machine would be lost. It keeps its decision between
+	// passes, so a pass reschedules only what changed since the last.
+	round := e.rounds.Decide(units.RoundInput{Now: now, MachineTTL: e.o.MachineTTL, Machines: convert.MachinePresences(ml.Items), Units: jobs, Lease: lease})
 	e.mu.Lock()
 	e.passes++
 	e.mu.Unlock()
-	if err := e.apply(ctx, ul.Items, plan, bad); err != nil {
+	if err := e.apply(ctx, ul.Items, round.Plan, bad); err != nil {
 		return 0, err
 	}
+	// Renew the lease in time, and look again when the next machine would be lost (its
+	// units then move); 10ms after it, as timer slack.
 	next := renew
-	if exp := convert.MachineNextExpiry(ml.Items, now, e.o.MachineTTL); !exp.IsZero() {
-		next = min(next, exp.Sub(now)+10*time.Millisecond)
+	if !round.LookAgain.IsZero() {
+		next = min(next, round.LookAgain.Sub(now)+10*time.Millisecond)
 	}
 	return max(next, 10*time.Millisecond), nil
 }
