@@ -131,10 +131,7 @@ func (s *Sim) reconcileEngine() {
 	now := s.Now()
 	// Each hub term runs a new engine instance: after a restart it must win the lease anew.
 	holder := fmt.Sprintf("%s-%d", engineHolder, s.hub.epoch)
-	lease, ok := units.Acquire(&fr.lease, holder, now, s.cfg.EngineLeaseTTL)
-	if !ok {
-		lease, ok = units.Renew(&fr.lease, holder, now, s.cfg.EngineLeaseTTL)
-	}
+	lease, ok := units.Claim(&fr.lease, holder, now, s.cfg.EngineLeaseTTL)
 	if !ok {
 		s.queueEngine(fr.lease.Expires.Sub(now) + time.Millisecond) // wait for the old term's lease
 		return

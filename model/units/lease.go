@@ -80,6 +80,18 @@ func Renew(l *Lease, holder string, now time.Time, ttl time.Duration) (Lease, bo
 	return Lease{Holder: holder, Token: l.Token, Expires: now.Add(ttl)}, true
 }
 
+// Claim is what an engine does with the lease at the start of each round: it renews the
+// lease it holds (same token, expiry now+ttl) and otherwise tries to acquire it (a new
+// token once the old tenure has expired). Both engines, the simulator's and fleet hub's,
+// claim through it, so neither lets its own lease lapse between rounds; a lapsed lease
+// would move the fence and refuse the plan writes of the tenure still in flight.
+func Claim(l *Lease, holder string, now time.Time, ttl time.Duration) (Lease, bool) {
+	if l != nil && l.HeldBy(holder, now) {
+		return Renew(l, holder, now, ttl)
+	}
+	return Acquire(l, holder, now, ttl)
+}
+
 // Release gives up holder's lease: the holder is cleared and the token kept, so the next
 // [Acquire] starts a new tenure with a greater token. It fails if holder does not hold l
 // at now.

@@ -141,3 +141,29 @@ func TestAdmit(t *testing.T) {
 		}
 	}
 }
+
+// TestClaim: an engine's claim at each round renews the lease it holds (same token, later
+// expiry) rather than letting it lapse, and acquires it otherwise.
+func TestClaim(t *testing.T) {
+	ttl := 30 * time.Second
+	held := units.Lease{Holder: "e1", Token: 4, Expires: t0.Add(10 * time.Second)}
+	for _, tc := range []struct {
+		name   string
+		l      *units.Lease
+		holder string
+		want   units.Lease
+		ok     bool
+	}{
+		{"no lease yet: acquired with the first token", nil, "e1", units.Lease{Holder: "e1", Token: 1, Expires: t0.Add(ttl)}, true},
+		{"held: renewed under the same token", &held, "e1", units.Lease{Holder: "e1", Token: 4, Expires: t0.Add(ttl)}, true},
+		{"held by another: refused", &held, "e2", held, false},
+		{"expired: acquired under a new token", &units.Lease{Holder: "e2", Token: 4, Expires: t0}, "e1", units.Lease{Holder: "e1", Token: 5, Expires: t0.Add(ttl)}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := units.Claim(tc.l, tc.holder, t0, ttl)
+			if diff := cmp.Diff(tc.want, got); diff != "" || ok != tc.ok {
+				t.Errorf("Claim() = %v (-want +got):\n%s", ok, diff)
+			}
+		})
+	}
+}

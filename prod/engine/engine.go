@@ -352,10 +352,7 @@ func (e *Engine) acquire(ctx context.Context, now time.Time) (units.Lease, bool,
 		c := fromLease(&l)
 		cur = &c
 	}
-	next, ok := units.Acquire(cur, e.o.Holder, now, e.o.LeaseTTL)
-	if ok && cur != nil && cur.Holder == e.o.Holder && cur.Token == next.Token {
-		next, ok = units.Renew(cur, e.o.Holder, now, e.o.LeaseTTL)
-	}
+	next, ok := units.Claim(cur, e.o.Holder, now, e.o.LeaseTTL)
 	if !ok {
 		return next, false, nil
 	}
