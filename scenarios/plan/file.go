@@ -1,8 +1,10 @@
 package plan
 
+// The plan file: its types (Plan, its parameters, sweep axes and phases) and the parser
+// that reads and validates it. The hub model a plan may set or sweep is hub.go; the
+// sweep's points and the scenario rendered for each are points.go.
+
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -74,26 +76,6 @@ type Axis struct {
 	Values []Value
 	Line   int
 }
-
-// HubModel is the production hub as the simulator models it: Workers decisions at once,
-// each making CallsPerDecision API requests through a client-side token bucket of QPS per
-// second holding Burst, one after another, each taking APILatency at the API server. A
-// decision therefore takes CallsPerDecision × APILatency once it has its tokens.
-type HubModel struct {
-	Line             int
-	Workers          int
-	QPS              float64
-	Burst            int
-	CallsPerDecision int
-	APILatency       time.Duration
-}
-
-// DefaultHub is `fleet hub`'s defaults (8 workers, 250 qps, burst 1000) with 10 requests
-// per decision at 0.5 ms each (the scenario format's default 5 ms per decision).
-var DefaultHub = HubModel{Workers: 8, QPS: 250, Burst: 1000, CallsPerDecision: 10, APILatency: 500 * time.Microsecond}
-
-// hubParams are the hub's parameters a sweep may name as hub.<key>.
-var hubParams = []string{"workers", "qps", "burst", "callsPerDecision", "apiLatency"}
 
 var topKeys = []string{"name", "question", "seed", "repetitions", "scenario", "scenarioFile", "parameters", "sweep", "hub", "x", "sample", "small", "phases"}
 
@@ -405,67 +387,6 @@ func (p *parser) small(pl *Plan, n *yaml.Node, apply bool) error {
 	return nil
 }
 
-func checkHubValue(key string, v Value) error {
-	switch key {
-	case "apiLatency":
-		if _, err := time.ParseDuration(v.Text); err != nil || v.Num < 0 {
-			return fmt.Errorf("must be a duration such as 5ms, not %q", v.Text)
-		}
-	case "qps":
-		if !v.IsNum || v.Num <= 0 {
-			return fmt.Errorf("must be a positive number, not %q", v.Text)
-		}
-	default:
-		if _, err := strconv.Atoi(v.Text); err != nil || v.Num < 0 || (key != "callsPerDecision" && v.Num < 1) {
-			return fmt.Errorf("must be a positive integer, not %q", v.Text)
-		}
-	}
-	return nil
-}
-
-func (p *parser) hub(n *yaml.Node) (*HubModel, error) {
-	f, err := p.fields(n, "hub", hubParams)
-	if err != nil {
-		return nil, err
-	}
-	h := DefaultHub
-	h.Line = n.Line
-	for _, k := range hubParams {
-		c := f[k]
-		if c == nil {
-			continue
-		}
-		v, err := p.value(c, "hub."+k)
-		if err == nil {
-			err = checkHubValue(k, v)
-		}
-		if err != nil {
-			return nil, p.errorf(c.Line, "hub."+k, "%v", strings.TrimPrefix(err.Error(), p.path+":"))
-		}
-		setHub(&h, k, v)
-	}
-	if h.CallsPerDecision > h.Burst {
-		return nil, p.errorf(n.Line, "hub", "callsPerDecision %d exceeds burst %d: no decision could ever get its requests", h.CallsPerDecision, h.Burst)
-	}
-	return &h, nil
-}
-
-func setHub(h *HubModel, key string, v Value) {
-	switch key {
-	case "workers":
-		h.Workers = int(v.Num)
-	case "qps":
-		h.QPS = v.Num
-	case "burst":
-		h.Burst = int(v.Num)
-	case "callsPerDecision":
-		h.CallsPerDecision = int(v.Num)
-	case "apiLatency":
-		d, _ := time.ParseDuration(v.Text)
-		h.APILatency = d
-	}
-}
-
 // value reads a scalar parameter value.
 func (p *parser) value(n *yaml.Node, field string) (Value, error) {
 	if n.Kind != yaml.ScalarNode {
@@ -546,144 +467,4 @@ func yamlLine(err error) int {
 		return n
 	}
 	return 0
-}
-
-var templateLineRE = regexp.MustCompile(`^template: scenario:(\d+):(?:\d+:)? ?(.*)$`)
-
-var startedRE = regexp.MustCompile(`started at scenario:(\d+)`)
-
-func templateError(err error) (int, string) {
-	msg := err.Error()
-	if m := templateLineRE.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		if s := startedRE.FindStringSubmatch(m[2]); s != nil {
-			n, _ = strconv.Atoi(s[1])
-		}
-		return n, m[2]
-	}
-	return 0, strings.TrimPrefix(msg, "template: ")
-}
-
-// funcs are the template's helpers: seq a b (the integers a..b), add, sub, mul, div (ints).
-var funcs = template.FuncMap{
-	"seq": func(a, b int) ([]int, error) {
-		if b-a > 10_000_000 {
-			return nil, fmt.Errorf("seq %d %d: too many values", a, b)
-		}
-		var out []int
-		for i := a; i <= b; i++ {
-			out = append(out, i)
-		}
-		return out, nil
-	},
-	"add": func(a, b int) int { return a + b },
-	"sub": func(a, b int) int { return a - b },
-	"mul": func(a, b int) int { return a * b },
-	"div": func(a, b int) (int, error) {
-		if b == 0 {
-			return 0, errors.New("div by zero")
-		}
-		return a / b, nil
-	},
-	"mod": func(a, b int) (int, error) {
-		if b == 0 {
-			return 0, errors.New("mod by zero")
-		}
-		return a % b, nil
-	},
-}
-
-func (pl *Plan) axis(name string) *Axis {
-	for i := range pl.Sweep {
-		if pl.Sweep[i].Name == name {
-			return &pl.Sweep[i]
-		}
-	}
-	return nil
-}
-
-// Point is one combination of swept values.
-type Point struct {
-	Index int
-	// Values are the swept parameters' values, in sweep order.
-	Values []Value
-}
-
-// Points lists the cartesian product of the sweep, the first parameter varying slowest.
-func (pl *Plan) Points() []Point {
-	n := 1
-	for _, a := range pl.Sweep {
-		n *= len(a.Values)
-	}
-	out := make([]Point, n)
-	for i := range out {
-		out[i].Index = i
-		rest := i
-		vals := make([]Value, len(pl.Sweep))
-		for j := len(pl.Sweep) - 1; j >= 0; j-- {
-			k := len(pl.Sweep[j].Values)
-			vals[j] = pl.Sweep[j].Values[rest%k]
-			rest /= k
-		}
-		out[i].Values = vals
-	}
-	return out
-}
-
-// Label names a point: "members=10, hub.qps=50" ("default" without a sweep).
-func (pl *Plan) Label(pt Point) string {
-	var parts []string
-	for j, a := range pl.Sweep {
-		parts = append(parts, a.Name+"="+pt.Values[j].Text)
-	}
-	if len(parts) == 0 {
-		return "default"
-	}
-	return strings.Join(parts, ", ")
-}
-
-// Scenario renders and parses point i's scenario, with the plan's hub model applied.
-func (pl *Plan) Scenario(i int) (*scenarios.Scenario, error) {
-	pt := pl.Points()[i]
-	data := map[string]any{}
-	hub := map[string]any{}
-	var h *HubModel
-	if pl.Hub != nil {
-		c := *pl.Hub
-		h = &c
-	}
-	for k, v := range pl.Parameters {
-		data[k] = v.Go
-	}
-	for j, a := range pl.Sweep {
-		if key, ok := strings.CutPrefix(a.Name, "hub."); ok {
-			setHub(h, key, pt.Values[j])
-			hub[key] = pt.Values[j].Go
-			continue
-		}
-		data[a.Name] = pt.Values[j].Go
-	}
-	data["hub"] = hub
-	var buf bytes.Buffer
-	if err := pl.tmpl.Execute(&buf, data); err != nil {
-		line, reason := templateError(err)
-		return nil, &scenarios.Error{Path: pl.TemplatePath, Line: pl.TemplateLine + max(line, 1) - 1, Field: "scenario", Reason: fmt.Sprintf("template (%s): %s", pl.Label(pt), reason)}
-	}
-	sc, err := scenarios.ParseWith(pl.Path, buf.Bytes(), scenarios.Options{Limits: pl.Limits})
-	if err != nil {
-		var se *scenarios.Error
-		if errors.As(err, &se) {
-			return nil, &scenarios.Error{Path: pl.TemplatePath, Line: pl.TemplateLine, Field: "scenario",
-				Reason: fmt.Sprintf("the scenario rendered for %s is invalid at its line %d: %s", pl.Label(pt), se.Line, strings.TrimPrefix(se.Error(), pl.Path+":"))}
-		}
-		return nil, err
-	}
-	if h != nil {
-		sc.Hub = &scenarios.Hub{Line: h.Line, Workers: h.Workers, QPS: h.QPS, Burst: h.Burst, CallsPerDecision: h.CallsPerDecision,
-			DecisionTime: time.Duration(h.CallsPerDecision) * h.APILatency}
-		if h.CallsPerDecision > h.Burst {
-			return nil, &scenarios.Error{Path: pl.Path, Line: h.Line, Field: "hub", Reason: fmt.Sprintf("for %s: callsPerDecision %d exceeds burst %d", pl.Label(pt), h.CallsPerDecision, h.Burst)}
-		}
-	}
-	return sc, nil
 }
