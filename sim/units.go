@@ -263,17 +263,6 @@ func (s *Sim) checkDuplicates() {
 	}
 }
 
-func (s *Sim) reportedStates() []units.ReportedState {
-	fr := &s.fleet
-	var out []units.ReportedState
-	for _, m := range sortedKeys(fr.reported) {
-		for _, st := range fr.reported[m] {
-			out = append(out, units.ReportedState{Unit: st.Name, Machine: m, Hash: st.Hash, LoadState: st.LoadState, ActiveState: st.ActiveState, SubState: st.SubState})
-		}
-	}
-	return out
-}
-
 // UnitStatus is a fleet unit as `fleetctl list-units` shows it, plus where it really runs.
 type UnitStatus struct {
 	Name         string `json:"name"`

@@ -94,17 +94,6 @@ func summarize(p units.Plan) summary {
 	return s
 }
 
-// placement returns unit → machine after applying p to jobs, for scheduled units only.
-func placement(jobs []units.Job, p units.Plan) map[string]string {
-	out := map[string]string{}
-	for _, j := range p.Apply(jobs) {
-		if j.Machine != "" {
-			out[j.Unit.Name] = j.Machine
-		}
-	}
-	return out
-}
-
 func describe(in units.Input) string {
 	var b strings.Builder
 	b.WriteString("machines[")

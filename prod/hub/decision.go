@@ -98,6 +98,7 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 			if retryable(err) {
 				decisionRetries.WithLabelValues(string(c)).Inc()
 				log.V(1).Info("retrying on fresh objects", "reason", err.Error())
+				//lint:ignore SA1019 a conflict is retried at once with the queue's rate-limited backoff, which RequeueAfter's fixed delay is not; returning it as an error would log every routine conflict
 				return reconcile.Result{Requeue: true}, nil
 			}
 			return reconcile.Result{}, fmt.Errorf("%s %s: %w", c, key, err)
@@ -160,6 +161,7 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 			// write: decide again on fresh objects.
 			decisionRetries.WithLabelValues(string(c)).Inc()
 			log.V(1).Info("retrying on fresh objects", "reason", flushErr.Error())
+			//lint:ignore SA1019 as above: the rate-limited retry of a conflict, without an error log
 			return reconcile.Result{Requeue: true}, nil
 		}
 		return reconcile.Result{}, fmt.Errorf("%s %s: %w", c, key, flushErr)

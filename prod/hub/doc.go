@@ -7,7 +7,7 @@
 //   - Hub: the policy-snapshot, scheduler, rollout, work-generator, eviction and
 //     staged-update controllers, plus the Work status fan-in (what member agents report in
 //     Works, copied to bindings). Each decision reads its scope from the informer cache
-//     (state.go, cache.go: one placement's snapshots, bindings and Works by field index;
+//     (load.go, cache.go: one placement's snapshots, bindings and Works by field index;
 //     members converted once per resourceVersion), runs the shared controller on them, and
 //     writes back the difference with the resourceVersions read (flush.go). Decisions run
 //     in parallel under the rules of consistency.go. What a decision changes fires the
