@@ -234,7 +234,7 @@ func invRolling(st placement.RolloutStrategy) (maxUnavailable, maxSurge *intstr.
 // either not WorkNotTrackable or True for at least the unavailable period. (DC-13: a
 // ReportDiff binding reports no Available condition and is ready once DiffReported is True.)
 func invReady(b *placement.Binding, now time.Time, period time.Duration) bool {
-	if b.ApplyStrategy != nil && b.ApplyStrategy.Type == "ReportDiff" &&
+	if b.ApplyStrategy.TypeOrDefault().ReportsOnly() &&
 		condition.IsTrue(b.Conditions, condition.TypeDiffReported, b.Generation) {
 		return true
 	}
@@ -572,7 +572,7 @@ func (ro *Rollout) evictionBudget(r Reader, d *diff, _ time.Time) error {
 			failed = true
 		}
 	}
-	reportDiff := target.ApplyStrategy != nil && target.ApplyStrategy.Type == "ReportDiff"
+	reportDiff := target.ApplyStrategy.TypeOrDefault().ReportsOnly()
 	present := invHolds(target)
 	budgetText := fmt.Sprintf("budget %+v: allowed %d, available %d, total %d, misconfigured %v (numberOfClusters %d)", budgetSpec(budget), allowed, available, total, misconfigured, n)
 

@@ -26,10 +26,6 @@ const (
 	DefaultStuckThreshold = 5 * time.Minute
 )
 
-// applyTypeReportDiff is the apply strategy under which a cluster only reports differences:
-// such a cluster is done once DiffReported is True, as it never becomes Applied/Available.
-const applyTypeReportDiff = "ReportDiff"
-
 // Placement is what a run reads of its ClusterResourcePlacement.
 type Placement struct {
 	Name string
@@ -632,9 +628,9 @@ func (d *decision) unexpected(ss *StageUpdatingStatus, cs *ClusterUpdatingStatus
 }
 
 // clusterDone: the binding's resources are applied and available at its generation (or,
-// under ReportDiff, diff reporting completed).
+// under ReportDiff, which never makes them Applied or Available, diff reporting completed).
 func (d *decision) clusterDone(b *placement.Binding) bool {
-	if d.st.AppliedStrategy != nil && d.st.AppliedStrategy.Type == applyTypeReportDiff {
+	if d.st.AppliedStrategy.TypeOrDefault().ReportsOnly() {
 		return condition.IsTrue(b.Conditions, condition.TypeDiffReported, b.Generation)
 	}
 	return condition.IsTrue(b.Conditions, condition.TypeApplied, b.Generation) &&
