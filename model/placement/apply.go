@@ -16,16 +16,17 @@ import "slices"
 //     rewrites the generated CRDs under config/crd/bases (clusterresourceplacements, works,
 //     clusterresourcebindings, clusterstagedupdateruns).
 //   - model/placement/apply.go (this file): the constant, its place in ApplyTypes (which
-//     Valid reads) and its answers to ReportsOnly and ServerSide.
+//     Valid and ValidatePlacement read) and its answers to ReportsOnly and ServerSide.
 //   - agentk8s/decide.go: what the agent does with a manifest under it (Decide, apply).
 //   - model/placement/apply_test.go and agentk8s/decide_test.go: their tests.
 //
 // Nothing else changes: apis/convert converts the type by its spelling (its test checks that
-// ApplyTypes and the default are the CRDs' enum and default), and model/status,
-// model/rollout, model/staged, model/eviction, model/invariants and agentk8s's work loop
-// (RunWork, which the simulator and the member agent share) only ask ReportsOnly (Decide
-// also ServerSide). A strategy that neither only reports nor applies like one of these
-// would need a new method here and its callers, not a comparison.
+// ApplyTypes and the default are the CRDs' enum and default), ValidatePlacement refuses
+// what is not in ApplyTypes (as the CRDs' enum does), and model/status, model/rollout,
+// model/staged, model/eviction, model/invariants and agentk8s's work loop (RunWork, which
+// the simulator and the member agent share) only ask ReportsOnly (Decide also ServerSide).
+// A strategy that neither only reports nor applies like one of these would need a new
+// method here and its callers, not a comparison.
 type ApplyType string
 
 const (

@@ -92,3 +92,28 @@ func TestApplyType(t *testing.T) {
 		t.Errorf("DefaultApplyType %q is not in ApplyTypes", DefaultApplyType)
 	}
 }
+
+// TestValidateApplyStrategyType: the API's enum (APPLY-API); an empty type is the default.
+func TestValidateApplyStrategyType(t *testing.T) {
+	for _, tc := range []struct {
+		typ  ApplyType
+		want string
+	}{
+		{"", ""},
+		{ClientSideApply, ""},
+		{ServerSideApply, ""},
+		{ReportDiff, ""},
+		{"ForceApply", `spec.strategy.applyStrategy.type: Unsupported value: "ForceApply": supported values: "ClientSideApply", "ServerSideApply", "ReportDiff"`},
+	} {
+		c := &ClusterResourcePlacement{Spec: PlacementSpec{ResourceSelectors: []ResourceSelector{{Version: "v1", Kind: "Namespace", Name: "a"}}}}
+		c.Name = "crp"
+		c.Spec.Strategy.ApplyStrategy = &ApplyStrategy{Type: tc.typ}
+		got := ""
+		if errs := ValidatePlacement(c); len(errs) > 0 {
+			got = errs.ToAggregate().Error()
+		}
+		if got != tc.want {
+			t.Errorf("ValidatePlacement(applyStrategy.type %q) = %q, want %q", tc.typ, got, tc.want)
+		}
+	}
+}
