@@ -19,12 +19,9 @@ import (
 	"github.com/fleetsim/fleetsim/model/resources"
 )
 
-// Apply strategy values (APPLY-API); an empty field means the first (default) one.
+// Apply strategy values (APPLY-API); an empty field means the first (default) one. The
+// strategy's type is placement.ApplyType.
 const (
-	TypeClientSideApply = "ClientSideApply"
-	TypeServerSideApply = "ServerSideApply"
-	TypeReportDiff      = "ReportDiff"
-
 	PartialComparison = "PartialComparison"
 	FullComparison    = "FullComparison"
 
@@ -144,7 +141,7 @@ func Decide(in Input) Decision {
 		g := in.Live.GetGeneration()
 		res.MemberGeneration = &g
 	}
-	if s.Type == TypeReportDiff {
+	if s.Type.ReportsOnly() {
 		res.ReportDiff = true
 		if in.Live == nil {
 			res.Diffs = []placement.PatchDetail{{Path: "/", ValueInHub: WholeObject}}
@@ -205,9 +202,7 @@ func strategyOrDefault(s *placement.ApplyStrategy) placement.ApplyStrategy {
 	if s != nil {
 		out = *s.Copy()
 	}
-	if out.Type == "" {
-		out.Type = TypeClientSideApply
-	}
+	out.Type = out.Type.OrDefault()
 	if out.ComparisonOption == "" {
 		out.ComparisonOption = PartialComparison
 	}
@@ -252,7 +247,7 @@ func apply(in Input, s placement.ApplyStrategy, res ManifestResult, op Op) Decis
 	}
 	delete(ann, LastAppliedAnnotation)
 	ann[SpecHashAnnotation] = Hash(in.Manifest)
-	ssa := s.Type == TypeServerSideApply
+	ssa := s.Type.ServerSide()
 	if !ssa {
 		last, _ := json.Marshal(in.Manifest.Object)
 		if len(last) > MaxLastAppliedSize {

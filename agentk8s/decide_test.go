@@ -30,7 +30,7 @@ func appliedBy(t *testing.T, manifest string, edit func(*unstructured.Unstructur
 	return live
 }
 
-func strategy(typ, cmp, when, takeover string) *placement.ApplyStrategy {
+func strategy(typ placement.ApplyType, cmp, when, takeover string) *placement.ApplyStrategy {
 	return &placement.ApplyStrategy{Type: typ, ComparisonOption: cmp, WhenToApply: when, WhenToTakeOver: takeover}
 }
 
@@ -74,11 +74,11 @@ func TestDecide(t *testing.T) {
 		{name: "Always, partial, managed drift: overwritten, not reported", live: appliedBy(t, cmDoc, edited), wantOp: OpUpdate},
 		{name: "Always, full, unmanaged drift: reported, no error", live: appliedBy(t, cmDoc, extra), strategy: strategy("", FullComparison, "", ""),
 			wantOp: OpNone, wantDrifts: []placement.PatchDetail{{Path: "/data/extra", ValueInMember: "x"}}},
-		{name: "ReportDiff: differences, no write", live: preexisting("{k: b}"), strategy: strategy(TypeReportDiff, "", "", TakeOverNever),
+		{name: "ReportDiff: differences, no write", live: preexisting("{k: b}"), strategy: strategy(placement.ReportDiff, "", "", TakeOverNever),
 			wantDiffs: []placement.PatchDetail{{Path: "/data/k", ValueInHub: "a", ValueInMember: "b"}}},
-		{name: "ReportDiff: a missing object is a whole-object difference", live: nil, strategy: strategy(TypeReportDiff, "", "", ""),
+		{name: "ReportDiff: a missing object is a whole-object difference", live: nil, strategy: strategy(placement.ReportDiff, "", "", ""),
 			wantDiffs: []placement.PatchDetail{{Path: "/", ValueInHub: WholeObject}}},
-		{name: "ServerSideApply", live: preexisting("{k: b}"), strategy: strategy(TypeServerSideApply, "", "", ""), wantOp: OpServerSideApply},
+		{name: "ServerSideApply", live: preexisting("{k: b}"), strategy: strategy(placement.ServerSideApply, "", "", ""), wantOp: OpServerSideApply},
 		{name: "owned by a controller, no co-ownership", live: func() *unstructured.Unstructured {
 			u := preexisting("{k: a}")
 			u.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "d", UID: "x"}})
@@ -150,7 +150,7 @@ func TestSummariseStrategy(t *testing.T) {
 	g := int64(3)
 	cm := placement.ResourceIdentifier{Version: "v1", Kind: "ConfigMap", Name: "cm", Namespace: "app"}
 	diffs := []placement.PatchDetail{{Path: "/data/k", ValueInHub: "a", ValueInMember: "b"}}
-	r := SummariseStrategy("crp-work", TypeReportDiff, []ManifestResult{{Identifier: cm, ReportDiff: true, Diffs: diffs, MemberGeneration: &g}})
+	r := SummariseStrategy("crp-work", placement.ReportDiff, []ManifestResult{{Identifier: cm, ReportDiff: true, Diffs: diffs, MemberGeneration: &g}})
 	if r.Applied.Type != "" || r.DiffReported == nil || r.DiffReported.Reason != ReasonAllWorkDiffReported || len(r.Diffed) != 1 || *r.Diffed[0].TargetClusterObservedGeneration != 3 {
 		t.Errorf("ReportDiff summary = %+v", r)
 	}

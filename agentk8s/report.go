@@ -71,9 +71,10 @@ const (
 )
 
 // SummariseStrategy summarises the results of a work applied under an apply strategy type:
-// ReportDiff reports DiffReported, the others Applied and Available (Summarise).
-func SummariseStrategy(work, applyType string, results []ManifestResult) placement.WorkReport {
-	if applyType == TypeReportDiff {
+// a type that only reports (ReportDiff) reports DiffReported, the others Applied and
+// Available (Summarise).
+func SummariseStrategy(work string, applyType placement.ApplyType, results []ManifestResult) placement.WorkReport {
+	if applyType.ReportsOnly() {
 		return summariseDiff(work, results)
 	}
 	return Summarise(work, results)

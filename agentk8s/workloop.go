@@ -60,7 +60,7 @@ const WriteAttempts = 6
 // WorkRun is what one run of a Work's loop found.
 type WorkRun struct {
 	work      string
-	applyType string
+	applyType placement.ApplyType
 	// Results are the manifests' results, in manifest order.
 	Results []ManifestResult
 	// Live[i] is the object of Manifests[i] on the member after the run: nil when there is
@@ -88,7 +88,7 @@ func (r WorkRun) Report() placement.WorkReport {
 // under a Mirror report-back strategy, its status reported back. RunWork reads no clock
 // and does no I/O but through mc.
 func RunWork(w Work, mc MemberCluster, since *Sightings, now time.Time) WorkRun {
-	reportDiff := w.Strategy != nil && w.Strategy.Type == TypeReportDiff
+	reportDiff := w.Strategy.TypeOrDefault().ReportsOnly()
 	run := WorkRun{work: w.Name, Results: make([]ManifestResult, len(w.Manifests)),
 		Live: make([]*unstructured.Unstructured, len(w.Manifests)), Settled: true}
 	if w.Strategy != nil {

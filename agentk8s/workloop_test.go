@@ -114,7 +114,7 @@ func TestRunWorkFirstSeenByGroup(t *testing.T) {
 	}{
 		{
 			name:     "diffs under ReportDiff",
-			strategy: &placement.ApplyStrategy{Type: TypeReportDiff},
+			strategy: &placement.ApplyStrategy{Type: placement.ReportDiff},
 			rounds: []round{
 				{at: t1, before: func(_ *testing.T, f *fakeMember, _, crd *unstructured.Unstructured) {
 					// Only the example.com Deployment is on the member, as the hub has it.
@@ -201,7 +201,7 @@ func TestRunWork(t *testing.T) {
 		{
 			name:     "a refusal does not stop a comparison",
 			docs:     []string{cm},
-			strategy: &placement.ApplyStrategy{Type: TypeReportDiff},
+			strategy: &placement.ApplyStrategy{Type: placement.ReportDiff},
 			member:   fakeMember{refuse: map[string]bool{"cm": true}},
 			want:     outcome{Settled: true},
 		},
@@ -214,7 +214,7 @@ func TestRunWork(t *testing.T) {
 		{
 			name:     "a read error fails the comparison",
 			docs:     []string{cm},
-			strategy: &placement.ApplyStrategy{Type: TypeReportDiff},
+			strategy: &placement.ApplyStrategy{Type: placement.ReportDiff},
 			member:   fakeMember{unreadable: map[string]bool{"cm": true}},
 			want:     outcome{Failures: []string{": Failed to read the object: unreadable"}},
 		},
@@ -234,7 +234,7 @@ func TestRunWork(t *testing.T) {
 		{
 			name:     "a server-side apply conflict is not retried",
 			docs:     []string{cm},
-			strategy: &placement.ApplyStrategy{Type: TypeServerSideApply},
+			strategy: &placement.ApplyStrategy{Type: placement.ServerSideApply},
 			member:   fakeMember{conflicts: 1},
 			want:     outcome{Writes: []string{"/ConfigMap/app/cm"}, Failures: []string{ReasonConflictWithOtherApplier + ": Failed to apply manifest: " + conflict}},
 		},

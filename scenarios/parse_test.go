@@ -323,6 +323,8 @@ func TestParseErrors(t *testing.T) {
 			11, "timeline[0].apply[0] (ClusterResourcePlacement crp)", "spec.policy.numberOfClusters: Invalid value: cannot decode string as int32"},
 		{"crp without selectors", head + apply + crpHead + "      spec: {}\n",
 			9, "timeline[0].apply[0] (ClusterResourcePlacement crp)", "spec.resourceSelectors: Required value"},
+		{"crp unknown apply strategy", head + apply + crpHead + "      spec:\n        resourceSelectors: [{group: '', version: v1, kind: Namespace, name: app}]\n        strategy:\n          applyStrategy: {type: ForceApply}\n",
+			12, "timeline[0].apply[0] (ClusterResourcePlacement crp)", `spec.strategy.applyStrategy.type: Unsupported value: "ForceApply"`},
 		{"eviction at v1", head + apply + "      apiVersion: placement.kubernetes-fleet.io/v1\n      kind: ClusterResourcePlacementEviction\n      metadata: {name: e}\n",
 			6, "timeline[0].apply[0] (ClusterResourcePlacementEviction e)", "ClusterResourcePlacementEviction is served at placement.kubernetes-fleet.io/v1beta1, placement.kubernetes-fleet.io/v1alpha1, not at v1"},
 		{"crp at v2", head + apply + "      apiVersion: placement.kubernetes-fleet.io/v2\n      kind: ClusterResourcePlacement\n      metadata: {name: crp}\n",

@@ -22,6 +22,7 @@ import (
 	v1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
 	"github.com/fleetsim/fleetsim/model/condition"
 	"github.com/fleetsim/fleetsim/model/membership"
+	"github.com/fleetsim/fleetsim/model/placement"
 )
 
 // Defaults of Agent's periods.
@@ -246,7 +247,7 @@ func (a *Agent) syncWork(ctx context.Context, w *v1beta1.Work) error {
 		return err
 	}
 	owner := ownerOf(aw)
-	applyType := ""
+	var applyType placement.ApplyType
 	if strategy != nil {
 		applyType = strategy.Type
 	}

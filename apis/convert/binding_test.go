@@ -70,7 +70,7 @@ func TestBindingFromScheduler(t *testing.T) {
 		Deleting: true, Generation: 3,
 		ClusterResourceOverrideSnapshots: []string{"cro-1-0"},
 		ResourceOverrideSnapshots:        []placement.NamespacedName{{Namespace: "app", Name: "ro-1-2"}},
-		ApplyStrategy:                    &placement.ApplyStrategy{Type: "ServerSideApply", WhenToTakeOver: "IfNoDiff"},
+		ApplyStrategy:                    &placement.ApplyStrategy{Type: placement.ServerSideApply, WhenToTakeOver: "IfNoDiff"},
 		Conditions: []condition.Timed{
 			{Condition: condition.True(condition.TypeRolloutStarted, condition.ReasonRolloutStarted, "Detected the new changes on the resources and started the rollout process"), ObservedGeneration: 3, LastTransitionTime: at("2025-02-01T10:00:00Z")},
 			{Condition: condition.False(condition.TypeApplied, condition.ReasonNotAllWorkApplied, "Work object web-work is not applied"), ObservedGeneration: 3, LastTransitionTime: at("2025-02-01T10:00:05Z")},
@@ -121,7 +121,7 @@ func TestWorkRoundTrip(t *testing.T) {
 		len(m.Manifests) != 2 || len(m.Envelopes) != 2 || m.Envelopes[0] != nil || m.Manifests[1].GetKind() != "Deployment" {
 		t.Errorf("WorkToModel(seed work) = %+v", m)
 	}
-	diff(t, "apply strategy", &placement.ApplyStrategy{Type: "ClientSideApply", ComparisonOption: "PartialComparison", WhenToApply: "Always", WhenToTakeOver: "Always"}, strategy)
+	diff(t, "apply strategy", &placement.ApplyStrategy{Type: placement.ClientSideApply, ComparisonOption: "PartialComparison", WhenToApply: "Always", WhenToTakeOver: "Always"}, strategy)
 
 	got, err := convert.WorkFromModel(m, strategy, w)
 	if err != nil {

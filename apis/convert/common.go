@@ -177,13 +177,27 @@ func findBaseBy[A any](base []A, match func(A) bool) *A {
 	return nil
 }
 
+// applyTypeToModel converts an apply strategy type. The API and the model spell every type
+// alike (TestApplyTypesAreTheAPIs checks that placement.ApplyTypes and its default are the
+// CRDs' enum and default), so the spelling is kept, an empty type (the default) and one the
+// API would refuse included; a new type needs no change here.
+func applyTypeToModel(t v1beta1.ApplyStrategyType) placement.ApplyType {
+	return placement.ApplyType(t)
+}
+
+// applyTypeFromModel converts an apply strategy type back, keeping its spelling as
+// applyTypeToModel does.
+func applyTypeFromModel(t placement.ApplyType) v1beta1.ApplyStrategyType {
+	return v1beta1.ApplyStrategyType(t)
+}
+
 // ApplyStrategyToModel converts an apply strategy; nothing is lost.
 func ApplyStrategyToModel(a *v1beta1.ApplyStrategy) *placement.ApplyStrategy {
 	if a == nil {
 		return nil
 	}
 	out := &placement.ApplyStrategy{
-		Type: string(a.Type), ComparisonOption: string(a.ComparisonOption), WhenToApply: string(a.WhenToApply),
+		Type: applyTypeToModel(a.Type), ComparisonOption: string(a.ComparisonOption), WhenToApply: string(a.WhenToApply),
 		WhenToTakeOver: string(a.WhenToTakeOver), AllowCoOwnership: a.AllowCoOwnership,
 	}
 	if a.ServerSideApplyConfig != nil {
@@ -200,7 +214,7 @@ func ApplyStrategyFromModel(a *placement.ApplyStrategy) *v1beta1.ApplyStrategy {
 		return nil
 	}
 	out := &v1beta1.ApplyStrategy{
-		Type: v1beta1.ApplyStrategyType(a.Type), ComparisonOption: v1beta1.ComparisonOptionType(a.ComparisonOption),
+		Type: applyTypeFromModel(a.Type), ComparisonOption: v1beta1.ComparisonOptionType(a.ComparisonOption),
 		WhenToApply: v1beta1.WhenToApplyType(a.WhenToApply), WhenToTakeOver: v1beta1.WhenToTakeOverType(a.WhenToTakeOver),
 		AllowCoOwnership: a.AllowCoOwnership,
 	}

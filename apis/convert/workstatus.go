@@ -76,7 +76,7 @@ func WorkStatusToModel(w *v1beta1.Work, envelopes []*placement.NamespacedName) (
 // diff details, and the Work's Applied and Available (or DiffReported) conditions as
 // agentk8s.SummariseStrategy decides them, all observing the Work's generation. Conditions
 // whose status did not change keep base's lastTransitionTime.
-func WorkStatusFromResults(w *v1beta1.Work, applyType string, results []agentk8s.ManifestResult, now time.Time) v1beta1.WorkStatus {
+func WorkStatusFromResults(w *v1beta1.Work, applyType placement.ApplyType, results []agentk8s.ManifestResult, now time.Time) v1beta1.WorkStatus {
 	var out v1beta1.WorkStatus
 	timed := func(old []metav1.Condition, c condition.Condition) metav1.Condition {
 		mc := metav1.Condition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message,

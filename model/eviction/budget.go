@@ -104,7 +104,9 @@ func isFailed(b *placement.Binding) bool {
 	return false
 }
 
-// isReportDiff: the binding was rolled with the ReportDiff apply strategy.
+// isReportDiff: the binding was rolled with an apply strategy that only reports
+// differences (ReportDiff, APPLY-REPORTDIFF); such a binding is evicted without a budget
+// check.
 func isReportDiff(b *placement.Binding) bool {
-	return b.ApplyStrategy != nil && b.ApplyStrategy.Type == applyTypeReportDiff
+	return b.ApplyStrategy.TypeOrDefault().ReportsOnly()
 }

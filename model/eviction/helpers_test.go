@@ -39,7 +39,7 @@ func binding(cluster string, state placement.BindingState, opts ...bindingOpt) *
 	b := &placement.Binding{
 		Name: placement.BindingName(crpName, cluster, 0), Placement: crpName, TargetCluster: cluster,
 		State: state, SchedulingPolicySnapshotName: crpName + "-1", Generation: 1,
-		ApplyStrategy: &placement.ApplyStrategy{Type: "ClientSideApply"},
+		ApplyStrategy: &placement.ApplyStrategy{Type: placement.ClientSideApply},
 	}
 	if state != placement.Scheduled {
 		b.ResourceSnapshotName = crpName + "-0-snapshot"
@@ -80,7 +80,7 @@ var (
 	availableFailed = cond(condition.TypeAvailable, metav1.ConditionFalse, 1)
 	deleting        = func(b *placement.Binding) { b.Deleting = true }
 	reportDiff      = func(b *placement.Binding) {
-		b.ApplyStrategy = &placement.ApplyStrategy{Type: "ReportDiff"}
+		b.ApplyStrategy = &placement.ApplyStrategy{Type: placement.ReportDiff}
 		b.Conditions = nil
 		cond(condition.TypeDiffReported, metav1.ConditionTrue, 1)(b)
 	}

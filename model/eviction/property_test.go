@@ -56,7 +56,7 @@ func propDrawBinding(t *rapid.T, i int, cluster string, focused bool) *placement
 		b.PreviousState = rapid.SampledFrom([]placement.BindingState{"", placement.Scheduled, placement.Bound}).Draw(t, label("previous"))
 	}
 	if rapid.IntRange(0, 7).Draw(t, label("reportDiff")) == 0 {
-		b.ApplyStrategy = &placement.ApplyStrategy{Type: "ReportDiff"}
+		b.ApplyStrategy = &placement.ApplyStrategy{Type: placement.ReportDiff}
 	}
 	for _, typ := range []string{condition.TypeApplied, condition.TypeAvailable} {
 		status := rapid.SampledFrom([]metav1.ConditionStatus{"", metav1.ConditionTrue, metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionUnknown}).Draw(t, label(typ))

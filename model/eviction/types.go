@@ -128,7 +128,3 @@ const (
 	FormatAllowedByBudget         = "Eviction is allowed by specified ClusterResourcePlacementDisruptionBudget, availablePlacements: %d, totalPlacements: %d"
 	FormatBlockedByBudget         = "Eviction is blocked by specified ClusterResourcePlacementDisruptionBudget, availablePlacements: %d, totalPlacements: %d"
 )
-
-// applyTypeReportDiff is the apply strategy type under which a binding only reports
-// differences (APPLY-REPORTDIFF); such a binding is evicted without a budget check.
-const applyTypeReportDiff = "ReportDiff"

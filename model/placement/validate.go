@@ -360,6 +360,9 @@ func validateStrategy(s RolloutStrategy, path *field.Path) field.ErrorList {
 	default:
 		errs = append(errs, field.NotSupported(path.Child("type"), s.Type, []RolloutStrategyType{RollingUpdateStrategy, ExternalStrategy}))
 	}
+	if a := s.ApplyStrategy; a != nil && !a.Type.Valid() {
+		errs = append(errs, field.NotSupported(path.Child("applyStrategy", "type"), a.Type, ApplyTypes()))
+	}
 	if d := s.DeleteStrategy; d != nil {
 		switch d.PropagationPolicy {
 		case "", DeletePropagationDelete, DeletePropagationAbandon:

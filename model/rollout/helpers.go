@@ -43,7 +43,7 @@ func Target(t placement.PlacementType, numberOfClusters int32, clusterNames []st
 // A binding with the ReportDiff apply type has no Available condition; it is ready once its
 // DiffReported condition is True at its generation (DC-13: diffs never block a rollout).
 func Ready(b *placement.Binding, now time.Time, period time.Duration) (bool, time.Duration) {
-	if b.ApplyStrategy != nil && b.ApplyStrategy.Type == applyTypeReportDiff &&
+	if b.ApplyStrategy.TypeOrDefault().ReportsOnly() &&
 		condition.IsTrue(b.Conditions, condition.TypeDiffReported, b.Generation) {
 		return true, 0
 	}

@@ -118,7 +118,7 @@ func cros(names ...string) opt {
 	return func(b *placement.Binding) { b.ClusterResourceOverrideSnapshots = names }
 }
 
-func applyType(typ string) opt {
+func applyType(typ placement.ApplyType) opt {
 	return func(b *placement.Binding) { b.ApplyStrategy = &placement.ApplyStrategy{Type: typ} }
 }
 

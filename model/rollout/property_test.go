@@ -85,7 +85,7 @@ func genInput(t *rapid.T) rollout.Input {
 					b.ClusterResourceOverrideSnapshots = []string{"cro-1"}
 				}
 				if rapid.IntRange(0, 3).Draw(t, "apply") == 0 {
-					b.ApplyStrategy = &placement.ApplyStrategy{Type: "ServerSideApply"}
+					b.ApplyStrategy = &placement.ApplyStrategy{Type: placement.ServerSideApply}
 				}
 			}
 			genCondition(t, b, condition.TypeRolloutStarted, startedOptions)
@@ -113,7 +113,7 @@ func genInput(t *rapid.T) rollout.Input {
 		in.Strategy.RollingUpdate = ru
 	}
 	if rapid.IntRange(0, 3).Draw(t, "desired-apply") == 0 {
-		in.Strategy.ApplyStrategy = &placement.ApplyStrategy{Type: "ServerSideApply"}
+		in.Strategy.ApplyStrategy = &placement.ApplyStrategy{Type: placement.ServerSideApply}
 	}
 	return in
 }

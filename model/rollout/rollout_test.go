@@ -560,8 +560,8 @@ func TestDecide(t *testing.T) {
 		{
 			name: "a changed apply strategy makes a binding stale",
 			typ:  pickN, n: 2, mu: "2",
-			apply:    &placement.ApplyStrategy{Type: "ServerSideApply"},
-			bindings: []*placement.Binding{bnd("c1", bound, on(newSnap), ready, started), bnd("c2", bound, on(newSnap), applyType("ServerSideApply"), ready, started)},
+			apply:    &placement.ApplyStrategy{Type: placement.ServerSideApply},
+			bindings: []*placement.Binding{bnd("c1", bound, on(newSnap), ready, started), bnd("c2", bound, on(newSnap), applyType(placement.ServerSideApply), ready, started)},
 			want:     outcome{Bind: []string{"c1"}},
 		},
 		{
@@ -580,10 +580,10 @@ func TestDecide(t *testing.T) {
 		{
 			name: "ReportDiff bindings are ready once diffs are reported",
 			typ:  pickN, n: 2,
-			apply: &placement.ApplyStrategy{Type: "ReportDiff"},
+			apply: &placement.ApplyStrategy{Type: placement.ReportDiff},
 			bindings: []*placement.Binding{
-				bnd("c1", bound, applyType("ReportDiff"), cond(condition.TypeDiffReported, yes, "AllWorkHaveDiffReported", 0, longAgo), started),
-				bnd("c2", bound, applyType("ReportDiff"), cond(condition.TypeDiffReported, yes, "AllWorkHaveDiffReported", 0, longAgo), started),
+				bnd("c1", bound, applyType(placement.ReportDiff), cond(condition.TypeDiffReported, yes, "AllWorkHaveDiffReported", 0, longAgo), started),
+				bnd("c2", bound, applyType(placement.ReportDiff), cond(condition.TypeDiffReported, yes, "AllWorkHaveDiffReported", 0, longAgo), started),
 			},
 			want: outcome{Bind: []string{"c1"}, Wait: []string{"c2"}, Held: []string{"c2"}},
 		},
@@ -627,7 +627,7 @@ func TestDecide(t *testing.T) {
 // TestBindContent checks the whole binding a Bind change writes.
 func TestBindContent(t *testing.T) {
 	t0 := now.Add(-time.Hour)
-	ssa := &placement.ApplyStrategy{Type: "ServerSideApply", ServerSideApplyConfig: &struct {
+	ssa := &placement.ApplyStrategy{Type: placement.ServerSideApply, ServerSideApplyConfig: &struct {
 		ForceConflicts bool `json:"force,omitempty"`
 	}{ForceConflicts: true}}
 	in := rollout.Input{
@@ -793,8 +793,8 @@ func TestReady(t *testing.T) {
 		{"untrackable just now", bnd("c", bound, untrackable(0)), false, time.Minute},
 		{"untrackable exactly at the cutoff", bnd("c", bound, untrackable(time.Minute)), true, 0},
 		{"untrackable after the cutoff", bnd("c", bound, untrackable(2*time.Minute)), true, 0},
-		{"ReportDiff with diffs reported", bnd("c", bound, applyType("ReportDiff"), cond(condition.TypeDiffReported, yes, "AllWorkHaveDiffReported", 0, now)), true, 0},
-		{"ReportDiff still reporting", bnd("c", bound, applyType("ReportDiff"), cond(condition.TypeDiffReported, no, "NotAllWorkHaveDiffReported", 0, now)), false, 0},
+		{"ReportDiff with diffs reported", bnd("c", bound, applyType(placement.ReportDiff), cond(condition.TypeDiffReported, yes, "AllWorkHaveDiffReported", 0, now)), true, 0},
+		{"ReportDiff still reporting", bnd("c", bound, applyType(placement.ReportDiff), cond(condition.TypeDiffReported, no, "NotAllWorkHaveDiffReported", 0, now)), false, 0},
 		{"DiffReported does not count for other apply types", bnd("c", bound, cond(condition.TypeDiffReported, yes, "AllWorkHaveDiffReported", 0, now)), false, 0},
 	}
 	for _, c := range cases {

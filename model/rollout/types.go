@@ -122,6 +122,3 @@ const (
 	ReasonRolloutStartedUnknown = "RolloutStartedUnknown"
 	MessageRolloutUnknown       = "In the process of deciding whether to roll out the latest resources or not"
 )
-
-// applyTypeReportDiff is the apply strategy type that reports diffs instead of applying.
-const applyTypeReportDiff = "ReportDiff"

@@ -556,7 +556,7 @@ func TestPreemption(t *testing.T) {
 			name: "overrides and apply strategy changed",
 			mutate: func(b *placement.Binding) {
 				b.ClusterResourceOverrideSnapshots = []string{"cro-0"}
-				b.ApplyStrategy = &placement.ApplyStrategy{Type: "ReportDiff"}
+				b.ApplyStrategy = &placement.ApplyStrategy{Type: placement.ReportDiff}
 			},
 			want: "binding spec diff: binding has different clusterResourceOverrideSnapshots, want: [], got: [cro-0]; binding has different applyStrategy, want: <nil>, got: {type: ReportDiff, comparisonOption: , whenToApply: , whenToTakeOver: , allowCoOwnership: false}; binding state (want Bound): Bound; binding RolloutStarted (want true): true,",
 		},
@@ -588,7 +588,7 @@ func TestPreemption(t *testing.T) {
 // DiffReported is True at its generation.
 func TestReportDiffClusterDone(t *testing.T) {
 	w := scheduled(t, newStrategy(newStage("all", nil)), []*member.Member{newMember("member1"), newMember("member2")})
-	w.placement.Strategy.ApplyStrategy = &placement.ApplyStrategy{Type: "ReportDiff"}
+	w.placement.Strategy.ApplyStrategy = &placement.ApplyStrategy{Type: placement.ReportDiff}
 	w.readyAfter["member1"] = -1
 	w.step()
 	name := placement.BindingName(crpName, "member1", 0)
@@ -600,7 +600,7 @@ func TestReportDiffClusterDone(t *testing.T) {
 	if len(p.UpdateBindings) != 1 || p.UpdateBindings[0].Binding.TargetCluster != "member2" {
 		t.Errorf("Decide(DiffReported) updates %v, want member2", p.UpdateBindings)
 	}
-	if got := p.UpdateBindings[0].Binding.ApplyStrategy; got == nil || got.Type != "ReportDiff" {
+	if got := p.UpdateBindings[0].Binding.ApplyStrategy; got == nil || got.Type != placement.ReportDiff {
 		t.Errorf("Decide(DiffReported) binding apply strategy = %v, want ReportDiff", got)
 	}
 }

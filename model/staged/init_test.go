@@ -184,7 +184,7 @@ func TestInitialization(t *testing.T) {
 func TestInitializedStatus(t *testing.T) {
 	w := scheduled(t, howToStrategy(), howToFleet())
 	w.placement.ObservedClusterCount = 3
-	w.placement.Strategy.ApplyStrategy = &placement.ApplyStrategy{Type: "ServerSideApply", WhenToTakeOver: "IfNoDiff"}
+	w.placement.Strategy.ApplyStrategy = &placement.ApplyStrategy{Type: placement.ServerSideApply, WhenToTakeOver: "IfNoDiff"}
 	w.bindings["gone"] = &placement.Binding{Name: "gone", Placement: crpName, TargetCluster: "member9", State: placement.Unscheduled, Generation: 3}
 	w.overrides = map[string]staged.Overrides{
 		"member3": {ClusterResourceOverrideSnapshots: []string{"cro-1"}, ResourceOverrideSnapshots: []placement.NamespacedName{{Namespace: "ns", Name: "ro-0"}}},
@@ -198,7 +198,7 @@ func TestInitializedStatus(t *testing.T) {
 	want := staged.StagedUpdateRunStatus{
 		PolicySnapshotIndexUsed:      "0",
 		PolicyObservedClusterCount:   3,
-		AppliedStrategy:              &placement.ApplyStrategy{Type: "ServerSideApply", WhenToTakeOver: "IfNoDiff"},
+		AppliedStrategy:              &placement.ApplyStrategy{Type: placement.ServerSideApply, WhenToTakeOver: "IfNoDiff"},
 		StagedUpdateStrategySnapshot: howToStrategy().Spec.DeepCopy(),
 		StagesStatus: []staged.StageUpdatingStatus{
 			{
@@ -233,7 +233,7 @@ func TestInitializedStatus(t *testing.T) {
 	wantBinding := *old
 	wantBinding.State = placement.Bound
 	wantBinding.ResourceSnapshotName = "example-placement-1-snapshot"
-	wantBinding.ApplyStrategy = &placement.ApplyStrategy{Type: "ServerSideApply", WhenToTakeOver: "IfNoDiff"}
+	wantBinding.ApplyStrategy = &placement.ApplyStrategy{Type: placement.ServerSideApply, WhenToTakeOver: "IfNoDiff"}
 	wantBinding.Generation = 2
 	wantBinding.Conditions = []condition.Timed{{
 		Condition: condition.True(condition.TypeRolloutStarted, condition.ReasonRolloutStarted,

@@ -4,6 +4,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fleetsim/fleetsim/model/condition"
+	"github.com/fleetsim/fleetsim/model/placement"
 )
 
 // Condition types on a ClusterResourcePlacement (STATUS-CRP-ORDER), in progression order.
@@ -142,14 +143,10 @@ var (
 	reportDiffChain = []stage{rolloutStarted, overridden, workSynchronized, diffReported}
 )
 
-// ApplyTypeReportDiff is the apply strategy type that reports differences instead of
-// applying; it swaps Applied and Available for DiffReported.
-const ApplyTypeReportDiff = "ReportDiff"
-
 // ConditionTypes returns the per-cluster (binding) condition types after Scheduled for an
 // apply strategy type, in progression order: RolloutStarted, Overridden, WorkSynchronized,
-// then Applied and Available, or DiffReported for ReportDiff.
-func ConditionTypes(applyType string) []string {
+// then Applied and Available, or DiffReported for a type that only reports (ReportDiff).
+func ConditionTypes(applyType placement.ApplyType) []string {
 	chain := chainFor(applyType)
 	out := make([]string, len(chain))
 	for i, s := range chain {
@@ -158,8 +155,8 @@ func ConditionTypes(applyType string) []string {
 	return out
 }
 
-func chainFor(applyType string) []stage {
-	if applyType == ApplyTypeReportDiff {
+func chainFor(applyType placement.ApplyType) []stage {
+	if applyType.ReportsOnly() {
 		return reportDiffChain
 	}
 	return applyChain

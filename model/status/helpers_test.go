@@ -69,7 +69,7 @@ func bound(crp, cluster, snapshot string, gen int64, conds ...condition.Conditio
 		Name: placement.BindingName(crp, cluster, 0), Placement: crp, TargetCluster: cluster,
 		State: placement.Bound, SchedulingPolicySnapshotName: crp + "-0", ResourceSnapshotName: snapshot,
 		ClusterDecision: pick(cluster), Generation: gen,
-		ApplyStrategy: &placement.ApplyStrategy{Type: "ClientSideApply"},
+		ApplyStrategy: &placement.ApplyStrategy{Type: placement.ClientSideApply},
 	}
 	for _, c := range conds {
 		condition.Set(&b.Conditions, c, gen, t0)

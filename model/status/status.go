@@ -19,9 +19,9 @@ type Input struct {
 	Generation int64
 	// RolloutStrategy is spec.strategy.type; empty means RollingUpdate.
 	RolloutStrategy placement.RolloutStrategyType
-	// ApplyStrategy is spec.strategy.applyStrategy.type: ClientSideApply (the default, also
-	// when empty), ServerSideApply or ReportDiff. It picks the condition chain.
-	ApplyStrategy string
+	// ApplyStrategy is spec.strategy.applyStrategy.type (empty means the default). It picks
+	// the condition chain.
+	ApplyStrategy placement.ApplyType
 	// PlacementType is the policy's type; empty means PickAll.
 	PlacementType placement.PlacementType
 	// Wanted is the number of clusters the policy asks for: numberOfClusters for PickN,

@@ -46,7 +46,7 @@ func TestPlacement(t *testing.T) {
 
 	base := func(typ placement.PlacementType, wanted int, sched *condition.Condition, decisions ...placement.ClusterDecision) status.Input {
 		return status.Input{
-			Generation: 1, RolloutStrategy: placement.RollingUpdateStrategy, ApplyStrategy: "ClientSideApply",
+			Generation: 1, RolloutStrategy: placement.RollingUpdateStrategy, ApplyStrategy: placement.ClientSideApply,
 			PlacementType: typ, Wanted: wanted,
 			Scheduling:             status.Scheduling{Condition: sched, ObservedPlacementGeneration: 1, Decisions: decisions},
 			LatestResourceSnapshot: snap0, ResourceIndex: 0,
@@ -356,7 +356,7 @@ func TestPlacement(t *testing.T) {
 					// Applied and Available left over from an earlier apply type are not read.
 					bound("work-3", "member-1", snap0, 1, started, noOverride, synced, diffDone, applied, available),
 					bound("work-3", "member-2", snap0, 1, started, noOverride, synced, diffDone))
-				in.ApplyStrategy = status.ApplyTypeReportDiff
+				in.ApplyStrategy = placement.ReportDiff
 				return in
 			}(),
 			want: status.Status{
@@ -377,7 +377,7 @@ func TestPlacement(t *testing.T) {
 				in := withBindings(base(placement.PickAll, -1, fulfilled(2), pick("member-1"), pick("member-2")),
 					bound("work-3", "member-1", snap0, 1, started, noOverride, synced, diffDone),
 					bound("work-3", "member-2", snap0, 1, started, noOverride, synced, failed))
-				in.ApplyStrategy = status.ApplyTypeReportDiff
+				in.ApplyStrategy = placement.ReportDiff
 				return in
 			}(),
 			want: status.Status{
@@ -647,13 +647,13 @@ func TestKubectlColumns(t *testing.T) {
 
 func TestConditionTypes(t *testing.T) {
 	cases := []struct {
-		apply string
+		apply placement.ApplyType
 		want  []string
 	}{
 		{"", []string{"RolloutStarted", "Overridden", "WorkSynchronized", "Applied", "Available"}},
-		{"ClientSideApply", []string{"RolloutStarted", "Overridden", "WorkSynchronized", "Applied", "Available"}},
-		{"ServerSideApply", []string{"RolloutStarted", "Overridden", "WorkSynchronized", "Applied", "Available"}},
-		{"ReportDiff", []string{"RolloutStarted", "Overridden", "WorkSynchronized", "DiffReported"}},
+		{placement.ClientSideApply, []string{"RolloutStarted", "Overridden", "WorkSynchronized", "Applied", "Available"}},
+		{placement.ServerSideApply, []string{"RolloutStarted", "Overridden", "WorkSynchronized", "Applied", "Available"}},
+		{placement.ReportDiff, []string{"RolloutStarted", "Overridden", "WorkSynchronized", "DiffReported"}},
 	}
 	for _, tc := range cases {
 		if diff := cmp.Diff(tc.want, status.ConditionTypes(tc.apply)); diff != "" {
@@ -683,13 +683,13 @@ func TestDriftsAndDiffsReported(t *testing.T) {
 		TargetClusterObservedGeneration: &gen, ObservedDiffs: []placement.PatchDetail{{Path: "/data/k", ValueInHub: "a", ValueInMember: "b"}}}}
 	cases := []struct {
 		name        string
-		apply       string
+		apply       placement.ApplyType
 		b           *placement.Binding
 		wantDrifted []placement.DriftedPlacement
 		wantDiffed  []placement.DiffedPlacement
 	}{
 		{"drift with every condition True", "", with(bound("crp", "a", "s0", 1, healthy()...), func(b *placement.Binding) { b.DriftedPlacements = drifted }), drifted, nil},
-		{"diff under ReportDiff", status.ApplyTypeReportDiff, with(bound("crp", "a", "s0", 1, started, noOverride, synced, diffDone), func(b *placement.Binding) { b.DiffedPlacements = diffed }), nil, diffed},
+		{"diff under ReportDiff", placement.ReportDiff, with(bound("crp", "a", "s0", 1, started, noOverride, synced, diffDone), func(b *placement.Binding) { b.DiffedPlacements = diffed }), nil, diffed},
 		{"not for a cluster on older resources", "", with(bound("crp", "a", "s-old", 1, healthy()...), func(b *placement.Binding) { b.DriftedPlacements = drifted }), nil, nil},
 	}
 	for _, tc := range cases {
