@@ -68,8 +68,9 @@ type MachineList struct {
 	Items           []Machine `json:"items"`
 }
 
-// Unit is one fleet unit. Its object name is derived from the unit name (see
-// apis/convert.UnitObjectName), since unit names may hold characters object names may not.
+// Unit is one fleet unit. Its object name is derived from the unit name (lower-cased, other
+// characters replaced by "-", a hash of the exact name appended), since unit names may hold
+// characters object names may not; spec.name keeps the unit name.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster,shortName=fu
