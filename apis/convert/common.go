@@ -267,15 +267,6 @@ func clusterDecisionsFromModel(ds []placement.ClusterDecision, base []v1beta1.Cl
 	})
 }
 
-// objectMetaBase returns a copy of base's metadata (a new one when base is nil), to which
-// FromModel adds what the model says.
-func objectMetaBase(base *metav1.ObjectMeta) metav1.ObjectMeta {
-	if base == nil {
-		return metav1.ObjectMeta{}
-	}
-	return *base.DeepCopy()
-}
-
 func setLabel(m *metav1.ObjectMeta, key, value string) {
 	if m.Labels == nil {
 		m.Labels = map[string]string{}
