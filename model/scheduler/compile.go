@@ -1,3 +1,6 @@
+// compile.go holds the policy compiled once per decision: selectors parsed, property
+// matchers and sorters resolved, topology spread constraints and PickFixed names read.
+
 package scheduler
 
 import (

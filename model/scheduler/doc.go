@@ -30,7 +30,7 @@
 // Stores can tell a Scheduler what changed instead of letting it look (types.go):
 // Input.MembersVersion and Input.BindingsVersion skip the index sync and recall steady
 // PickAll decisions; Input.Status, a member.StatusFeed the store tells of every agent
-// status write, lets the Scheduler keep each member's status as a column (columns.go):
+// status write, lets the Scheduler keep each member's status as a column (status.go):
 // it re-reads only the members the feed names, and keeps each member's eligibility
 // between decisions while the time stays within the window of cut-offs that decided it.
 // A PickN decision keeps, per policy, what it derives from the index alone (the members

@@ -1,3 +1,6 @@
+// types.go holds the package's API: a decision's Input and Plan, the Options, and the
+// decision reasons.
+
 package scheduler
 
 import (
