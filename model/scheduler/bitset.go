@@ -40,6 +40,12 @@ func (b bitset) or(o bitset) {
 	}
 }
 
+func (b bitset) and(o bitset) {
+	for i := range b {
+		b[i] &= o[i]
+	}
+}
+
 // each calls f with every member in the set, in position order.
 func (b bitset) each(f func(i int32)) {
 	for w, word := range b {

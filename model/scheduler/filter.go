@@ -1,19 +1,19 @@
 // filter.go holds filtering: the search for candidates among the members (scanMembers),
-// the required affinity's selection over the index, and the filter of one member.
+// over sets of members with the plugins' columnar filters, and the filter of one member
+// (the general path). Both run the filter plugins of the table in plugins.go.
 
 package scheduler
 
 import (
-	"math/bits"
 	"slices"
 
 	"github.com/fleetsim/fleetsim/model/placement"
 )
 
 // scanMembers finds the candidates. Members holding a binding are filtered one by one;
-// the others are candidates only if the required affinity selects them (a set operation
-// over the index), they are eligible and they tolerate their taints. Members that are not
-// candidates get their filter code only if a decision or a reason needs it.
+// the others are candidates only if every filter plugin admits them, decided over sets of
+// members (the index's columns) rather than one by one. Members that are not candidates
+// get their filter code only if a decision or a reason needs it.
 func (d *decision) scanMembers() {
 	cp := d.policy
 	for si := range d.slots {
@@ -29,39 +29,11 @@ func (d *decision) scanMembers() {
 			}
 		}
 	}
-	scoring := cp.typ == placement.PickN
-	if scoring {
-		if d.scanRanked() {
-			return
-		}
-		d.prepareAffinity()
+	if cp.typ == placement.PickN && d.scanRanked() {
+		return
 	}
-	consider := func(id int32) {
-		if d.stamp[id] == d.gen {
-			if mi := d.memoOf[id]; d.memos[mi].code == codeCandidate {
-				d.cands = append(d.cands, mi)
-				if scoring {
-					d.scoreCandidate(&d.memos[mi])
-				}
-			}
-			return
-		}
-		elig := d.check(id)
-		if !elig.OK() {
-			return
-		}
-		if cp.typ != placement.PickFixed && d.ix.tainted.has(id) && placement.FirstUntolerated(d.ix.ents[id].m.Taints, cp.tolerations) >= 0 {
-			return
-		}
-		mi := d.memoIndex(id)
-		d.memos[mi].code, d.memos[mi].elig = codeCandidate, elig
-		d.cands = append(d.cands, mi)
-		if scoring {
-			d.scoreCandidate(&d.memos[mi])
-		}
-	}
-	switch {
-	case cp.typ == placement.PickFixed:
+	if cp.typ == placement.PickFixed {
+		// Only the named members can be candidates: filter them one by one.
 		var named []int32
 		for n := range cp.fixed {
 			if id, ok := d.ix.names()[n]; ok {
@@ -70,54 +42,73 @@ func (d *decision) scanMembers() {
 		}
 		slices.Sort(named)
 		for _, id := range named {
-			d.filtered(id)
-			consider(id)
-		}
-	case len(cp.required) == 0:
-		for id := range int32(len(d.ix.ents)) {
-			consider(id)
-		}
-	default:
-		d.requiredSet().each(consider)
-	}
-}
-
-// requiredSet is the members the required affinity selects: its terms ORed.
-func (d *decision) requiredSet() bitset {
-	out := d.newSet()
-	out.zero()
-	for i := range d.policy.required {
-		out.or(d.termSet(&d.policy.required[i]))
-	}
-	return out
-}
-
-// termSet is the members a term selects: its labels, then each property matcher.
-func (d *decision) termSet(t *compiledTerm) bitset {
-	set := d.newSet()
-	if t.labels != nil {
-		d.match, set = d.ix.selectLabels(t.labels, set, d.match)
-	} else {
-		set.fill(len(d.ix.ents))
-	}
-	for i := range t.props {
-		r := &t.props[i]
-		col := d.ix.property(r.ref)
-		for w := range set {
-			word := set[w] & col.has[w]
-			for rest := word; rest != 0; rest &= rest - 1 {
-				id := int32(w*64 + bits.TrailingZeros64(rest))
-				if !r.pass(&col.q[id]) {
-					word &^= 1 << (id & 63)
-				}
+			if d.filtered(id).code == codeCandidate {
+				d.cands = append(d.cands, d.memoOf[id])
 			}
-			set[w] = word
+		}
+		return
+	}
+	set := d.newSet()
+	set.fill(len(d.ix.ents))
+	for i := range d.memos {
+		set.clear(d.memos[i].id) // holds a binding: filtered already
+	}
+	d.narrow(set, true)
+	d.narrow(set, false)
+	for i := range d.memos {
+		if d.memos[i].code == codeCandidate {
+			set.set(d.memos[i].id)
 		}
 	}
-	return set
+	// PickN candidates are scored even when nothing is to be picked, so that the decisions
+	// report true scores for the clusters that were passed over.
+	scoring := cp.typ == placement.PickN
+	if scoring {
+		d.prepareScores()
+	}
+	set.each(func(id int32) {
+		mi := d.memoIndex(id)
+		mm := &d.memos[mi]
+		if mm.code == codeUnset {
+			mm.code = codeCandidate
+		}
+		d.cands = append(d.cands, mi)
+		if scoring {
+			d.scoreCandidate(mm)
+		}
+	})
 }
 
-// filter runs the filter plugins in order; the first that rejects a member wins.
+// narrow removes from set the members (holding no binding of the placement) that a filter
+// plugin of the decision's placement type rejects: the static plugins, or the others.
+func (d *decision) narrow(set bitset, static bool) {
+	for i := range plugins {
+		p := &plugins[i]
+		if p.filter == nil || p.static != static || !p.scope.has(d.policy.typ) {
+			continue
+		}
+		if p.narrow != nil {
+			p.narrow(d, set)
+		} else {
+			d.narrowEach(p, set)
+		}
+	}
+}
+
+// narrowEach is narrow for a plugin without a columnar filter: its filter runs on each
+// member of the set.
+func (d *decision) narrowEach(p *plugin, set bitset) {
+	set.each(func(id int32) {
+		d.scratch = memo{id: id, rank: d.ix.rank[id], slot: -1, code: codeCandidate}
+		if !p.filter(d, &d.scratch) {
+			set.clear(id)
+		}
+	})
+}
+
+// filter decides one member: set aside if a PickFixed placement does not name it or if it
+// keeps a current binding, otherwise the filter plugins run in order and the first that
+// rejects it wins.
 func (d *decision) filter(mm *memo) {
 	cp := d.policy
 	m := d.member(mm)
@@ -127,8 +118,7 @@ func (d *decision) filter(mm *memo) {
 		return
 	}
 	if mm.slot >= 0 {
-		sl := &d.slots[mm.slot]
-		if sl.live >= 0 && sl.liveCurrent && !m.Leaving {
+		if sl := &d.slots[mm.slot]; sl.live >= 0 && sl.liveCurrent && !m.Leaving {
 			mm.code = codeKept
 			if cp.typ == placement.PickFixed {
 				// PickFixed is only fulfilled while every named cluster is eligible, even
@@ -137,23 +127,11 @@ func (d *decision) filter(mm *memo) {
 			}
 			return
 		}
-		if sl.deleting {
-			mm.code = codeDeleting
+	}
+	for i := range plugins {
+		if p := &plugins[i]; p.filter != nil && p.scope.has(cp.typ) && !p.filter(d, mm) {
+			mm.code = codeRejected + filterCode(i)
 			return
 		}
-	}
-	if mm.elig = d.check(mm.id); !mm.elig.OK() {
-		mm.code = codeIneligible
-		return
-	}
-	if cp.typ == placement.PickFixed {
-		return // PickFixed ignores taints and has no affinity (TAINT-SCOPE).
-	}
-	if i := placement.FirstUntolerated(m.Taints, cp.tolerations); i >= 0 {
-		mm.code, mm.detail = codeUntolerated, int32(i)
-		return
-	}
-	if !cp.matchesRequired(m) {
-		mm.code = codeNoAffinity
 	}
 }

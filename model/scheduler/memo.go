@@ -15,14 +15,11 @@ const (
 	codeKept
 	// codeNotNamed: PickFixed and the member is not in clusterNames; it is not reported.
 	codeNotNamed
-	codeIneligible
-	codeDeleting
-	codeUntolerated
-	codeNoAffinity
-	codeTopology
+	// codeUnset: not filtered yet.
+	codeUnset
+	// codeRejected+i: plugins[i] filtered the member out (see filterCode.plugin).
+	codeRejected
 )
-
-const codeUnset filterCode = 255
 
 // memo is the scratch of one decision about one member: only members the decision touches
 // (candidates, members holding a binding, members reported) get one.
@@ -34,7 +31,7 @@ type memo struct {
 	code     filterCode
 	obsolete bool // holds a Scheduled or Bound binding of an older policy snapshot
 	picked   bool
-	detail   int32 // taint index (codeUntolerated) or constraint index (codeTopology)
+	detail   int32 // the rejecting plugin's note for its reason: a taint or constraint index
 	affinity int32
 	topo     int32
 	key      uint64 // rankKey, once scored

@@ -6,9 +6,6 @@ package scheduler
 
 import (
 	"slices"
-	"strconv"
-
-	"github.com/fleetsim/fleetsim/model/placement"
 )
 
 // pickNCache is what a PickN decision derives from the policy's required and preferred
@@ -47,53 +44,6 @@ type pickNCache struct {
 // maxPickNCaches bounds the policies a Scheduler keeps a pickNCache for.
 const maxPickNCaches = 64
 
-// fingerprint renders what a pickNCache depends on in the policy: its required terms,
-// preferred terms and tolerations.
-func (c *compiledPolicy) fingerprint() string {
-	b := make([]byte, 0, 256)
-	sel := func(s interface{ String() string }, isNil bool) {
-		if isNil {
-			b = append(b, '*')
-		} else {
-			b = strconv.AppendQuote(b, s.String())
-		}
-	}
-	for i := range c.required {
-		t := &c.required[i]
-		b = append(b, 'R')
-		sel(t.labels, t.labels == nil)
-		for _, p := range t.props {
-			b = append(b, '|')
-			b = strconv.AppendQuote(b, p.ref.Name)
-			b = strconv.AppendQuote(b, string(p.op))
-			b = strconv.AppendQuote(b, p.value.String())
-		}
-		b = append(b, '\n')
-	}
-	for i := range c.preferred {
-		p := &c.preferred[i]
-		b = strconv.AppendInt(append(b, 'P'), int64(p.weight), 10)
-		b = append(b, ' ')
-		sel(p.labels, p.labels == nil)
-		if p.sorter >= 0 {
-			b = strconv.AppendQuote(append(b, " S"...), c.sorters[p.sorter].Name)
-			b = strconv.AppendBool(append(b, ' '), p.desc)
-		}
-		b = append(b, '\n')
-	}
-	for _, t := range c.tolerations {
-		b = append(b, 'T')
-		for _, f := range []string{t.Key, string(t.Operator), t.Value, string(t.Effect)} {
-			b = strconv.AppendQuote(b, f)
-		}
-		b = append(b, '\n')
-	}
-	for _, t := range c.topology {
-		b = append(strconv.AppendQuote(append(b, 'S'), t.key), '\n')
-	}
-	return string(b)
-}
-
 // pickNCache returns the decision's cache, deriving it if the policy or the index changed,
 // or nil, for the decision to take the unranked path: when the index changed since the
 // policy's previous decision (deriving a cache costs a few decisions, so it is derived
@@ -129,21 +79,14 @@ func (d *decision) pickNCache() *pickNCache {
 	}
 	n := len(d.ix.ents)
 	c := &pickNCache{ver: d.ix.ver, affinity: make([]int32, n)}
-	var set bitset
-	if len(d.policy.required) == 0 {
-		set = d.newSet()
-		set.fill(n)
-	} else {
-		set = d.requiredSet()
-	}
-	d.prepareAffinity()
+	set := d.newSet()
+	set.fill(n)
+	d.narrow(set, true)
+	d.prepareScores()
 	c.static = newBitset(n)
 	set.each(func(id int32) {
-		if d.ix.tainted.has(id) && placement.FirstUntolerated(d.ix.ents[id].taints, d.policy.tolerations) >= 0 {
-			return
-		}
 		c.static.set(id)
-		c.affinity[id] = d.affinityOf(id)
+		c.affinity[id] = d.scoreOf(id)
 		c.keys = append(c.keys, ^rankKey(c.affinity[id], false, d.ix.rank[id]))
 	})
 	// Keys are distinct (they hold the rank) and name their member (by its rank): sorting

@@ -45,7 +45,7 @@ func (d *decision) scanRanked() bool {
 		}
 		p := c.pos[mm.id]
 		if p < 0 {
-			return false // not selected and tolerated by the index: never, while it is current
+			return false // rejected by a static filter: never, while the cache is current
 		}
 		mm.affinity = c.affinity[mm.id]
 		mm.key = rankKey(mm.affinity, mm.obsolete, mm.rank)
@@ -54,7 +54,9 @@ func (d *decision) scanRanked() bool {
 		}
 		held = append(held, int32(mi))
 	}
-	eligible := d.eligibleSet(c.static)
+	eligible := d.newSet()
+	copy(eligible, c.static)
+	d.narrow(eligible, false)
 	for i := range d.memos {
 		eligible.clear(d.memos[i].id)
 	}

@@ -5,7 +5,6 @@
 package scheduler
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/fleetsim/fleetsim/model/placement"
@@ -55,7 +54,8 @@ func (d *decision) unselectedDecisions(selected []placement.ClusterDecision, lim
 		}
 		if ok, vm := d.virtualFiltered(id); ok {
 			if vm.code != codeCandidate {
-				out = append(out, placement.ClusterDecision{ClusterName: d.ix.ents[id].name, Reason: d.reasonFor(&vm), Plugin: d.pluginFor(&vm)})
+				d.scratch = vm
+				out = append(out, placement.ClusterDecision{ClusterName: d.ix.ents[id].name, Reason: d.reasonFor(&d.scratch), Plugin: d.pluginFor(&d.scratch)})
 			}
 			continue
 		}
@@ -74,38 +74,19 @@ func (d *decision) reasonFor(mm *memo) string {
 	switch mm.code {
 	case codeCandidate:
 		return ReasonNotHighEnough
-	case codeIneligible:
-		if d.policy.typ == placement.PickFixed {
-			return reasonNotEligibleYet + mm.elig.String()
-		}
-		return unschedulablePrefix + mm.elig.String()
-	case codeDeleting:
-		return unschedulablePrefix + "a binding of this placement on the cluster is still being deleted"
-	case codeUntolerated:
-		return unschedulablePrefix + "cluster has an untolerated taint " + d.member(mm).Taints[mm.detail].String()
-	case codeNoAffinity:
-		return unschedulablePrefix + reasonAffinityNoMatch
-	case codeTopology:
-		c := d.policy.topology[mm.detail]
-		return fmt.Sprintf("%sviolated topology spread constraint %q (max skew %d)", unschedulablePrefix, c.key, c.maxSkew)
 	case codeNotNamed:
 		return "cluster is not in the placement's clusterNames"
+	}
+	if p := mm.code.plugin(); p != nil {
+		return p.reason(d, mm)
 	}
 	return ""
 }
 
+// pluginFor is the name of the plugin that filtered the member out, if one did.
 func (d *decision) pluginFor(mm *memo) string {
-	switch mm.code {
-	case codeIneligible:
-		return PluginClusterEligibility
-	case codeDeleting:
-		return PluginSamePlacementAntiAffinity
-	case codeUntolerated:
-		return PluginTaintToleration
-	case codeNoAffinity:
-		return PluginClusterAffinity
-	case codeTopology:
-		return PluginTopologySpread
+	if p := mm.code.plugin(); p != nil {
+		return p.name
 	}
 	return ""
 }

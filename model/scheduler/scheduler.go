@@ -68,6 +68,10 @@ type Scheduler struct {
 	// binding, the groups.
 	vcBuf   []int32
 	vgroups []vGroup
+	// dec is the state of the decision being made (of the last one, between decisions),
+	// kept here rather than allocated per decision: the plugin table's functions take it
+	// through indirect calls, so it would not stay on the stack.
+	dec decision
 }
 
 // New returns a Scheduler; zero Options fields take upstream's defaults.
@@ -119,6 +123,9 @@ type decision struct {
 	pc        *pickNCache
 	vset      bitset
 	pickedSet bitset
+	// scratch is the memo of a member that has none, for a plugin's function to read
+	// (narrowEach, reported virtual candidates).
+	scratch memo
 }
 
 // Schedule makes one decision. It fails only on input that validation rejects before it is
@@ -141,9 +148,7 @@ func (s *Scheduler) Schedule(in Input) (Plan, error) {
 	if err != nil {
 		return Plan{}, fmt.Errorf("schedule %s: policy snapshot %s: %w", in.Snapshot.Placement, in.Snapshot.Name, err)
 	}
-	s.syncStatus(in, s.syncIndex(in))
-	s.begin()
-	d := &decision{Scheduler: s, in: in, policy: cp, eligible: member.NewEligibilityChecker(in.Now, s.opts.Eligibility)}
+	d := s.start(in, cp)
 	steady := cp.typ == placement.PickAll && d.steady()
 	s.remember(in, steady, d.plan)
 	if steady {
@@ -179,6 +184,15 @@ func (s *Scheduler) syncIndex(in Input) bool {
 	s.ix.sync(in.Members, in.TargetKind)
 	v.version, v.n, v.kind = in.MembersVersion, len(in.Members), in.TargetKind
 	return true
+}
+
+// start brings the index and the status column up to date with the input and starts a
+// decision of the compiled policy.
+func (s *Scheduler) start(in Input, cp *compiledPolicy) *decision {
+	s.syncStatus(in, s.syncIndex(in))
+	s.begin()
+	s.dec = decision{Scheduler: s, in: in, policy: cp, eligible: member.NewEligibilityChecker(in.Now, s.opts.Eligibility)}
+	return &s.dec
 }
 
 // begin resets the per-decision scratch; per-member memo slots are invalidated by bumping

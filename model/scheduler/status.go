@@ -23,9 +23,11 @@ import (
 // names is cleared before each decision. Reasons (an ineligible member's Since) are
 // rendered from the member itself.
 type statusColumn struct {
-	feed   *member.StatusFeed // nil: the column is not in use
-	seq    uint64             // the feed's version the column has seen
-	ver    uint64             // the index's version the column was started at
+	feed *member.StatusFeed // nil: the column is not in use
+	seq  uint64             // the feed's version the column has seen
+	ver  uint64             // the index's version the column was started at
+	// fresh says the column was started afresh for the current decision: it holds nothing.
+	fresh  bool
 	valid  bitset
 	digest []statusDigest
 	// elig caches, for the members in known (whose digest is exact), whether they are
@@ -165,11 +167,11 @@ func (s *Scheduler) syncStatus(in Input, synced bool) {
 			}
 		})
 		if ok {
-			c.seq = feed.Version()
+			c.seq, c.fresh = feed.Version(), false
 			return
 		}
 	}
-	c.feed, c.seq, c.ver = feed, feed.Version(), s.ix.ver
+	c.feed, c.seq, c.ver, c.fresh = feed, feed.Version(), s.ix.ver, true
 	c.valid = c.valid.resize(n)
 	c.valid.zero()
 	c.known = c.known.resize(n)
@@ -186,6 +188,27 @@ func (s *Scheduler) syncStatus(in Input, synced bool) {
 // check is the member's eligibility at the decision's time, with its reason.
 func (d *decision) check(id int32) member.Eligibility {
 	return d.eligible.Check(d.ix.ents[id].m)
+}
+
+// narrowEligible is the ClusterEligibility plugin's columnar filter (plugins.go): it
+// keeps the members of set that are eligible at the decision's time. It decides from the
+// status column (eligibleSet) unless the column was started afresh for this decision (the
+// index moved, or the feed forgot): reading every member's status into it would then cost
+// more than checking the members, for bits the next decision may not keep either. A
+// column that holds nothing fills up at the next decision that keeps it.
+func (d *decision) narrowEligible(set bitset) {
+	if d.status.feed == nil || !d.status.fresh {
+		copy(set, d.eligibleSet(set))
+		return
+	}
+	for w, word := range set {
+		for rest := word; rest != 0; rest &= rest - 1 {
+			b := bits.TrailingZeros64(rest)
+			if !d.check(int32(w*64 + b)).OK() {
+				set[w] &^= 1 << b
+			}
+		}
+	}
 }
 
 // eligibleSet returns the members of set that are eligible at the decision's time. With a

@@ -75,7 +75,10 @@ func (s *Scheduler) remember(in Input, steady bool, plan Plan) {
 // fleet that is not leaving; every member the required affinity selects holds one; and the
 // kept clusters fill MaxDecisions. Then nothing is picked, unscheduled or reported besides
 // the kept clusters, so the decision is one pass over the bindings. It reports false, having
-// changed nothing but scratch, when any condition fails.
+// changed nothing but scratch, when any condition fails. (Only the required affinity is
+// looked at: a member it does not select is filtered out by ClusterAffinity, and a member
+// it selects that holds no binding may be a candidate whatever the other filters say; any
+// filter plugin added can only filter out more.)
 func (d *decision) steady() bool {
 	bs := d.in.Bindings
 	n := len(d.ix.ents)

@@ -99,6 +99,10 @@ func (t *topologyState) refresh(c int) skewStats {
 	return s
 }
 
+// codeTopology is the filter code of a cluster a DoNotSchedule constraint filters out
+// (plugins.go): the selection rounds decide it, as it depends on the picks already made.
+var codeTopology = codeOf(PluginTopologySpread)
+
 // ScheduleAnywayPenalty is the topology score of a cluster that would break a ScheduleAnyway
 // constraint's maxSkew.
 const ScheduleAnywayPenalty = -1000
