@@ -1,7 +1,12 @@
+// compile.go holds the policy compiled once per decision (selectors parsed, property
+// matchers and sorters resolved, topology spread constraints and PickFixed names read)
+// and its fingerprint, which keys what PickN decisions keep per policy.
+
 package scheduler
 
 import (
 	"fmt"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -190,4 +195,53 @@ func (c *compiledPolicy) matchesRequired(m *member.Member) bool {
 		}
 	}
 	return false
+}
+
+// fingerprint renders what a pickNCache depends on in the policy: what its static filters
+// and its score plugins read (required terms, tolerations, preferred terms) and its
+// topology spread keys. A plugin that reads a part of the policy not rendered here must
+// add it, or decisions would share a cache derived for another policy.
+func (c *compiledPolicy) fingerprint() string {
+	b := make([]byte, 0, 256)
+	sel := func(s interface{ String() string }, isNil bool) {
+		if isNil {
+			b = append(b, '*')
+		} else {
+			b = strconv.AppendQuote(b, s.String())
+		}
+	}
+	for i := range c.required {
+		t := &c.required[i]
+		b = append(b, 'R')
+		sel(t.labels, t.labels == nil)
+		for _, p := range t.props {
+			b = append(b, '|')
+			b = strconv.AppendQuote(b, p.ref.Name)
+			b = strconv.AppendQuote(b, string(p.op))
+			b = strconv.AppendQuote(b, p.value.String())
+		}
+		b = append(b, '\n')
+	}
+	for i := range c.preferred {
+		p := &c.preferred[i]
+		b = strconv.AppendInt(append(b, 'P'), int64(p.weight), 10)
+		b = append(b, ' ')
+		sel(p.labels, p.labels == nil)
+		if p.sorter >= 0 {
+			b = strconv.AppendQuote(append(b, " S"...), c.sorters[p.sorter].Name)
+			b = strconv.AppendBool(append(b, ' '), p.desc)
+		}
+		b = append(b, '\n')
+	}
+	for _, t := range c.tolerations {
+		b = append(b, 'T')
+		for _, f := range []string{t.Key, string(t.Operator), t.Value, string(t.Effect)} {
+			b = strconv.AppendQuote(b, f)
+		}
+		b = append(b, '\n')
+	}
+	for _, t := range c.topology {
+		b = append(strconv.AppendQuote(append(b, 'S'), t.key), '\n')
+	}
+	return string(b)
 }

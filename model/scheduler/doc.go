@@ -9,7 +9,10 @@
 // sorters, topology spread scores), sort (topology score, affinity score, then the greater
 // name) and a bind step that only plans. Under topology spread constraints clusters are
 // picked one at a time with scores recomputed after each pick, exactly as upstream's
-// one-pick-per-cycle loop, but one decision makes every pick it can.
+// one-pick-per-cycle loop, but one decision makes every pick it can. Each filter and score
+// plugin is one entry of the plugin table (plugins.go), which every stage reads, from the
+// filter of one member to the columnar fast paths below; scheduler.go runs the stages, and
+// every file says in its first comment which one concern it holds.
 //
 // Results never depend on the order of the members or bindings given: every tie is broken
 // by name. A Scheduler reuses its scratch memory between decisions so that deciding over
@@ -30,14 +33,15 @@
 // Stores can tell a Scheduler what changed instead of letting it look (types.go):
 // Input.MembersVersion and Input.BindingsVersion skip the index sync and recall steady
 // PickAll decisions; Input.Status, a member.StatusFeed the store tells of every agent
-// status write, lets the Scheduler keep each member's status as a column (columns.go):
+// status write, lets the Scheduler keep each member's status as a column (status.go):
 // it re-reads only the members the feed names, and keeps each member's eligibility
 // between decisions while the time stays within the window of cut-offs that decided it.
-// A PickN decision keeps, per policy, what it derives from the index alone (the members
-// the required terms select and whose taints it tolerates, their affinity scores, their
-// ranking order and their groups of topology domains), so it meets its candidates
-// already ranked; a candidate that holds no binding is then a position in that order,
-// not a memo (ranked.go), and only the picked and reported ones are looked at. All of it
+// A PickN decision keeps, per policy, what it derives from the index alone (pickncache.go:
+// the members the static filters admit, the required terms selecting them and their taints
+// tolerated, their affinity scores, their ranking order and their groups of topology
+// domains), so it meets its candidates already ranked; a candidate that holds no binding
+// is then a position in that order, not a memo (ranked.go), and only the picked and
+// reported ones are looked at. All of it
 // is derived state: property tests rebuild it from scratch after random changes and
 // compare, and compare every decision with internal/reference.
 package scheduler

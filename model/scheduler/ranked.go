@@ -1,3 +1,15 @@
+// ranked.go holds the ranked PickN path. Over a pickNCache, a decision meets its
+// candidates in ranking order (scanRanked), and most of them are never picked nor
+// reported: 50 picks and 950 reported decisions out of thousands of candidates. So a
+// candidate that holds no binding gets no memo: it is a position in the cache's order (a
+// "virtual" candidate), whose key, affinity, rank and combination of topology domains the
+// cache holds. Its topology score and whether a DoNotSchedule constraint filters it out
+// are its group's; only a picked one gets a memo. Candidates that hold a binding keep
+// their memos, as elsewhere.
+//
+// d.vc lists the candidates in ranking order: a value v >= 0 is the cache position of a
+// virtual candidate, v < 0 the memo -1-v of one that holds a binding.
+
 package scheduler
 
 import (
@@ -7,16 +19,86 @@ import (
 	"github.com/fleetsim/fleetsim/model/placement"
 )
 
-// The ranked PickN path. Over a pickNCache, a decision meets its candidates in ranking
-// order (scanRanked), and most of them are never picked nor reported: 50 picks and 950
-// reported decisions out of thousands of candidates. So a candidate that holds no binding
-// gets no memo: it is a position in the cache's order (a "virtual" candidate), whose key,
-// affinity, rank and combination of topology domains the cache holds. Its topology score
-// and whether a DoNotSchedule constraint filters it out are its group's; only a picked one
-// gets a memo. Candidates that hold a binding keep their memos, as elsewhere.
-//
-// d.vc lists the candidates in ranking order: a value v >= 0 is the cache position of a
-// virtual candidate, v < 0 the memo -1-v of one that holds a binding.
+// forceUnranked makes PickN decisions take the path without a pickNCache, which they
+// otherwise take only when topology domains are too many to number; tests set it, so that
+// the reference comparisons cover both paths.
+var forceUnranked bool
+
+// scanRanked is scanMembers' search for PickN candidates over the policy's pickNCache; it
+// reports false, having done nothing, when the cache cannot serve the policy's topology
+// spread constraints (their combinations of domains overflow a code).
+func (d *decision) scanRanked() bool {
+	if forceUnranked {
+		return false
+	}
+	c := d.pickNCache()
+	if c == nil || d.topo != nil && (c.sgroup == nil || !slices.Equal(c.radix, d.topo.radix())) {
+		return false
+	}
+	// Members holding a binding were filtered already; those that are candidates keep
+	// their memos, keyed with their obsolete bit.
+	var held []int32
+	for mi := range d.memos {
+		mm := &d.memos[mi]
+		if mm.code != codeCandidate {
+			continue
+		}
+		p := c.pos[mm.id]
+		if p < 0 {
+			return false // rejected by a static filter: never, while the cache is current
+		}
+		mm.affinity = c.affinity[mm.id]
+		mm.key = rankKey(mm.affinity, mm.obsolete, mm.rank)
+		if c.sgroup != nil {
+			mm.group = c.sgroup[p]
+		}
+		held = append(held, int32(mi))
+	}
+	eligible := d.newSet()
+	copy(eligible, c.static)
+	d.narrow(eligible, false)
+	for i := range d.memos {
+		eligible.clear(d.memos[i].id)
+	}
+	d.scanVirtual(c, eligible, held)
+	return true
+}
+
+// scanVirtual lists the candidates in ranking order (d.vc): eligible members that hold no
+// binding become virtual candidates.
+func (d *decision) scanVirtual(c *pickNCache, eligible bitset, held []int32) {
+	d.virtual, d.pc, d.vset = true, c, eligible
+	d.pickedSet = d.newSet()
+	d.pickedSet.zero()
+	// The virtual candidates, in order: kept with the cache while the eligible set is the
+	// same (it changes with status, the time's window and the members holding bindings).
+	if !slices.Equal(c.lastEligible, eligible) {
+		c.lastEligible = append(c.lastEligible[:0], eligible...)
+		c.virtual = c.virtual[:0]
+		for p, id := range c.order {
+			if eligible.has(id) {
+				c.virtual = append(c.virtual, int32(p))
+			}
+		}
+	}
+	d.vc, d.held = c.virtual, held // vc is read-only: it belongs to the cache
+	if len(held) == 0 {
+		return
+	}
+	slices.SortFunc(held, func(a, b int32) int { return cmp.Compare(d.memos[b].key, d.memos[a].key) })
+	merged := slices.Grow(d.vcBuf[:0], len(d.vc)+len(held))
+	i, j := 0, 0
+	for i < len(d.vc) || j < len(held) {
+		if j == len(held) || i < len(d.vc) && c.keys[d.vc[i]] > d.memos[held[j]].key {
+			merged = append(merged, d.vc[i])
+			i++
+		} else {
+			merged = append(merged, -1-held[j])
+			j++
+		}
+	}
+	d.vcBuf, d.vc = merged, merged
+}
 
 // vID is the candidate's member.
 func (d *decision) vID(v int32) int32 {

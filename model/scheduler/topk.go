@@ -1,6 +1,12 @@
+// topk.go holds the ranking order of candidates (a packed key after the topology score)
+// and the choice of the best k without sorting them all.
+
 package scheduler
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // ranked is a candidate as the ranking sees it: its topology score, then a key packing the
 // affinity score, an existing obsolete binding and the name's rank (rankKey), so that
@@ -129,4 +135,38 @@ func selectFirst(h []ranked, k int) {
 			return
 		}
 	}
+}
+
+// topKSorted is topK for items sorted by key, best first: the best k by topology score,
+// then key, are those of the best topology scores taken in key order. With many distinct
+// topology scores it falls back to topK. dst must not share items' memory.
+func topKSorted(dst, items []ranked, k int) []ranked {
+	dst = dst[:0]
+	if k <= 0 || len(items) == 0 {
+		return dst
+	}
+	var levels [8]int32
+	nl := 0
+	for i := range items {
+		t := items[i].topo
+		if slices.Contains(levels[:nl], t) {
+			continue
+		}
+		if nl == len(levels) {
+			return topK(dst, items, k)
+		}
+		levels[nl] = t
+		nl++
+	}
+	slices.SortFunc(levels[:nl], func(a, b int32) int { return cmp.Compare(b, a) })
+	for _, t := range levels[:nl] {
+		for i := range items {
+			if items[i].topo == t {
+				if dst = append(dst, items[i]); len(dst) == k {
+					return dst
+				}
+			}
+		}
+	}
+	return dst
 }

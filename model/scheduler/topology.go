@@ -1,3 +1,7 @@
+// topology.go holds topology spread: the clusters per domain of each constraint, the
+// score and DoNotSchedule verdict of placing one more cluster, and PickN's selection
+// under spread constraints, one pick per round with scores recomputed after each.
+
 package scheduler
 
 import (
@@ -94,6 +98,10 @@ func (t *topologyState) refresh(c int) skewStats {
 	t.stats[c], t.dirty[c] = s, false
 	return s
 }
+
+// codeTopology is the filter code of a cluster a DoNotSchedule constraint filters out
+// (plugins.go): the selection rounds decide it, as it depends on the picks already made.
+var codeTopology = codeOf(PluginTopologySpread)
 
 // ScheduleAnywayPenalty is the topology score of a cluster that would break a ScheduleAnyway
 // constraint's maxSkew.
@@ -268,4 +276,31 @@ func (d *decision) pickSpread(need int) {
 			mm.topo = grp.score
 		}
 	}
+}
+
+// spreadRadix is the mixed radix pickSpread numbers combinations of topology domains in,
+// one digit per constraint (its column's value ids, plus one for no value); false when
+// the combinations would overflow.
+func spreadRadix(cols []*labelColumn) ([]uint64, bool) {
+	radix := make([]uint64, len(cols))
+	combos := uint64(1)
+	overflow := false
+	for c, col := range cols {
+		radix[c] = combos
+		r := uint64(len(col.values) + 1)
+		if combos > math.MaxUint64/r/2 {
+			overflow = true
+		}
+		combos *= r
+	}
+	return radix, !overflow
+}
+
+// spreadCode is the member's combination of topology domains in radix.
+func spreadCode(cols []*labelColumn, radix []uint64, id int32) uint64 {
+	var code uint64
+	for c, col := range cols {
+		code += uint64(col.ids[id]+1) * radix[c]
+	}
+	return code
 }

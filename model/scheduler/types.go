@@ -1,3 +1,6 @@
+// types.go holds the package's API: a decision's Input and Plan, the Options, and the
+// framework's decision reasons (the plugins' names and reasons are in plugins.go).
+
 package scheduler
 
 import (
@@ -82,21 +85,9 @@ func (p *Plan) Empty() bool {
 	return len(p.Create) == 0 && len(p.Update) == 0 && len(p.Unschedule) == 0
 }
 
-// Plugin names, as they appear in filter reasons.
-const (
-	PluginClusterEligibility        = "ClusterEligibility"
-	PluginSamePlacementAntiAffinity = "SamePlacementAntiAffinity"
-	PluginTaintToleration           = "TaintToleration"
-	PluginClusterAffinity           = "ClusterAffinity"
-	PluginTopologySpread            = "TopologySpreadConstraints"
-)
-
 // Decision reasons (Appendix A of the KubeFleet spec).
 const (
-	ReasonPicked          = "picked by scheduling policy"
-	ReasonNotHighEnough   = "cluster does not score high enough"
-	ReasonNotFound        = "specified cluster is not found"
-	reasonNotEligibleYet  = "cluster is not eligible for resource placement yet: "
-	unschedulablePrefix   = "ClusterUnschedulable, "
-	reasonAffinityNoMatch = "cluster does not match with any of the required cluster affinity terms"
+	ReasonPicked        = "picked by scheduling policy"
+	ReasonNotHighEnough = "cluster does not score high enough"
+	ReasonNotFound      = "specified cluster is not found"
 )
