@@ -100,13 +100,6 @@ func (d *decision) scanVirtual(c *pickNCache, eligible bitset, held []int32) {
 	d.vcBuf, d.vc = merged, merged
 }
 
-// vID is the candidate's member.
-func (d *decision) vID(v int32) int32 {
-	if v >= 0 {
-		return d.pc.order[v]
-	}
-	return d.memos[-1-v].id
-}
 
 // vKey is the candidate's ranking key.
 func (d *decision) vKey(v int32) uint64 {
