@@ -100,7 +100,6 @@ func (d *decision) scanVirtual(c *pickNCache, eligible bitset, held []int32) {
 	d.vcBuf, d.vc = merged, merged
 }
 
-
 // vKey is the candidate's ranking key.
 func (d *decision) vKey(v int32) uint64 {
 	if v >= 0 {
