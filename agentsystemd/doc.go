@@ -1,5 +1,5 @@
 // Package agentsystemd is the decision core of the fleet agent that runs on a systemd machine
-// (spec/coreos-fleet.md §3 "Agent"). The simulator and the production agent share it.
+// (CoreOS fleet's agent). The simulator and the production agent share it.
 //
 // It owns:
 //

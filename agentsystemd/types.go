@@ -8,7 +8,7 @@ import (
 	"github.com/fleetsim/fleetsim/model/unitfile"
 )
 
-// TargetState is the state the registry wants a unit in on this machine (seed "Unit states").
+// TargetState is the state the registry wants a unit in on this machine (fleet's "Unit states").
 type TargetState string
 
 // The three target states.

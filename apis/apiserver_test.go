@@ -70,8 +70,8 @@ func TestCRDsPassAPIServerValidation(t *testing.T) {
 	}
 }
 
-// TestKubeFleetSamplesAccepted: the seed's manifests (testdata/kubefleet) pass the CRDs'
-// validation unchanged: nothing is pruned as unknown and no rule fails. Samples the seed shows
+// TestKubeFleetSamplesAccepted: the documentation's manifests (testdata/kubefleet) pass the CRDs'
+// validation unchanged: nothing is pruned as unknown and no rule fails. Samples the documentation shows
 // under placement.kubernetes-fleet.io/v1 or v1alpha1 (same fields) are submitted as v1beta1.
 func TestKubeFleetSamplesAccepted(t *testing.T) {
 	srv := servers(t)
@@ -119,9 +119,9 @@ func TestSamplesCoverEveryKind(t *testing.T) {
 	for kind, crd := range loadCRDs(t) {
 		switch {
 		case kind == "ClusterResourceOverrideSnapshot", kind == "ResourceOverrideSnapshot":
-			continue // the seed shows none; prod/convert's tests build them from its overrides
+			continue // the documentation shows none; prod/convert's tests build them from its overrides
 		case kind == "ClusterResourcePlacementStatus":
-			continue // the seed predates it; TestServedVersionsRoundTrip has a sample, prod/hub writes it
+			continue // the documentation predates it; TestServedVersionsRoundTrip has a sample, prod/hub writes it
 		case crd.Spec.Group == "fleet.fleetsim.io":
 			continue // fleetsim's own kinds are not KubeFleet's; prod/engine and prod/fleetapi test them
 		}

@@ -22,7 +22,7 @@ import (
 
 // TestKubeAPIServer installs the CRDs in a real kube-apiserver (envtest; skipped without
 // KUBEBUILDER_ASSETS, see hack/test-assets.sh) and checks what the in-process tests check,
-// end to end: the seed's manifests are created, bad objects and updates are refused with
+// end to end: the documentation's manifests are created, bad objects and updates are refused with
 // the CEL rules' messages, and `kubectl get` prints the columns of the spec.
 func TestKubeAPIServer(t *testing.T) {
 	cfg := testenv.Start(t)
@@ -40,7 +40,7 @@ func TestKubeAPIServer(t *testing.T) {
 		}
 	}
 
-	// The seed's manifests, as a user (or the hub) would create them.
+	// The documentation's manifests, as a user (or the hub) would create them.
 	files, _ := filepath.Glob(filepath.Join("testdata", "kubefleet", "*.yaml"))
 	for _, f := range files {
 		b, err := os.ReadFile(f)

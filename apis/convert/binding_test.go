@@ -30,7 +30,7 @@ func TestBindingToModel(t *testing.T) {
 			{Condition: condition.True("Applied", "AllWorkHasBeenApplied", ""), ObservedGeneration: 8, LastTransitionTime: at("2023-11-10T08:23:38Z")},
 		},
 	}
-	diff(t, "BindingToModel(seed binding)", want, got)
+	diff(t, "BindingToModel(documented binding)", want, got)
 }
 
 func TestBindingRoundTrip(t *testing.T) {
@@ -119,7 +119,7 @@ func TestWorkRoundTrip(t *testing.T) {
 	}
 	if m.Name != "crp-4-work" || m.Member != "kind-cluster-1" || m.Placement != "crp-4" || m.Binding != "crp-4-kind-cluster-1-55d2a3cc" || m.Generation != 1 ||
 		len(m.Manifests) != 2 || len(m.Envelopes) != 2 || m.Envelopes[0] != nil || m.Manifests[1].GetKind() != "Deployment" {
-		t.Errorf("WorkToModel(seed work) = %+v", m)
+		t.Errorf("WorkToModel(documented work) = %+v", m)
 	}
 	diff(t, "apply strategy", &placement.ApplyStrategy{Type: placement.ClientSideApply, ComparisonOption: "PartialComparison", WhenToApply: "Always", WhenToTakeOver: "Always"}, strategy)
 

@@ -17,7 +17,7 @@
 // Work's status. Where the model carries a field in a lossy form (a heartbeat period of 0
 // meaning the default, a quantity written "1000m" or "1", an unset score), FromModel keeps
 // base's spelling as long as it means what the model says. The contract, which the tests
-// check on the seed's manifests and on model values, is:
+// check on the documentation's manifests and on model values, is:
 //
 //   - FromModel(ToModel(obj), obj) == obj: nothing is lost or respelled;
 //   - ToModel(FromModel(m, nil)) == m: every model field has its place in the API;

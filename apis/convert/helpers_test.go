@@ -17,7 +17,7 @@ import (
 	"github.com/fleetsim/fleetsim/apis/apitest"
 )
 
-// sampleDir holds the seed's KubeFleet manifests (see each file's header for its source).
+// sampleDir holds the documentation's KubeFleet manifests (see each file's header for its source).
 var sampleDir = filepath.Join("..", "testdata", "kubefleet")
 
 func readSample(t *testing.T, file string) []byte {
@@ -30,7 +30,7 @@ func readSample(t *testing.T, file string) []byte {
 }
 
 // load decodes a sample strictly (an unknown field fails: the manifest must decode
-// unchanged) into an API object. The seed shows some kinds under placement.kubernetes-fleet.io
+// unchanged) into an API object. The documentation shows some kinds under placement.kubernetes-fleet.io
 // v1 or v1alpha1 with the same fields; they are read as v1beta1.
 func load(t *testing.T, file string, into runtime.Object) {
 	t.Helper()

@@ -67,7 +67,7 @@ func TestMemberClusterToModel(t *testing.T) {
 		Created:         at("2024-07-03T10:00:00Z"),
 		HealthyReported: true,
 	}
-	diff(t, "MemberClusterToModel(seed member)", want, got, exact)
+	diff(t, "MemberClusterToModel(documented member)", want, got, exact)
 
 	// Without an InternalMemberCluster the agent's report is read from the MemberCluster's copy.
 	fromMC, err := convert.MemberClusterToModel(mc, nil, true)
@@ -75,7 +75,7 @@ func TestMemberClusterToModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	want.IMC = nil
-	diff(t, "MemberClusterToModel(seed member, no IMC)", want, fromMC, exact)
+	diff(t, "MemberClusterToModel(documented member, no IMC)", want, fromMC, exact)
 }
 
 func TestMemberClusterRoundTrip(t *testing.T) {
@@ -115,7 +115,7 @@ func TestMemberClusterRoundTrip(t *testing.T) {
 	diff(t, "ToModel(FromModel(m))", m, back, sameMeaning)
 }
 
-// TestMemberClusterSeedSpecOnly: the seed's MemberCluster (spec only, no heartbeat period)
+// TestMemberClusterSeedSpecOnly: the documentation's MemberCluster (spec only, no heartbeat period)
 // reads as a member whose agent never reported, with the default period, and writes back
 // unchanged.
 func TestMemberClusterSeedSpecOnly(t *testing.T) {

@@ -15,14 +15,14 @@ func TestClusterResourceOverrideRoundTrip(t *testing.T) {
 			o := &v1beta1.ClusterResourceOverride{}
 			load(t, f, o)
 			m := convert.ClusterResourceOverrideToModel(o)
-			// The model's own parser reads the seed's manifest the same way.
+			// The model's own parser reads the documentation's manifest the same way.
 			own, err := override.ParseClusterResourceOverride(readSample(t, f))
 			if err != nil {
 				t.Fatal(err)
 			}
 			diff(t, "ToModel vs override.ParseClusterResourceOverride", own, m)
 			if errs := override.ValidateClusterResourceOverride(m); len(errs) > 0 {
-				t.Errorf("the model refuses the seed's override: %v", errs)
+				t.Errorf("the model refuses the documentation's override: %v", errs)
 			}
 			back := convert.ClusterResourceOverrideFromModel(m)
 			diff(t, "FromModel(ToModel(o))", o, back, exact)

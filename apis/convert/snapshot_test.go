@@ -36,12 +36,12 @@ func TestPolicySnapshotToModel(t *testing.T) {
 		// DC-10: numberOfClusters is the annotation.
 		NumberOfClusters: 2, PlacementGeneration: 5,
 	}
-	diff(t, "PolicySnapshotToModel(seed crp-1-1)", want, got)
+	diff(t, "PolicySnapshotToModel(documented crp-1-1)", want, got)
 
 	sc := convert.SchedulingToModel(s)
 	fulfilled := condition.True(condition.TypeScheduled, condition.ReasonSchedulingPolicyFulfilled, condition.MessageFulfilled)
 	zero := &placement.ClusterScore{}
-	diff(t, "SchedulingToModel(seed crp-1-1)", status.Scheduling{
+	diff(t, "SchedulingToModel(documented crp-1-1)", status.Scheduling{
 		Condition: &fulfilled, ObservedPlacementGeneration: 5,
 		Decisions: []placement.ClusterDecision{
 			{ClusterName: "aks-member-1", Selected: true, ClusterScore: zero, Reason: "picked by scheduling policy"},

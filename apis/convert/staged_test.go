@@ -17,7 +17,7 @@ func TestStrategyRoundTrip(t *testing.T) {
 	loadModel(t, "strategy.yaml", &own)
 	diff(t, "ToModel vs the model's own decoding", &own, m)
 	if errs := staged.ValidateStrategy(m); len(errs) > 0 {
-		t.Errorf("the model refuses the seed's strategy: %v", errs)
+		t.Errorf("the model refuses the documentation's strategy: %v", errs)
 	}
 	back := convert.StrategyFromModel(m)
 	diff(t, "FromModel(ToModel(s))", s, back, exact)
@@ -65,7 +65,7 @@ func TestEvictionRoundTrip(t *testing.T) {
 	loadModel(t, "eviction.yaml", &own)
 	diff(t, "ToModel vs the model's own decoding", &own, m)
 	if !m.Terminal() {
-		t.Errorf("the seed's eviction (Executed=False) is not terminal")
+		t.Errorf("the documentation's eviction (Executed=False) is not terminal")
 	}
 	back := convert.EvictionFromModel(m)
 	diff(t, "FromModel(ToModel(e))", e, back, exact)

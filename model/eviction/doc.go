@@ -36,7 +36,7 @@
 //  2. Re-picking after an eviction. An executed eviction deletes the binding and nothing else.
 //     It does not stop the scheduler from picking the same cluster again, and for PickAll it
 //     will while the cluster stays eligible: that is the documented behaviour
-//     (EVICT-SEMANTICS, seed L1860, L1895), and not this package's decision. Taint the
+//     (EVICT-SEMANTICS, [Eviction and Placement Disruption Budget › Overview; Eviction and Placement Disruption Budget › ClusterResourcePlacementEviction]), and not this package's decision. Taint the
 //     cluster (NoSchedule, not tolerated by the placement) before creating the eviction;
 //     the how-to does exactly that (DC-15; it says PickAll but shows PickN with
 //     numberOfClusters 1, and the eviction executes either way).

@@ -1,7 +1,7 @@
 package invariants
 
 // Fleet-unit invariants, written from the spec of CoreOS fleet's [X-Fleet] options
-// (coreos-fleet.md: Conflicts as two-way globs, MachineOf, Global, MachineMetadata, the
+// (Conflicts as two-way globs, MachineOf, Global, MachineMetadata, the
 // agent's desired state) and its partition behaviour, reading the registry (where the
 // engine scheduled each unit) and what each machine's systemd runs; never model/units'
 // scheduler.

@@ -17,9 +17,9 @@ import (
 	"github.com/fleetsim/fleetsim/model/placement"
 )
 
-// Fixtures from the seed (../shared/seeds/004_05c29b2f4eb00c19.txt); line numbers cite it.
+// Fixtures from the KubeFleet documentation; brackets name the section each comes from.
 
-// secretReader is the ClusterRole of the CRO how-to [L3906-3916].
+// secretReader is the ClusterRole of the CRO how-to [Using the ClusterResourceOverride API › The ClusterResourceSelector object supports the following fields].
 const secretReader = `
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
@@ -31,7 +31,7 @@ rules:
   verbs: ["get", "watch", "list"]
 `
 
-// croHeader is the CRO how-to's placement and selector [L3893-3904]; each example adds a policy.
+// croHeader is the CRO how-to's placement and selector [Using the ClusterResourceOverride API › The ClusterResourceSelector object supports the following fields]; each example adds a policy.
 const croHeader = `
 apiVersion: placement.kubernetes-fleet.io/v1alpha1
 kind: ClusterResourceOverride
@@ -47,7 +47,7 @@ spec:
       name: secret-reader
 `
 
-// croOverrideLabels: "Example: Override Labels" [L3973-3998].
+// croOverrideLabels: "Example: Override Labels" [Using the ClusterResourceOverride API › JSON Patch Override].
 const croOverrideLabels = croHeader + `
   policy:
     overrideRules:
@@ -63,7 +63,7 @@ const croOverrideLabels = croHeader + `
               {"cluster-name":"${MEMBER-CLUSTER-NAME}"}
 `
 
-// croRemoveVerb: "Example: Remove Verbs" [L4008-4033].
+// croRemoveVerb: "Example: Remove Verbs" [Using the ClusterResourceOverride API › JSON Patch Override].
 const croRemoveVerb = croHeader + `
   policy:
     overrideRules:
@@ -77,7 +77,7 @@ const croRemoveVerb = croHeader + `
             path: /rules/0/verbs/2
 `
 
-// croDelete: "Example: Delete Selected Resource" [L4055-4078].
+// croDelete: "Example: Delete Selected Resource" [Using the ClusterResourceOverride API › Delete].
 const croDelete = croHeader + `
   policy:
     overrideRules:
@@ -89,7 +89,7 @@ const croDelete = croHeader + `
         overrideType: Delete
 `
 
-// croMultiplePatches: "Multiple Override Patches" [L4080-4105].
+// croMultiplePatches: "Multiple Override Patches" [Using the ClusterResourceOverride API › Multiple Override Patches].
 const croMultiplePatches = croHeader + `
   policy:
     overrideRules:
@@ -105,7 +105,7 @@ const croMultiplePatches = croHeader + `
             path: /rules/0/verbs/1
 `
 
-// myDeployment is the RO how-to's Deployment [L4296-4334], trimmed of defaults.
+// myDeployment is the RO how-to's Deployment [Using the ResourceOverride API › The ResourceSelector object supports the following fields], trimmed of defaults.
 const myDeployment = `
 apiVersion: apps/v1
 kind: Deployment
@@ -131,7 +131,7 @@ spec:
           protocol: TCP
 `
 
-// roHeader is the RO how-to's placement and selector [L4275-4289].
+// roHeader is the RO how-to's placement and selector [Using the ResourceOverride API › The ResourceSelector object supports the following fields].
 const roHeader = `
 apiVersion: placement.kubernetes-fleet.io/v1alpha1
 kind: ResourceOverride
@@ -148,7 +148,7 @@ spec:
        name: my-deployment
 `
 
-// roOverrideLabels [L4398-4423].
+// roOverrideLabels [Using the ResourceOverride API › The jsonPatchOverrides field supports the following fields].
 const roOverrideLabels = roHeader + `
   policy:
     overrideRules:
@@ -164,7 +164,7 @@ const roOverrideLabels = roHeader + `
               {"cluster-name":"${MEMBER-CLUSTER-NAME}"}
 `
 
-// roOverrideImage [L4435-4460].
+// roOverrideImage [Using the ResourceOverride API › The jsonPatchOverrides field supports the following fields].
 const roOverrideImage = roHeader + `
   policy:
     overrideRules:
@@ -179,7 +179,7 @@ const roOverrideImage = roHeader + `
             value: "nginx:1.20.0"
 `
 
-// roDelete [L4490-4513].
+// roDelete [Using the ResourceOverride API › Delete].
 const roDelete = roHeader + `
   policy:
     overrideRules:
@@ -191,7 +191,7 @@ const roDelete = roHeader + `
         overrideType: Delete
 `
 
-// roMultipleRules [L4515-4546].
+// roMultipleRules [Using the ResourceOverride API › Multiple Override Rules].
 const roMultipleRules = roHeader + `
   policy:
     overrideRules:
@@ -215,7 +215,7 @@ const roMultipleRules = roHeader + `
             value: "nginx:latest"
 `
 
-// The concept page's examples: a CRO on the namespace and an RO on the ConfigMap [L1119-1199].
+// The concept page's examples: a CRO on the namespace and an RO on the ConfigMap [Override › Examples].
 const appConfig1 = `
 apiVersion: v1
 data:
@@ -281,7 +281,7 @@ spec:
     version: v1
 `
 
-// The migration tutorial's Deployment and RO [L7190-7213] (TUT-MIGRATE-PROPERTY-OVERRIDE).
+// The migration tutorial's Deployment and RO [Resource Migration With Overrides › Create Resource Override] (TUT-MIGRATE-PROPERTY-OVERRIDE).
 const nginxDeployment = `
 apiVersion: apps/v1
 kind: Deployment
@@ -329,7 +329,7 @@ spec:
               4
 `
 
-// The ArgoCD tutorial's Application and RO [L7541-7570, L7678-7704] (TUT-ARGOCD-STAGED).
+// The ArgoCD tutorial's Application and RO [KubeFleet and ArgoCD Integration › Enable “Applications in any namespace” in ArgoCD] (TUT-ARGOCD-STAGED).
 const guestbookApp = `
 apiVersion: argoproj.io/v1alpha1
 kind: Application
@@ -376,7 +376,7 @@ spec:
     version: v1alpha1
 `
 
-// The TSG's ClusterRole (no labels) and CRO with a bad path, and its resolution [L8756-8889].
+// The TSG's ClusterRole (no labels) and CRO with a bad path, and its resolution [CRP Override Failure TSG › ClusterRole].
 const tsgCRO = `
 apiVersion: placement.kubernetes-fleet.io/v1beta1
 kind: ClusterResourceOverride
@@ -426,7 +426,7 @@ spec:
             newlabel: new-value
 `
 
-// TSGMessage is the per-cluster Overridden message of the TSG [L8853-8855].
+// TSGMessage is the per-cluster Overridden message of the TSG [CRP Override Failure TSG › ClusterResourcePlacement Status].
 const tsgMessage = `Failed to apply the override rules on the resources: add operation does not apply: doc is missing path: "/metadata/labels/new-label": missing value`
 
 // cro builds a one-rule ClusterResourceOverride on secret-reader for the rule given as YAML.
@@ -449,7 +449,7 @@ spec:
 
 type applyCase struct {
 	name     string
-	lines    string
+	doc      string
 	manifest string
 	cluster  *member.Member
 	cros     []string
@@ -467,18 +467,18 @@ func TestApplyWorkedExamples(t *testing.T) {
 	prod, test := cluster("member-50", "env=prod"), cluster("member-7", "env=test")
 	cases := []applyCase{
 		{
-			name: "CRO override labels with ${MEMBER-CLUSTER-NAME} on an env=prod cluster", lines: "L3973-4000, L1079-1110",
+			name: "CRO override labels with ${MEMBER-CLUSTER-NAME} on an env=prod cluster", doc: "Using the ClusterResourceOverride API › JSON Patch Override; Override › Each override rule contains the following fields",
 			manifest: secretReader, cluster: prod, cros: []string{croOverrideLabels},
 			want:    addLabels(secretReader, "cluster-name: member-50"),
 			wantCRO: []string{"example-cro-0"},
 		},
 		{
-			name: "CRO override labels skips an env=test cluster", lines: "L3973-4000",
+			name: "CRO override labels skips an env=test cluster", doc: "Using the ClusterResourceOverride API › JSON Patch Override",
 			manifest: secretReader, cluster: test, cros: []string{croOverrideLabels},
 			want: secretReader,
 		},
 		{
-			name: "CRO remove verb list on env=prod", lines: "L4008-4044",
+			name: "CRO remove verb list on env=prod", doc: "Using the ClusterResourceOverride API › JSON Patch Override",
 			manifest: secretReader, cluster: prod, cros: []string{croRemoveVerb},
 			want: `
 apiVersion: rbac.authorization.k8s.io/v1
@@ -493,7 +493,7 @@ rules:
 			wantCRO: []string{"example-cro-0"},
 		},
 		{
-			name: "CRO multiple patches apply sequentially: [get watch list] -> [get]", lines: "L4080-4169",
+			name: "CRO multiple patches apply sequentially: [get watch list] -> [get]", doc: "Using the ClusterResourceOverride API › Multiple Override Patches",
 			manifest: secretReader, cluster: prod, cros: []string{croMultiplePatches},
 			want: `
 apiVersion: rbac.authorization.k8s.io/v1
@@ -508,127 +508,127 @@ rules:
 			wantCRO: []string{"example-cro-0"},
 		},
 		{
-			name: "CRO Delete keeps the ClusterRole off env=test clusters", lines: "L4055-4078, L4209",
+			name: "CRO Delete keeps the ClusterRole off env=test clusters", doc: "Using the ClusterResourceOverride API › Delete; Using the ClusterResourceOverride API › Verifying the Cluster Resource is Overridden",
 			manifest: secretReader, cluster: test, cros: []string{croDelete},
 			wantDeleted: true, wantCRO: []string{"example-cro-0"},
 		},
 		{
-			name: "CRO Delete leaves env=prod clusters alone", lines: "L4055-4078",
+			name: "CRO Delete leaves env=prod clusters alone", doc: "Using the ClusterResourceOverride API › Delete",
 			manifest: secretReader, cluster: prod, cros: []string{croDelete},
 			want: secretReader,
 		},
 		{
-			name: "RO override labels with ${MEMBER-CLUSTER-NAME} on a Deployment", lines: "L4398-4425",
+			name: "RO override labels with ${MEMBER-CLUSTER-NAME} on a Deployment", doc: "Using the ResourceOverride API › The jsonPatchOverrides field supports the following fields",
 			manifest: myDeployment, cluster: prod, ros: []string{roOverrideLabels},
 			want:   myDeploymentLabelled("member-50"),
 			wantRO: []placement.NamespacedName{{Namespace: "test-namespace", Name: "example-ro-0"}},
 		},
 		{
-			name: "RO replaces the image on env=prod", lines: "L4435-4485",
+			name: "RO replaces the image on env=prod", doc: "Using the ResourceOverride API › The jsonPatchOverrides field supports the following fields",
 			manifest: myDeployment, cluster: prod, ros: []string{roOverrideImage},
 			want:   myDeploymentImage("nginx:1.20.0"),
 			wantRO: []placement.NamespacedName{{Namespace: "test-namespace", Name: "example-ro-0"}},
 		},
 		{
-			name: "RO Delete on env=test", lines: "L4490-4513",
+			name: "RO Delete on env=test", doc: "Using the ResourceOverride API › Delete",
 			manifest: myDeployment, cluster: test, ros: []string{roDelete},
 			wantDeleted: true, wantRO: []placement.NamespacedName{{Namespace: "test-namespace", Name: "example-ro-0"}},
 		},
 		{
-			name: "RO multiple rules: env=prod gets nginx:1.20.0", lines: "L4515-4548",
+			name: "RO multiple rules: env=prod gets nginx:1.20.0", doc: "Using the ResourceOverride API › Multiple Override Rules",
 			manifest: myDeployment, cluster: prod, ros: []string{roMultipleRules},
 			want:   myDeploymentImage("nginx:1.20.0"),
 			wantRO: []placement.NamespacedName{{Namespace: "test-namespace", Name: "example-ro-0"}},
 		},
 		{
-			name: "RO multiple rules: env=test gets nginx:latest", lines: "L4515-4548",
+			name: "RO multiple rules: env=test gets nginx:latest", doc: "Using the ResourceOverride API › Multiple Override Rules",
 			manifest: myDeployment, cluster: test, ros: []string{roMultipleRules},
 			want:   myDeploymentImage("nginx:latest"),
 			wantRO: []placement.NamespacedName{{Namespace: "test-namespace", Name: "example-ro-0"}},
 		},
 		{
-			name: "RO multiple rules: a cluster matching neither is unchanged and not listed", lines: "L4515-4548",
+			name: "RO multiple rules: a cluster matching neither is unchanged and not listed", doc: "Using the ResourceOverride API › Multiple Override Rules",
 			manifest: myDeployment, cluster: cluster("member-1", "env=dev"), ros: []string{roMultipleRules},
 			want: myDeployment,
 		},
 		{
-			name: "RO does not apply to a resource of the same name in another namespace", lines: "L1045-1049",
+			name: "RO does not apply to a resource of the same name in another namespace", doc: "Override › Resource Selector",
 			manifest: replaceNamespace(myDeployment, "other"), cluster: prod, ros: []string{roOverrideImage},
 			want: replaceNamespace(myDeployment, "other"),
 		},
 		{
-			name: "CRO selecting a Namespace overrides a ConfigMap in it", lines: "L1011, L1119-1190",
+			name: "CRO selecting a Namespace overrides a ConfigMap in it", doc: "Override › Difference Between ClusterResourceOverride And ResourceOverride; Override › Examples",
 			manifest: appConfig1, cluster: cluster("kind-cluster-1"), cros: []string{cro1Namespace},
 			want:    appConfig1Annotated("cro-test-annotation", "cro-test-annotation-val"),
 			wantCRO: []string{"cro-1-0"},
 		},
 		{
-			name: "CRO selecting a Namespace overrides the Namespace itself", lines: "L1011",
+			name: "CRO selecting a Namespace overrides the Namespace itself", doc: "Override › Difference Between ClusterResourceOverride And ResourceOverride",
 			manifest: "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: application-1\n",
 			cluster:  cluster("kind-cluster-1"), cros: []string{cro1Namespace},
 			want:    "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: application-1\n  annotations:\n    cro-test-annotation: cro-test-annotation-val\n",
 			wantCRO: []string{"cro-1-0"},
 		},
 		{
-			name: "CRO selecting a Namespace does not reach other namespaces", lines: "L1011",
+			name: "CRO selecting a Namespace does not reach other namespaces", doc: "Override › Difference Between ClusterResourceOverride And ResourceOverride",
 			manifest: replaceNamespace(appConfig1, "application-2"), cluster: cluster("kind-cluster-1"), cros: []string{cro1Namespace},
 			want: replaceNamespace(appConfig1, "application-2"),
 		},
 		{
-			name: "CRO then RO on the same field: the RO wins", lines: "L1013, L1192-1199",
+			name: "CRO then RO on the same field: the RO wins", doc: "Override › Difference Between ClusterResourceOverride And ResourceOverride; Override › Examples",
 			manifest: appConfig1, cluster: cluster("kind-cluster-1"), cros: []string{cro1Namespace}, ros: []string{ro1ConfigMap},
 			want:    appConfig1Annotated("ro-test-annotation", "ro-test-annotation-val"),
 			wantCRO: []string{"cro-1-0"},
 			wantRO:  []placement.NamespacedName{{Namespace: "application-1", Name: "ro-1-0"}},
 		},
 		{
-			name: "migration tutorial: replicas 4 on westeurope", lines: "L7190-7213, L7306-7310",
+			name: "migration tutorial: replicas 4 on westeurope", doc: "Resource Migration With Overrides › Create Resource Override; Resource Migration With Overrides › CRP Status",
 			manifest: nginxDeployment, cluster: cluster("aks-member-4", "fleet.azure.com/location=westeurope"), ros: []string{migrationRO},
 			want:   replaceReplicas(nginxDeployment, "4"),
 			wantRO: []placement.NamespacedName{{Namespace: "test-app", Name: "ro-1-0"}},
 		},
 		{
-			name: "migration tutorial: westus keeps 2 replicas", lines: "L7190-7213",
+			name: "migration tutorial: westus keeps 2 replicas", doc: "Resource Migration With Overrides › Create Resource Override",
 			manifest: nginxDeployment, cluster: cluster("aks-member-1", "fleet.azure.com/location=westus"), ros: []string{migrationRO},
 			want: nginxDeployment,
 		},
 		{
-			name: "ArgoCD tutorial: member1 (staging) gets the staging path", lines: "L7436-7440, L7678-7704",
+			name: "ArgoCD tutorial: member1 (staging) gets the staging path", doc: "KubeFleet and ArgoCD Integration › KubeFleet environment; KubeFleet and ArgoCD Integration › Enable “Applications in any namespace” in ArgoCD",
 			manifest: guestbookApp, cluster: cluster("member1", "environment=staging", "team=A"), ros: []string{guestbookRO},
 			want:   guestbookPath("staging"),
 			wantRO: []placement.NamespacedName{{Namespace: "guestbook", Name: "guestbook-app-ro-0"}},
 		},
 		{
-			name: "ArgoCD tutorial: member2 (canary) gets the canary path", lines: "L7436-7440, L7678-7704",
+			name: "ArgoCD tutorial: member2 (canary) gets the canary path", doc: "KubeFleet and ArgoCD Integration › KubeFleet environment; KubeFleet and ArgoCD Integration › Enable “Applications in any namespace” in ArgoCD",
 			manifest: guestbookApp, cluster: cluster("member2", "environment=canary", "team=A"), ros: []string{guestbookRO},
 			want:   guestbookPath("canary"),
 			wantRO: []placement.NamespacedName{{Namespace: "guestbook", Name: "guestbook-app-ro-0"}},
 		},
 		{
-			name: "ArgoCD tutorial: member3 (production) gets the production path", lines: "L7436-7440, L7678-7704",
+			name: "ArgoCD tutorial: member3 (production) gets the production path", doc: "KubeFleet and ArgoCD Integration › KubeFleet environment; KubeFleet and ArgoCD Integration › Enable “Applications in any namespace” in ArgoCD",
 			manifest: guestbookApp, cluster: cluster("member3", "environment=production", "team=A"), ros: []string{guestbookRO},
 			want:   guestbookPath("production"),
 			wantRO: []placement.NamespacedName{{Namespace: "guestbook", Name: "guestbook-app-ro-0"}},
 		},
 		{
-			name: "ArgoCD tutorial: member4 has no environment label, so the Exists selector skips it", lines: "L7439-7440",
+			name: "ArgoCD tutorial: member4 has no environment label, so the Exists selector skips it", doc: "KubeFleet and ArgoCD Integration › KubeFleet environment",
 			manifest: guestbookApp, cluster: cluster("member4", "team=B"), ros: []string{guestbookRO},
 			want: guestbookApp,
 		},
 		{
-			name: "TSG: add /metadata/labels/new-label on a ClusterRole without labels fails", lines: "L8756-8870",
+			name: "TSG: add /metadata/labels/new-label on a ClusterRole without labels fails", doc: "CRP Override Failure TSG › ClusterRole",
 			manifest: secretReader, cluster: cluster("kind-cluster-1", "env=canary"), cros: []string{tsgCRO},
 			wantCRO: []string{"cro-1-0"},
 			wantErr: `add operation does not apply: doc is missing path: "/metadata/labels/new-label": missing value`,
 		},
 		{
-			name: "TSG resolution: add /metadata/labels with a map works", lines: "L8880-8889",
+			name: "TSG resolution: add /metadata/labels with a map works", doc: "CRP Override Failure TSG › Resolution",
 			manifest: secretReader, cluster: cluster("kind-cluster-1", "env=canary"), cros: []string{tsgCROFixed},
 			want:    addLabels(secretReader, "newlabel: new-value"),
 			wantCRO: []string{"cro-1-0"},
 		},
 		{
-			name: "TSG CRO on a cluster it does not select: nothing fails", lines: "L8756-8870",
+			name: "TSG CRO on a cluster it does not select: nothing fails", doc: "CRP Override Failure TSG › ClusterRole",
 			manifest: secretReader, cluster: cluster("kind-cluster-2", "env=prod"), cros: []string{tsgCRO},
 			want: secretReader,
 		},
@@ -640,7 +640,7 @@ func TestApplySemantics(t *testing.T) {
 	anyCluster := cluster("c1", "env=prod", "region=west")
 	cases := []applyCase{
 		{
-			name: "nil cluster selector selects no cluster", lines: "L1057-1064, L11849-11852",
+			name: "nil cluster selector selects no cluster", doc: "Override › Each override rule contains the following fields; API Reference › OverrideRule",
 			manifest: secretReader, cluster: anyCluster,
 			cros: []string{croRule("cro", `
       - jsonPatchOverrides:
@@ -649,7 +649,7 @@ func TestApplySemantics(t *testing.T) {
 			want: secretReader,
 		},
 		{
-			name: "empty clusterSelectorTerms select every cluster", lines: "L1057-1064",
+			name: "empty clusterSelectorTerms select every cluster", doc: "Override › Each override rule contains the following fields",
 			manifest: secretReader, cluster: cluster("bare"),
 			cros: []string{croRule("cro", `
       - clusterSelector:
@@ -660,7 +660,7 @@ func TestApplySemantics(t *testing.T) {
 			want: addLabels(secretReader, "a: b"), wantCRO: []string{"cro-0"},
 		},
 		{
-			name: "a selector without terms selects every cluster", lines: "L1057-1064",
+			name: "a selector without terms selects every cluster", doc: "Override › Each override rule contains the following fields",
 			manifest: secretReader, cluster: cluster("bare"),
 			cros: []string{croRule("cro", `
       - clusterSelector: {}
@@ -692,7 +692,7 @@ func TestApplySemantics(t *testing.T) {
 			want: addLabels(secretReader, "a: b"), wantCRO: []string{"cro-0"},
 		},
 		{
-			name: "terms are ORed", lines: "L12768-12774",
+			name: "terms are ORed", doc: "API Reference › ClusterSelector",
 			manifest: secretReader, cluster: cluster("c", "region=west"),
 			cros: []string{croRule("cro", `
       - clusterSelector:
@@ -705,7 +705,7 @@ func TestApplySemantics(t *testing.T) {
 			want: addLabels(secretReader, "a: b"), wantCRO: []string{"cro-0"},
 		},
 		{
-			name: "rules apply in order: the last rule touching a field wins", lines: "L1053-1055",
+			name: "rules apply in order: the last rule touching a field wins", doc: "Override › Override Policy",
 			manifest: secretReader, cluster: anyCluster,
 			cros: []string{croRule("cro", `
       - clusterSelector: {clusterSelectorTerms: []}
@@ -757,7 +757,7 @@ spec:
 			wantRO: []placement.NamespacedName{{Namespace: "application-1", Name: "ro-1-0"}},
 		},
 		{
-			name: "variables are case-sensitive: ${member-cluster-name} stays as written", lines: "L11774-11778",
+			name: "variables are case-sensitive: ${member-cluster-name} stays as written", doc: "API Reference › JSONPatchOverride",
 			manifest: secretReader, cluster: anyCluster,
 			cros: []string{croRule("cro", `
       - clusterSelector: {clusterSelectorTerms: []}
@@ -767,7 +767,7 @@ spec:
 			want: addLabels(secretReader, `a: "${member-cluster-name}"`, "b: c1", `c: "${OTHER}"`), wantCRO: []string{"cro-0"},
 		},
 		{
-			name: "several variables in one value, including a prefixed label key", lines: "L7699",
+			name: "several variables in one value, including a prefixed label key", doc: "KubeFleet and ArgoCD Integration › Enable “Applications in any namespace” in ArgoCD",
 			manifest: secretReader, cluster: cluster("c9", "fleet.azure.com/location=westeurope", "env=prod"),
 			cros: []string{croRule("cro", `
       - clusterSelector: {clusterSelectorTerms: []}
@@ -777,7 +777,7 @@ spec:
 			want: addAnnotations(secretReader, "where: c9@westeurope/prod"), wantCRO: []string{"cro-0"},
 		},
 		{
-			name: "a label variable the cluster lacks fails, naming the label", lines: "L7699",
+			name: "a label variable the cluster lacks fails, naming the label", doc: "KubeFleet and ArgoCD Integration › Enable “Applications in any namespace” in ArgoCD",
 			manifest: guestbookApp, cluster: cluster("member4", "team=B"),
 			ros: []string{`
 apiVersion: placement.kubernetes-fleet.io/v1beta1
@@ -795,7 +795,7 @@ spec:
 			wantErr: `member cluster "member4" has no label "environment", which the reserved variable ${MEMBER-CLUSTER-LABEL-KEY-environment} needs`,
 		},
 		{
-			name: "replace on a path that does not exist fails with the library's error", lines: "L11772",
+			name: "replace on a path that does not exist fails with the library's error", doc: "API Reference › JSONPatchOverride",
 			manifest: secretReader, cluster: anyCluster,
 			cros: []string{croRule("cro", `
       - clusterSelector: {clusterSelectorTerms: []}
@@ -853,8 +853,8 @@ func runApplyCases(t *testing.T, cases []applyCase) {
 			before := in.DeepCopy()
 			got := override.Apply(in, c.cluster, croSnapshots(t, c.cros...), roSnapshots(t, c.ros...))
 			desc := c.name
-			if c.lines != "" {
-				desc += " [" + c.lines + "]"
+			if c.doc != "" {
+				desc += " [" + c.doc + "]"
 			}
 			if diff := cmp.Diff(before.Object, in.Object); diff != "" {
 				t.Errorf("Apply(%s) modified its input (-before +after):\n%s", desc, diff)
@@ -890,7 +890,7 @@ func runApplyCases(t *testing.T, cases []applyCase) {
 
 // TestTSGOverrideBadPath reproduces TSG-OVERRIDE-BADPATH end to end: the per-cluster condition
 // carries the library's message, the placement-level one counts the failing cluster, and the
-// error is the library's ErrMissing underneath [L8820-8870].
+// error is the library's ErrMissing underneath [CRP Override Failure TSG › ClusterResourcePlacement Status].
 func TestTSGOverrideBadPath(t *testing.T) {
 	cl := cluster("kind-cluster-1", "env=canary")
 	cros := croSnapshots(t, tsgCRO)

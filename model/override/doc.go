@@ -1,6 +1,6 @@
 // Package override owns KubeFleet's override APIs and every decision about them: the
 // ClusterResourceOverride and ResourceOverride kinds (field for field as
-// placement.kubernetes-fleet.io/v1beta1, so manifests decode unchanged; the seed document shows
+// placement.kubernetes-fleet.io/v1beta1, so manifests decode unchanged; the documentation shows
 // them under v1alpha1, which has the same fields and is accepted too), their validation as the
 // API server and webhook enforce it (per override, and fleet-wide limits and exclusivity),
 // their immutable snapshots (ClusterResourceOverrideSnapshot, ResourceOverrideSnapshot), which

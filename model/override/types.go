@@ -10,7 +10,7 @@ import (
 	"github.com/fleetsim/fleetsim/model/placement"
 )
 
-// API group, versions and kinds. The seed document shows the override kinds under v1alpha1;
+// API group, versions and kinds. The documentation shows the override kinds under v1alpha1;
 // v1beta1 carries the same fields and is the version this package speaks. Parse accepts both.
 const (
 	GroupVersion        = "placement.kubernetes-fleet.io/v1beta1"
@@ -222,7 +222,7 @@ func RawJSON(s string) JSON {
 }
 
 // ParseClusterResourceOverride decodes a ClusterResourceOverride from YAML or JSON. The
-// apiVersion must be placement.kubernetes-fleet.io/v1beta1 or /v1alpha1 (the seed's); either
+// apiVersion must be placement.kubernetes-fleet.io/v1beta1 or /v1alpha1 (the documentation's); either
 // way the result carries v1beta1.
 func ParseClusterResourceOverride(data []byte) (*ClusterResourceOverride, error) {
 	var o ClusterResourceOverride

@@ -199,7 +199,7 @@ func TestValidateClusterResourceOverride(t *testing.T) {
 	}
 }
 
-// TestValidatePath covers every path rule of OVR-JSONPATCH [L3958-3969] with the doc's
+// TestValidatePath covers every path rule of OVR-JSONPATCH [Using the ClusterResourceOverride API › JSON Patch Override] with the doc's
 // examples of valid paths.
 func TestValidatePath(t *testing.T) {
 	cases := []struct {
@@ -276,8 +276,8 @@ func TestValidateResourceOverride(t *testing.T) {
 	}
 }
 
-// TestSeedExamplesValidate checks that every override manifest of the seed decodes and is
-// valid, and that the seed's v1alpha1 apiVersion is read as v1beta1.
+// TestSeedExamplesValidate checks that every override manifest of the documentation decodes and is
+// valid, and that the documentation's v1alpha1 apiVersion is read as v1beta1.
 func TestSeedExamplesValidate(t *testing.T) {
 	for _, y := range []string{croOverrideLabels, croRemoveVerb, croDelete, croMultiplePatches, cro1Namespace, tsgCRO, tsgCROFixed} {
 		o := parseCRO(t, y)

@@ -15,7 +15,7 @@ func TestUnwrap(t *testing.T) {
 		wantErr string
 	}{
 		{
-			name: "cluster envelope with a webhook configuration (L4675-4711)",
+			name: "cluster envelope with a webhook configuration [Using Envelope Objects to Place Resources › ClusterResourceEnvelope Example]",
 			doc: `apiVersion: placement.kubernetes-fleet.io/v1beta1
 kind: ClusterResourceEnvelope
 metadata: {name: example}
@@ -25,7 +25,7 @@ data:
 			want: []string{"ClusterRole//reader", "ValidatingWebhookConfiguration//guard"},
 		},
 		{
-			name: "namespaced envelope defaults the namespace (L4713-4749)",
+			name: "namespaced envelope defaults the namespace [Using Envelope Objects to Place Resources › ResourceEnvelope Example]",
 			doc: `apiVersion: placement.kubernetes-fleet.io/v1beta1
 kind: ResourceEnvelope
 metadata: {name: example, namespace: app}

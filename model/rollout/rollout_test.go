@@ -98,14 +98,14 @@ func (c rolloutCase) input() rollout.Input {
 func ptr[T any](v T) *T { return &v }
 
 // TestDecide is the rollout table: binding states × budgets × availability → which bindings
-// roll, which wait and why. Seed line numbers refer to ../shared/seeds/004_05c29b2f4eb00c19.txt.
+// roll, which wait and why. Brackets name the section of the KubeFleet documentation a case comes from.
 func TestDecide(t *testing.T) {
 	const (
 		ex1Wait = "waiting: 2 of 3 clusters must stay available (maxUnavailable 1 of target 3) and only 2 are ready"
 		zero    = "deleted: unscheduled; the target is 0 clusters, so nothing needs to stay available"
 	)
 	cases := []rolloutCase{
-		// ROLL-EXAMPLE-1 [L842-879].
+		// ROLL-EXAMPLE-1 [Safe Rollout › Example 1].
 		{
 			name: "ROLL-EXAMPLE-1 first rollout binds all three picked clusters",
 			typ:  pickN, n: 3, mu: "1", ms: "1",
@@ -151,7 +151,7 @@ func TestDecide(t *testing.T) {
 			want:   outcome{Bind: []string{"cluster-4"}, Held: []string{"cluster-2", "cluster-3"}},
 			budget: &rollout.Budget{Target: 4, MaxUnavailable: 1, MaxSurge: 1, MinAvailable: 3, ReadyCount: 2, CanBeReady: 3, MaxToRemove: -1, MaxToAdd: 2},
 		},
-		// ROLL-EXAMPLE-2 [L887-949].
+		// ROLL-EXAMPLE-2 [Safe Rollout › Example 2].
 		{
 			name: "ROLL-EXAMPLE-2 moving west to east binds both east clusters and removes one west cluster",
 			typ:  pickN, n: 2, ms: "2",
@@ -186,7 +186,7 @@ func TestDecide(t *testing.T) {
 			},
 			want: outcome{Delete: []string{"cluster-2"}},
 		},
-		// ROLL-STUCK-STRICT [L8379-8733].
+		// ROLL-STUCK-STRICT [CRP Rollout Failure TSG].
 		{
 			name: "ROLL-STUCK-STRICT PickN 3 with 2 clusters: 0 may update",
 			typ:  pickN, n: 3,

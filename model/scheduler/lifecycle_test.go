@@ -52,18 +52,18 @@ func runSteps(t *testing.T, f *fleet, steps []step) {
 	}
 }
 
-// TestTaintsAndTolerations follows the taints how-to (TAINT-1) [L3560-3852].
+// TestTaintsAndTolerations follows the taints how-to (TAINT-1) [Using Taints and Tolerations › Adding taint to MemberCluster].
 func TestTaintsAndTolerations(t *testing.T) {
 	f := &fleet{members: []*member.Member{cluster("kind-cluster-1", taint("test-key1", "test-value1"))}}
 	pickAll := policy(t, "placementType: PickAll")
 	runSteps(t, f, []step{
 		{
-			name:   "a tainted cluster gets nothing, yet PickAll is fulfilled [L3560-3626]",
+			name:   "a tainted cluster gets nothing, yet PickAll is fulfilled [Using Taints and Tolerations › Adding taint to MemberCluster]",
 			change: func(f *fleet) { f.snapshot = snapshot(pickAll, 0) },
 			want:   outcome{Scheduled: yes, Reason: fulfilled},
 		},
 		{
-			name:   "removing the taint places the resources [L3628-3683]",
+			name:   "removing the taint places the resources [Using Taints and Tolerations › Removing taint from MemberCluster]",
 			change: func(f *fleet) { f.get("kind-cluster-1").Taints = nil },
 			want:   outcome{Create: []string{"kind-cluster-1"}, Scheduled: yes, Reason: fulfilled},
 		},
@@ -72,19 +72,19 @@ func TestTaintsAndTolerations(t *testing.T) {
 	f = &fleet{members: []*member.Member{cluster("kind-cluster-1", taint("test-key1", "test-value1"))}}
 	runSteps(t, f, []step{
 		{
-			name:   "a tainted cluster is not picked [L3685-3709]",
+			name:   "a tainted cluster is not picked [Using Taints and Tolerations › Adding toleration to ClusterResourcePlacement]",
 			change: func(f *fleet) { f.snapshot = snapshot(pickAll, 0) },
 			want:   outcome{Scheduled: yes, Reason: fulfilled},
 		},
 		{
-			name: "an Exists toleration places the resources [L3711-3781]",
+			name: "an Exists toleration places the resources [Using Taints and Tolerations › Example MemberCluster with taint]",
 			change: func(f *fleet) {
 				f.snapshot = snapshot(policy(t, "placementType: PickAll\ntolerations:\n  - key: test-key1\n    operator: Exists"), 1)
 			},
 			want: outcome{Create: []string{"kind-cluster-1"}, Scheduled: yes, Reason: fulfilled},
 		},
 		{
-			name: "a new untolerated taint changes nothing for a placed cluster [L3783-3852]",
+			name: "a new untolerated taint changes nothing for a placed cluster [Using Taints and Tolerations › Example MemberCluster with taint]",
 			change: func(f *fleet) {
 				m := f.get("kind-cluster-1")
 				m.Taints = append(m.Taints, member.Taint{Key: "test-key2", Value: "test-value2", Effect: member.NoSchedule})
@@ -95,7 +95,7 @@ func TestTaintsAndTolerations(t *testing.T) {
 }
 
 // TestIgnoredDuringExecution: picked clusters stay picked until they leave (CRP-POL-IDE,
-// SCHED-IDE-1) [L2783-2789].
+// SCHED-IDE-1) [Using the ClusterResourcePlacement API › A few more points about scheduling policies].
 func TestIgnoredDuringExecution(t *testing.T) {
 	f := &fleet{members: []*member.Member{
 		cluster("a", labels("env=prod")), cluster("b", labels("env=prod")), cluster("c", labels("env=prod")),
@@ -127,7 +127,7 @@ affinity:
 }
 
 // TestScaling: numberOfClusters changes update the snapshot's annotation; scale out adds
-// only the extra clusters, scale in drops the weakest first (CRP-POL-SCALE) [L2775-2781].
+// only the extra clusters, scale in drops the weakest first (CRP-POL-SCALE) [Using the ClusterResourcePlacement API › Up-scaling and downscaling].
 func TestScaling(t *testing.T) {
 	f := &fleet{members: []*member.Member{
 		cluster("a", labels("tier=gold")), cluster("b"), cluster("c", labels("tier=gold")), cluster("d"), cluster("e"),
@@ -171,7 +171,7 @@ affinity:
 }
 
 // TestPolicyChangeMovesPlacements: a new policy snapshot re-evaluates obsolete bindings
-// (TUT-MIGRATE-AFFINITY) [L6482-6770].
+// (TUT-MIGRATE-AFFINITY) [Resource Migration Across Clusters].
 func TestPolicyChangeMovesPlacements(t *testing.T) {
 	loc := func(l string) clusterOpt { return labels("fleet.azure.com/location=" + l) }
 	f := &fleet{members: []*member.Member{
@@ -357,7 +357,7 @@ func TestDecisionLimit(t *testing.T) {
 }
 
 // TestPickFixedDisconnectedNamedCluster: a named cluster that disconnects keeps its binding
-// (IgnoredDuringExecution) but the placement is no longer fulfilled (CRP-POL-PICKFIXED) [L8189].
+// (IgnoredDuringExecution) but the placement is no longer fulfilled (CRP-POL-PICKFIXED) [CRP Schedule Failure TSG › Instances where this condition may arise].
 func TestPickFixedDisconnectedNamedCluster(t *testing.T) {
 	a := cluster("a", agent(func(s *member.AgentStatus) { s.LastHeartbeat = now.Add(-time.Hour) }))
 	plan, err := scheduler.Schedule(scheduler.Input{

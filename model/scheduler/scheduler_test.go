@@ -29,9 +29,9 @@ type wantDecision struct {
 	Plugin   string
 }
 
-// TestWorkedExamples reproduces the worked examples of the seed's how-to guides on
-// affinity, topology spread, property-based scheduling and placement types. Line numbers
-// refer to ../shared/seeds/004_05c29b2f4eb00c19.txt.
+// TestWorkedExamples reproduces the worked examples of the documentation's how-to guides on
+// affinity, topology spread, property-based scheduling and placement types; each case's doc
+// names the sections of the KubeFleet documentation it comes from.
 func TestWorkedExamples(t *testing.T) {
 	fourAnimals := []*member.Member{
 		cluster("bravelion", labels("region=east", "system=critical")),
@@ -41,7 +41,7 @@ func TestWorkedExamples(t *testing.T) {
 	}
 	cases := []struct {
 		name    string
-		lines   string
+		doc     string
 		members []*member.Member
 		policy  string
 		// stored: a policy that validation now refuses but a hub may hold from before; it
@@ -51,8 +51,8 @@ func TestWorkedExamples(t *testing.T) {
 		decisions map[string]wantDecision
 	}{
 		{
-			name:  "matchLabels picks clusters with every label",
-			lines: "L2944-2966",
+			name: "matchLabels picks clusters with every label",
+			doc:  "Using Affinity to Pick Clusters",
 			members: []*member.Member{
 				cluster("a", labels("system=critical")), cluster("b", labels("system=standard")), cluster("c"),
 			},
@@ -72,8 +72,8 @@ affinity:
 			},
 		},
 		{
-			name:  "matchExpressions In accepts any listed value",
-			lines: "L2968-3005",
+			name: "matchExpressions In accepts any listed value",
+			doc:  "Using Affinity to Pick Clusters",
 			members: []*member.Member{
 				cluster("a", labels("system=critical")), cluster("b", labels("system=standard")), cluster("c", labels("system=test")), cluster("d"),
 			},
@@ -91,8 +91,8 @@ affinity:
 			want: outcome{Create: []string{"a", "b"}, Scheduled: yes, Reason: fulfilled},
 		},
 		{
-			name:  "matchLabels and matchExpressions in one term are ANDed",
-			lines: "L3009-3036",
+			name: "matchLabels and matchExpressions in one term are ANDed",
+			doc:  "Using Affinity to Pick Clusters",
 			members: []*member.Member{
 				cluster("a", labels("region=east", "system=x")), cluster("b", labels("region=east")), cluster("c", labels("region=west", "system=x")),
 			},
@@ -111,8 +111,8 @@ affinity:
 			want: outcome{Create: []string{"a"}, Scheduled: yes, Reason: fulfilled},
 		},
 		{
-			name:  "several required terms are ORed",
-			lines: "L3038-3069",
+			name: "several required terms are ORed",
+			doc:  "Using Affinity to Pick Clusters",
 			members: []*member.Member{
 				cluster("a", labels("region=west", "system=x")), cluster("b", labels("region=east")), cluster("c", labels("region=east", "system=x")),
 			},
@@ -132,8 +132,8 @@ affinity:
 			want: outcome{Create: []string{"a", "b"}, Scheduled: yes, Reason: fulfilled},
 		},
 		{
-			name:  "a preferred term adds its weight",
-			lines: "L3073-3098",
+			name: "a preferred term adds its weight",
+			doc:  "Using Affinity to Pick Clusters › Using multiple affinity terms",
 			members: []*member.Member{
 				cluster("a", labels("region=west")), cluster("b", labels("region=east")),
 			},
@@ -155,8 +155,8 @@ affinity:
 			},
 		},
 		{
-			name:  "preferred weights are summed: 20 + (-20) = 0 (AFF-SUM-1)",
-			lines: "L3100-3140",
+			name: "preferred weights are summed: 20 + (-20) = 0 (AFF-SUM-1)",
+			doc:  "Using Affinity to Pick Clusters › Each term features",
 			members: []*member.Member{
 				cluster("west-prod", labels("region=west", "environment=prod")), cluster("west-only", labels("region=west")),
 			},
@@ -183,8 +183,8 @@ affinity:
 			},
 		},
 		{
-			name:  "required terms filter first, preferred terms rank the rest",
-			lines: "L3142-3173",
+			name: "required terms filter first, preferred terms rank the rest",
+			doc:  "Using Affinity to Pick Clusters › Use both types of affinity terms",
 			members: []*member.Member{
 				cluster("a", labels("system=x", "region=west")), cluster("b", labels("system=x")), cluster("z", labels("region=west")),
 			},
@@ -214,14 +214,14 @@ affinity:
 		},
 		{
 			name:    "with all scores equal the greatest name wins (TIE-1, DC-2)",
-			lines:   "L2757-2767, L3312",
+			doc:     "Using the ClusterResourcePlacement API › PickN placement type; Using Topology Spread Constraints to Spread Resources › Specifying a topology spread constraint",
 			members: fourAnimals,
 			policy:  "placementType: PickN\nnumberOfClusters: 1",
 			want:    outcome{Create: []string{"smartfish"}, Scheduled: yes, Reason: fulfilled},
 		},
 		{
 			name:    "topology spread picks one per region (TOPO-1)",
-			lines:   "L3284-3320",
+			doc:     "Using Topology Spread Constraints to Spread Resources › Specifying a topology spread constraint",
 			members: fourAnimals,
 			policy: `
 placementType: PickN
@@ -241,8 +241,8 @@ topologySpreadConstraints:
 			},
 		},
 		{
-			name:  "clusters are grouped by the topology key's value only",
-			lines: "L3190-3246",
+			name: "clusters are grouped by the topology key's value only",
+			doc:  "Using Topology Spread Constraints to Spread Resources › Specifying a topology spread constraint",
 			members: []*member.Member{
 				cluster("bravelion", labels("system=critical", "region=east")),
 				cluster("smartfish", labels("system=critical", "region=west")),
@@ -263,8 +263,8 @@ topologySpreadConstraints:
 			},
 		},
 		{
-			name:  "a ScheduleAnyway violation scores -1000 and is still picked when nothing better exists",
-			lines: "L3268-3278",
+			name: "a ScheduleAnyway violation scores -1000 and is still picked when nothing better exists",
+			doc:  "Using Topology Spread Constraints to Spread Resources › Specifying a topology spread constraint",
 			members: []*member.Member{
 				cluster("e1", labels("region=east")), cluster("e2", labels("region=east")), cluster("e3", labels("region=east")),
 				cluster("w1", labels("region=west")),
@@ -286,8 +286,8 @@ topologySpreadConstraints:
 			},
 		},
 		{
-			name:  "empty domains count, so a filtered zone can block a DoNotSchedule spread (TOPO-SKEW)",
-			lines: "spec TOPO-SKEW [UPSTREAM]",
+			name: "empty domains count, so a filtered zone can block a DoNotSchedule spread (TOPO-SKEW)",
+			doc:  "spec TOPO-SKEW [UPSTREAM]",
 			members: []*member.Member{
 				cluster("a1", labels("env=prod", "zone=a")), cluster("a2", labels("env=prod", "zone=a")), cluster("b1", labels("env=dev", "zone=b")),
 			},
@@ -310,8 +310,8 @@ topologySpreadConstraints:
 			},
 		},
 		{
-			name:  "clusters without the topology key score 0 and are preferred over keyed ones",
-			lines: "L3198-3200, spec TOPO-SKEW [UPSTREAM]",
+			name: "clusters without the topology key score 0 and are preferred over keyed ones",
+			doc:  "Using Topology Spread Constraints to Spread Resources › Specifying a topology spread constraint, spec TOPO-SKEW [UPSTREAM]",
 			members: []*member.Member{
 				cluster("a", labels("zone=1")), cluster("b", labels("zone=2")), cluster("c"),
 			},
@@ -327,8 +327,8 @@ topologySpreadConstraints:
 			},
 		},
 		{
-			name:  "property selector: node count at least 5; a cluster without the property fails",
-			lines: "L3404-3428",
+			name: "property selector: node count at least 5; a cluster without the property fails",
+			doc:  "Using Property-Based Scheduling",
 			members: []*member.Member{
 				cluster("big", property(member.NodeCountProperty, "7")), cluster("five", property(member.NodeCountProperty, "5")),
 				cluster("small", property(member.NodeCountProperty, "3")), cluster("unknown"),
@@ -351,8 +351,8 @@ affinity:
 			},
 		},
 		{
-			name:  "label selector and property selector in one term are ANDed",
-			lines: "L3430-3456",
+			name: "label selector and property selector in one term are ANDed",
+			doc:  "Using Property-Based Scheduling",
 			members: []*member.Member{
 				cluster("a", labels("region=east"), property(member.NodeCountProperty, "5")),
 				cluster("b", labels("region=west"), property(member.NodeCountProperty, "9")),
@@ -376,8 +376,8 @@ affinity:
 			want: outcome{Create: []string{"a"}, Scheduled: yes, Reason: fulfilled},
 		},
 		{
-			name:  "resource properties are addressed as resources.kubernetes-fleet.io/<type>-<name>",
-			lines: "L3371-3390",
+			name: "resource properties are addressed as resources.kubernetes-fleet.io/<type>-<name>",
+			doc:  "Using Property-Based Scheduling",
 			members: []*member.Member{
 				cluster("a", resources("16", "14", "10")), cluster("b", resources("16", "14", "2")),
 			},
@@ -398,8 +398,8 @@ affinity:
 			want: outcome{Create: []string{"a"}, Scheduled: yes, Reason: fulfilled},
 		},
 		{
-			name:  "descending sorter: 100%, 11.11% and 0% of the weight (SORTER-1)",
-			lines: "L3466-3484",
+			name: "descending sorter: 100%, 11.11% and 0% of the weight (SORTER-1)",
+			doc:  "Using Property-Based Scheduling › A property sorter consists of",
 			members: []*member.Member{
 				cluster("bravelion", resources("", "", "100")), cluster("smartfish", resources("", "", "20")), cluster("jumpingcat", resources("", "", "10")),
 			},
@@ -422,8 +422,8 @@ affinity:
 			},
 		},
 		{
-			name:  "descending sorter with weight 100: 11.11% rounds to 11 (SORTER-2)",
-			lines: "L3466-3484, L11183-11188",
+			name: "descending sorter with weight 100: 11.11% rounds to 11 (SORTER-2)",
+			doc:  "Using Property-Based Scheduling › A property sorter consists of; API Reference › Underlying type: string",
 			members: []*member.Member{
 				cluster("bravelion", resources("", "", "100")), cluster("smartfish", resources("", "", "20")), cluster("jumpingcat", resources("", "", "10")),
 			},
@@ -446,8 +446,8 @@ affinity:
 			},
 		},
 		{
-			name:  "ascending sorter on cost: 0%, 88.89% and 100% of the weight (SORTER-3)",
-			lines: "L3486-3505, L11190-11196",
+			name: "ascending sorter on cost: 0%, 88.89% and 100% of the weight (SORTER-3)",
+			doc:  "Using Property-Based Scheduling › The sorter would yield the weights below; API Reference › Underlying type: string",
 			members: []*member.Member{
 				cluster("bravelion", property("per-cpu-core-cost", "1")), cluster("smartfish", property("per-cpu-core-cost", "0.2")),
 				cluster("jumpingcat", property("per-cpu-core-cost", "0.1")),
@@ -471,8 +471,8 @@ affinity:
 			},
 		},
 		{
-			name:  "label selector with a sorter: non-matching clusters get nothing, min/max span the fleet",
-			lines: "L3526-3552",
+			name: "label selector with a sorter: non-matching clusters get nothing, min/max span the fleet",
+			doc:  "Using Property-Based Scheduling › The sorter would yield the weights below",
 			members: []*member.Member{
 				cluster("prod-big", labels("env=prod"), resources("64", "", "")),
 				cluster("prod-small", labels("env=prod"), resources("16", "", "")),
@@ -502,7 +502,7 @@ affinity:
 		},
 		{
 			name:   "PickAll ignores preferred terms of a stored policy",
-			lines:  "L2680, L10830",
+			doc:    "Using the ClusterResourcePlacement API › PickAll placement type; API Reference › ClusterAffinity",
 			stored: true,
 			members: []*member.Member{
 				cluster("a", labels("region=west")), cluster("b"),
@@ -525,14 +525,14 @@ affinity:
 		},
 		{
 			name:    "PickFixed places on exactly the named clusters",
-			lines:   "L2660-2676",
+			doc:     "Using the ClusterResourcePlacement API › PickFixed placement type",
 			members: fourAnimals,
 			policy:  "placementType: PickFixed\nclusterNames:\n  - bravelion\n  - smartfish",
 			want:    outcome{Create: []string{"bravelion", "smartfish"}, Scheduled: yes, Reason: fulfilled},
 		},
 		{
-			name:  "PickFixed ignores taints; a missing or disconnected cluster leaves it unfulfilled",
-			lines: "L107, L8189, spec CRP-POL-PICKFIXED",
+			name: "PickFixed ignores taints; a missing or disconnected cluster leaves it unfulfilled",
+			doc:  "MemberCluster › Taints; CRP Schedule Failure TSG › Instances where this condition may arise, spec CRP-POL-PICKFIXED",
 			members: []*member.Member{
 				cluster("tainted", taint("k", "v")),
 				cluster("silent", agent(func(a *member.AgentStatus) { a.LastHeartbeat = now.Add(-10 * time.Minute) })),
@@ -549,8 +549,8 @@ affinity:
 			},
 		},
 		{
-			name:  "PickN keeps looking when too few clusters fit, and places what it found",
-			lines: "L2769-2771, L8223-8255",
+			name: "PickN keeps looking when too few clusters fit, and places what it found",
+			doc:  "Using the ClusterResourcePlacement API › PickN placement type; CRP Schedule Failure TSG › ClusterResourcePlacement status",
 			members: []*member.Member{
 				cluster("a", labels("env=prod")), cluster("b", labels("env=dev")),
 			},
@@ -568,14 +568,14 @@ affinity:
 		},
 		{
 			name:    "PickN with numberOfClusters 0 picks nothing and is fulfilled",
-			lines:   "L11091",
+			doc:     "API Reference › PlacementPolicy",
 			members: fourAnimals,
 			policy:  "placementType: PickN\nnumberOfClusters: 0",
 			want:    outcome{Scheduled: yes, Reason: fulfilled},
 		},
 		{
 			name:    "a nil policy means PickAll",
-			lines:   "L2644-2646",
+			doc:     "Using the ClusterResourcePlacement API › Scheduling policy",
 			members: fourAnimals,
 			want:    outcome{Create: []string{"bravelion", "flyingpenguin", "jumpingcat", "smartfish"}, Scheduled: yes, Reason: fulfilled},
 		},
@@ -595,20 +595,20 @@ affinity:
 			in := scheduler.Input{Snapshot: snapshot(p, 0), Members: tc.members, Now: now}
 			plan, err := scheduler.Schedule(in)
 			if err != nil {
-				t.Fatalf("Schedule(%s) error: %v", tc.lines, err)
+				t.Fatalf("Schedule(%s) error: %v", tc.doc, err)
 			}
 			if diff := cmp.Diff(tc.want, outcomeOf(plan)); diff != "" {
-				t.Errorf("Schedule(%s) outcome mismatch (-want +got):\n%s", tc.lines, diff)
+				t.Errorf("Schedule(%s) outcome mismatch (-want +got):\n%s", tc.doc, diff)
 			}
 			for name, want := range tc.decisions {
 				got, ok := decisionFor(plan, name)
 				if !ok {
-					t.Errorf("Schedule(%s): no decision for %s in %v", tc.lines, name, plan.Decisions)
+					t.Errorf("Schedule(%s): no decision for %s in %v", tc.doc, name, plan.Decisions)
 					continue
 				}
 				gotW := wantDecision{Selected: got.Selected, Score: got.ClusterScore, Reason: got.Reason, Plugin: got.Plugin}
 				if diff := cmp.Diff(want, gotW); diff != "" {
-					t.Errorf("Schedule(%s) decision for %s mismatch (-want +got):\n%s", tc.lines, name, diff)
+					t.Errorf("Schedule(%s) decision for %s mismatch (-want +got):\n%s", tc.doc, name, diff)
 				}
 			}
 		})

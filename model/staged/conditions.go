@@ -27,7 +27,7 @@ const (
 const (
 	ReasonUpdateRunInitializedSuccessfully = "UpdateRunInitializedSuccessfully"
 	ReasonUpdateRunInitializedFailed       = "UpdateRunInitializedFailed"
-	// ReasonUpdateRunStarted is Progressing=True once execution starts (the seed's reason).
+	// ReasonUpdateRunStarted is Progressing=True once execution starts (the documentation's reason).
 	ReasonUpdateRunStarted = "UpdateRunStarted"
 	// ReasonUpdateRunProgressing is Progressing=True again after a stuck cluster finished.
 	ReasonUpdateRunProgressing = "UpdateRunProgressing"
@@ -37,7 +37,7 @@ const (
 	// MessageStopped explains a stopped run.
 	MessageStopped = "the update run is stopped: no further cluster or stage starts until spec.state is Run"
 	// ReasonUpdateRunWaiting is upstream vocabulary that this package never reports: the
-	// seed's samples keep Progressing=True/UpdateRunStarted while a stage waits for its
+	// documentation's samples keep Progressing=True/UpdateRunStarted while a stage waits for its
 	// after-stage tasks.
 	ReasonUpdateRunWaiting   = "UpdateRunWaiting"
 	ReasonUpdateRunFailed    = "UpdateRunFailed"

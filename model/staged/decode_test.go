@@ -11,8 +11,8 @@ import (
 	"github.com/fleetsim/fleetsim/model/staged"
 )
 
-// TestDecodeSeedManifests: the seed's manifests decode unchanged [L1346-1380, L1392-1402,
-// L1413-1421].
+// TestDecodeSeedManifests: the documentation's manifests decode unchanged [[Staged Update › Specify Rollout Strategy for ClusterResourcePlacement; Staged Update › An example ClusterStagedUpdateStrategy looks like below],
+// [Staged Update › Trigger rollout with ClusterStagedUpdateRun]].
 func TestDecodeSeedManifests(t *testing.T) {
 	var s staged.ClusterStagedUpdateStrategy
 	if err := yaml.UnmarshalStrict([]byte(`
@@ -57,7 +57,7 @@ spec:
 		t.Errorf("decoded strategy (-want +got):\n%s", diff)
 	}
 	if errs := staged.ValidateStrategy(&s); len(errs) > 0 {
-		t.Errorf("ValidateStrategy(seed strategy) = %v", errs)
+		t.Errorf("ValidateStrategy(documented strategy) = %v", errs)
 	}
 
 	var r staged.ClusterStagedUpdateRun

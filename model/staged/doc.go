@@ -28,5 +28,5 @@
 // Decide moves a run as far as it can at one instant: the reconcile that sees the last task
 // of a stage complete also starts the next stage and its first cluster, and a stage whose
 // tasks are already complete succeeds in the reconcile that sees its last cluster succeed.
-// This reproduces the timestamps of the seed's samples (STAGE-TIMING-1).
+// This reproduces the timestamps of the documentation's samples (STAGE-TIMING-1).
 package staged

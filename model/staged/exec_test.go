@@ -14,7 +14,7 @@ import (
 	"github.com/fleetsim/fleetsim/model/staged"
 )
 
-// TestStageTiming1 is STAGE-TIMING-1 [L1500-1558], driven one reconcile at a time: the last
+// TestStageTiming1 is STAGE-TIMING-1 [Staged Update › Understand ClusterStagedUpdateRun status], driven one reconcile at a time: the last
 // cluster of staging succeeds at T, the stage starts waiting and the approval request is
 // created at T; the wait elapses at T+1m, the approval comes at T+1m1s; staging succeeds
 // then and canary starts at the same instant.
@@ -83,7 +83,7 @@ func TestStageTiming1(t *testing.T) {
 	}
 }
 
-// TestConceptSampleTimeline replays the concept's completed run [L1458-1640] with the same
+// TestConceptSampleTimeline replays the concept's completed run [Staged Update › Understand ClusterStagedUpdateRun status] with the same
 // approval times and reproduces every timestamp of its status: 23:21:39 is t0.
 func TestConceptSampleTimeline(t *testing.T) {
 	s := newStrategy(
@@ -143,7 +143,7 @@ func TestConceptSampleTimeline(t *testing.T) {
 }
 
 // TestEmptyStageRunsItsTasks: a stage without clusters still waits for its TimedWait and its
-// Approval before the next stage starts [L1604-1644].
+// Approval before the next stage starts [Staged Update › Understand ClusterStagedUpdateRun status].
 func TestEmptyStageRunsItsTasks(t *testing.T) {
 	s := newStrategy(
 		newStage("staging", env("staging")),
@@ -186,7 +186,7 @@ func TestEmptyStageRunsItsTasks(t *testing.T) {
 }
 
 // TestApprovalFlow: the request is created once with its labels and spec; Approved=False is
-// not an approval; Approved=True completes the task and is accepted [L1388-1404, L6086-6112].
+// not an approval; Approved=True completes the task and is accepted [Staged Update › An example ClusterStagedUpdateStrategy looks like below; How to Roll Out and Roll Back Changes in Stage › A more detailed look at the status].
 func TestApprovalFlow(t *testing.T) {
 	s := newStrategy(newStage("canary", env("canary"), approvalTask()), newStage("production", env("production")))
 	w := scheduled(t, s, []*member.Member{newMember("member1", "environment=canary"), newMember("member2", "environment=production")})
@@ -283,7 +283,7 @@ func TestApprovalRequestOfAnotherRun(t *testing.T) {
 }
 
 // TestDeletionStage: Unscheduled bindings are deleted after every update stage, all at once;
-// a binding already being deleted is only waited for [L1425, L1671].
+// a binding already being deleted is only waited for [Staged Update › Trigger rollout with ClusterStagedUpdateRun; Staged Update › Stages and clusters status].
 func TestDeletionStage(t *testing.T) {
 	s := newStrategy(newStage("all", nil, timedWait(time.Minute)))
 	members := []*member.Member{newMember("member1"), newMember("member2"), newMember("member3"), newMember("member4")}
@@ -508,7 +508,7 @@ func TestFailures(t *testing.T) {
 	}
 }
 
-// TestPreemption is TSG-CSUR-PREEMPTED [L9700-9756]: run example-run rolls index 0 to
+// TestPreemption is TSG-CSUR-PREEMPTED [ClusterStagedUpdateRun TSG › Investigate ClusterStagedUpdateRun execution failure]: run example-run rolls index 0 to
 // member1; within the 15 s wait, the concurrent run example-run-1 rolls index 1 to it;
 // example-run fails with the sample's message.
 func TestPreemption(t *testing.T) {
@@ -619,7 +619,7 @@ func TestRestartedClusterNotRewritten(t *testing.T) {
 	}
 }
 
-// TestRollback is STAGED-ROLLBACK [L6130-6295]: after example-run rolled index 1, a second
+// TestRollback is STAGED-ROLLBACK [How to Roll Out and Roll Back Changes in Stage › Then verify it’s approved]: after example-run rolled index 1, a second
 // run with index 0 and the same strategy rolls the old content back stage by stage.
 func TestRollback(t *testing.T) {
 	w := scheduled(t, howToStrategy(), howToFleet())
@@ -655,7 +655,7 @@ func TestRollback(t *testing.T) {
 	}
 }
 
-// TestEndToEnd drives the how-to's rollout [L5795-6130] until it succeeds: member2
+// TestEndToEnd drives the how-to's rollout [How to Roll Out and Roll Back Changes in Stage] until it succeeds: member2
 // (staging), then member3 and member1 (canary, by order), with members taking different
 // times to apply.
 func TestEndToEnd(t *testing.T) {

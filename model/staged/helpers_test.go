@@ -16,7 +16,7 @@ import (
 	"github.com/fleetsim/fleetsim/model/staged"
 )
 
-// t0 is when the runs of the tests are created: the concept sample's 23:21:39 [L1458].
+// t0 is when the runs of the tests are created: the concept sample's 23:21:39 [Staged Update › Understand ClusterStagedUpdateRun status].
 var t0 = time.Date(2025, 3, 12, 23, 21, 39, 0, time.UTC)
 
 const (
@@ -78,7 +78,7 @@ func newRun(name, index string) *staged.ClusterStagedUpdateRun {
 	}
 }
 
-// howToFleet is the how-to's fleet [L5803-5807]: member1 canary order=2, member2 staging,
+// howToFleet is the how-to's fleet [How to Roll Out and Roll Back Changes in Stage › Prerequisite]: member1 canary order=2, member2 staging,
 // member3 canary order=1.
 func howToFleet() []*member.Member {
 	return []*member.Member{
@@ -88,7 +88,7 @@ func howToFleet() []*member.Member {
 	}
 }
 
-// howToStrategy is the how-to's strategy [L5900-5920]: staging (TimedWait 1m), canary
+// howToStrategy is the how-to's strategy [How to Roll Out and Roll Back Changes in Stage › To check current resource snapshots]: staging (TimedWait 1m), canary
 // sorted by order (Approval).
 func howToStrategy() *staged.ClusterStagedUpdateStrategy {
 	return newStrategy(

@@ -180,7 +180,7 @@ func TestInitialization(t *testing.T) {
 }
 
 // TestInitializedStatus checks every field initialization records, against the how-to's
-// sample [L5960-6010] and the concept's plan pre-population [L1753-1760].
+// sample [How to Roll Out and Roll Back Changes in Stage › A more detailed look at the status] and the concept's plan pre-population [Staged Update › Stages and clusters status].
 func TestInitializedStatus(t *testing.T) {
 	w := scheduled(t, howToStrategy(), howToFleet())
 	w.placement.ObservedClusterCount = 3
@@ -274,7 +274,7 @@ func TestInitializationWaitsForTheScheduler(t *testing.T) {
 	}
 }
 
-// TestStrategyEditsAfterInitializationAreIgnored: the run follows its snapshot [L1425].
+// TestStrategyEditsAfterInitializationAreIgnored: the run follows its snapshot [Staged Update › Trigger rollout with ClusterStagedUpdateRun].
 func TestStrategyEditsAfterInitializationAreIgnored(t *testing.T) {
 	w := scheduled(t, howToStrategy(), howToFleet())
 	w.approveAfter = time.Minute
@@ -289,8 +289,8 @@ func TestStrategyEditsAfterInitializationAreIgnored(t *testing.T) {
 	}
 }
 
-// TestStageSort is STAGE-SORT-1 [L5803-5807, L6036-6060, L1384] plus the edges of the
-// sorting rule [L13544-13546].
+// TestStageSort is STAGE-SORT-1 [How to Roll Out and Roll Back Changes in Stage › Prerequisite; How to Roll Out and Roll Back Changes in Stage › A more detailed look at the status; Staged Update › An example ClusterStagedUpdateStrategy looks like below] plus the edges of the
+// sorting rule [API Reference › StageConfig].
 func TestStageSort(t *testing.T) {
 	cases := []struct {
 		name    string

@@ -66,8 +66,8 @@ const (
 
 // Per-cluster reasons this package writes itself. Every other per-cluster reason is copied
 // from the binding; an Unknown per-cluster condition takes the placement-level Unknown
-// reason of its type (RolloutStartedUnknown, OverriddenPending, …), as the seed's External
-// sample shows for RolloutStarted [L9604-9625].
+// reason of its type (RolloutStartedUnknown, OverriddenPending, …), as the documentation's External
+// sample shows for RolloutStarted [ClusterStagedUpdateRun TSG › CRP status without Staged Update Run].
 const (
 	ReasonScheduled      = "Scheduled"
 	ReasonScheduleFailed = "ScheduleFailed"
@@ -77,7 +77,7 @@ const (
 const (
 	MessageSchedulePending = "Scheduling has not completed"
 	// MessageRolloutBlocked is the per-cluster RolloutStarted=False message for a binding the
-	// rollout strategy keeps on an older resource snapshot [L8580-8600].
+	// rollout strategy keeps on an older resource snapshot [CRP Rollout Failure TSG › ClusterResourcePlacement status].
 	MessageRolloutBlocked = "The rollout is being blocked by the rollout strategy"
 	MessageNoOverride     = "No override rules are configured for the selected resources"
 )

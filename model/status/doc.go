@@ -38,7 +38,7 @@
 // else Unknown when any is Unknown (N = the Unknown ones), else True (N = every selected
 // cluster). Available=True/WorkNotTrackable counts as True. Overridden=True reads
 // NoOverrideSpecified when every cluster says so, OverriddenSucceeded otherwise. Messages are
-// Appendix A's, the newer wording where the seed has two ("… applied to N cluster(s)",
+// Appendix A's, the newer wording where the documentation has two ("… applied to N cluster(s)",
 // "… in N cluster(s) are available now", "… in N target cluster(s)' namespaces").
 //
 // applicableClusterResourceOverrides and applicableResourceOverrides come from the binding
@@ -49,8 +49,8 @@
 //
 //   - No selected cluster (PickAll matching nothing, PickN whose only placement was
 //     evicted): only Scheduled is reported, as newer upstream does; the older taint how-to
-//     sample [L3597-3626] showed the chain True for 0 clusters with legacy condition names.
-//     This is what leaves AVAILABLE empty after an eviction [L6393-6397].
+//     sample [Using Taints and Tolerations › Example MemberCluster with taint] showed the chain True for 0 clusters with legacy condition names.
+//     This is what leaves AVAILABLE empty after an eviction [Evicting Resources and Setting up Disruption Budgets].
 //   - Scheduling pending (no Scheduled condition on the snapshot, an Unknown one, or one
 //     decided for an older placement generation): Scheduled=Unknown/SchedulePending
 //     "Scheduling has not completed" and nothing else, no placementStatuses.

@@ -18,7 +18,7 @@ var (
 
 const picked = "picked by scheduling policy"
 
-// Conditions as the other controllers write them on bindings (seed samples, Appendix A).
+// Conditions as the other controllers write them on bindings (documentation samples, Appendix A).
 var (
 	started    = condition.True(condition.TypeRolloutStarted, condition.ReasonRolloutStarted, "Detected the new changes on the resources and started the rollout process")
 	noOverride = condition.True(condition.TypeOverridden, "NoOverrideSpecified", "No override rules are configured for the selected resources")

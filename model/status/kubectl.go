@@ -12,7 +12,7 @@ import (
 // empty when its condition is absent. AVAILABLE is therefore empty while the chain stops
 // before Available (a blocked rollout, a failed apply, an External placement waiting for a
 // run) and once a placement has no cluster left, as after the eviction of its only
-// placement [L6393-6397].
+// placement [Evicting Resources and Setting up Disruption Budgets].
 //
 // generation is the GEN column, printed as is by the caller. kubectl reads the other
 // columns verbatim from the status, so they do not depend on it: a stale condition shows its

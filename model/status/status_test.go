@@ -13,8 +13,8 @@ import (
 	"github.com/fleetsim/fleetsim/model/status"
 )
 
-// TestPlacement reproduces the status samples of the seed's concept pages, how-tos and
-// troubleshooting guides. Line numbers refer to ../shared/seeds/004_05c29b2f4eb00c19.txt.
+// TestPlacement reproduces the status samples of the documentation's concept pages, how-tos and
+// troubleshooting guides. Brackets name the section of the KubeFleet documentation a case comes from.
 // Cluster messages use the newer, quoted Scheduled form (DC-17) and Appendix A's newer
 // placement-level wording where the older samples differ.
 func TestPlacement(t *testing.T) {
@@ -60,14 +60,14 @@ func TestPlacement(t *testing.T) {
 	}
 
 	cases := []struct {
-		name  string
-		lines string
-		in    status.Input
-		want  status.Status
+		name string
+		doc  string
+		in   status.Input
+		want status.Status
 	}{
 		{
-			name:  "healthy PickN 2",
-			lines: "L6585-6700",
+			name: "healthy PickN 2",
+			doc:  "Resource Migration Across Clusters › ClusterResourcePlacement",
 			in: withBindings(base(placement.PickN, 2, fulfilled(2), pick("aks-member-2"), pick("aks-member-1")),
 				bound("crp", "aks-member-2", snap0, 1, healthy()...),
 				bound("crp", "aks-member-1", snap0, 1, healthy()...)),
@@ -81,8 +81,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "scores from the binding's cluster decision",
-			lines: "L413, L1789 (DC-17)",
+			name: "scores from the binding's cluster decision",
+			doc:  "ClusterResourcePlacement › Sample output; Staged Update › Stages and clusters status (DC-17)",
 			in: withBindings(base(placement.PickN, 1, fulfilled(1), pick("member1")),
 				with(bound("crp", "member1", snap0, 1, healthy()...), func(b *placement.Binding) {
 					b.ClusterDecision.ClusterScore = &placement.ClusterScore{AffinityScore: 20, TopologySpreadScore: -1}
@@ -99,8 +99,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "TSG-SCHED-PICKN-SHORT: Scheduled False does not gate, the unfilled slot is explained",
-			lines: "L8177-8377",
+			name: "TSG-SCHED-PICKN-SHORT: Scheduled False does not gate, the unfilled slot is explained",
+			doc:  "CRP Schedule Failure TSG",
 			in: withBindings(base(placement.PickN, 2, unfulfilled(), pick("kind-cluster-1"), reject("kind-cluster-2", affinityMiss)),
 				bound("crp-2", "kind-cluster-1", snap0, 1, healthy()...)),
 			want: status.Status{
@@ -113,8 +113,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "unfilled slots: as many as missing, at most one per unselected decision, in decision order",
-			lines: "SCHED-DECISIONS-STATUS",
+			name: "unfilled slots: as many as missing, at most one per unselected decision, in decision order",
+			doc:  "SCHED-DECISIONS-STATUS",
 			in: withBindings(base(placement.PickN, 3, unfulfilled(), pick("c"), reject("e", "cluster does not score high enough"),
 				reject("a", affinityMiss), reject("b", affinityMiss)),
 				bound("crp", "c", snap0, 1, healthy()...)),
@@ -129,8 +129,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "PickFixed naming a missing cluster",
-			lines: "L8189, CRP-POL-PICKFIXED",
+			name: "PickFixed naming a missing cluster",
+			doc:  "CRP Schedule Failure TSG › Instances where this condition may arise, CRP-POL-PICKFIXED",
 			in: withBindings(base(placement.PickFixed, 2, unfulfilled(), pick("kind-cluster-1"), reject("kind-cluster-9", "specified cluster is not found")),
 				bound("crp", "kind-cluster-1", snap0, 1, healthy()...)),
 			want: status.Status{
@@ -143,8 +143,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "ROLL-STUCK-STRICT: bindings held on the old snapshot, later conditions omitted",
-			lines: "L8379-8733",
+			name: "ROLL-STUCK-STRICT: bindings held on the old snapshot, later conditions omitted",
+			doc:  "CRP Rollout Failure TSG",
 			in: func() status.Input {
 				in := withBindings(base(placement.PickN, 3, unfulfilled(), pick("kind-cluster-2"), pick("kind-cluster-1")),
 					bound("crp-3", "kind-cluster-1", snap0, 2, blockedOnBinding, noOverride, synced, applied, available),
@@ -163,8 +163,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "RollingUpdate: a binding not yet moved to the latest snapshot is pending, not started",
-			lines: "STATUS-CRP-ORDER",
+			name: "RollingUpdate: a binding not yet moved to the latest snapshot is pending, not started",
+			doc:  "STATUS-CRP-ORDER",
 			in: func() status.Input {
 				in := withBindings(base(placement.PickN, 2, fulfilled(2), pick("a"), pick("b")),
 					bound("crp", "a", snap1, 2, healthy()...),
@@ -180,8 +180,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "TSG-OVERRIDE-BADPATH: Overridden False, later conditions omitted",
-			lines: "L8736-8890",
+			name: "TSG-OVERRIDE-BADPATH: Overridden False, later conditions omitted",
+			doc:  "CRP Override Failure TSG",
 			in: withBindings(base(placement.PickN, 1, fulfilled(1), pick("kind-cluster-1")),
 				with(bound("crp", "kind-cluster-1", snap0, 1, started, overrideFailed), func(b *placement.Binding) {
 					b.ClusterResourceOverrideSnapshots = []string{"cro-1-0"}
@@ -200,8 +200,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "overrides: OverriddenSucceeded once any cluster has one",
-			lines: "L7260-7340, OVR-STATUS",
+			name: "overrides: OverriddenSucceeded once any cluster has one",
+			doc:  "Resource Migration With Overrides › Results, OVR-STATUS",
 			in: withBindings(base(placement.PickN, 2, fulfilled(2), pick("aks-member-5"), pick("aks-member-1")),
 				with(bound("crp", "aks-member-5", snap0, 1, started, overridden, synced, applied, available), func(b *placement.Binding) {
 					b.ResourceOverrideSnapshots = []placement.NamespacedName{{Namespace: "test-app", Name: "ro-1-0"}}
@@ -223,8 +223,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "TSG-WORKSYNC-TERMINATING-NS: WorkSynchronized False",
-			lines: "L8892-9013",
+			name: "TSG-WORKSYNC-TERMINATING-NS: WorkSynchronized False",
+			doc:  "CRP Work-Synchronization Failure TSG",
 			in: withBindings(base(placement.PickN, 1, fulfilled(1), pick("kind-cluster-1")),
 				bound("crp1", "kind-cluster-1", snap0, 1, started, noOverride, syncFailed)),
 			want: status.Status{
@@ -235,8 +235,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "TSG-APPLY-PREEXISTING: Applied False with failedPlacements, Available omitted",
-			lines: "L9015-9257",
+			name: "TSG-APPLY-PREEXISTING: Applied False with failedPlacements, Available omitted",
+			doc:  "CRP Work-Application Failure TSG",
 			in: withBindings(base(placement.PickFixed, 2, fulfilled(2), pick("kind-cluster-2"), pick("kind-cluster-1")),
 				bound("crp-4", "kind-cluster-2", snap0, 1, started, noOverride, synced, applied, notTrackable("crp-4-work")),
 				with(bound("crp-4", "kind-cluster-1", snap0, 1, started, noOverride, synced, notApplied,
@@ -258,8 +258,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "TSG-AVAIL-BADIMAGE: Available False with failedPlacements",
-			lines: "L9259-9465",
+			name: "TSG-AVAIL-BADIMAGE: Available False with failedPlacements",
+			doc:  "CRP Availability Failure TSG",
 			in: withBindings(base(placement.PickN, 1, fulfilled(1), pick("kind-cluster-1")),
 				with(bound("crp1", "kind-cluster-1", snap0, 1, started, noOverride, synced, applied, notAvailable), func(b *placement.Binding) {
 					b.FailedPlacements = []placement.FailedPlacement{notYetAvailable}
@@ -278,8 +278,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "WorkNotTrackable counts as available (concept sample, PickAll 3)",
-			lines: "L342-542",
+			name: "WorkNotTrackable counts as available (concept sample, PickAll 3)",
+			doc:  "ClusterResourcePlacement › Placement status",
 			in: withBindings(base(placement.PickAll, -1, fulfilled(3), pick("kind-cluster-1"), pick("kind-cluster-2"), pick("kind-cluster-3")),
 				bound("crp-1", "kind-cluster-1", snap0, 1, started, noOverride, synced, applied, notTrackable("crp-1-work")),
 				bound("crp-1", "kind-cluster-2", snap0, 1, started, noOverride, synced, applied, notTrackable("crp-1-work")),
@@ -295,8 +295,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "STAGED-CRP-EXTERNAL: waiting for a staged update run",
-			lines: "L9575-9625",
+			name: "STAGED-CRP-EXTERNAL: waiting for a staged update run",
+			doc:  "ClusterStagedUpdateRun TSG › CRP status without Staged Update Run",
 			in: func() status.Input {
 				in := withBindings(base(placement.PickAll, -1, fulfilled(2), pick("member1"), pick("member2")),
 					scheduledOnly("example-placement", "member1"), scheduledOnly("example-placement", "member2"))
@@ -311,8 +311,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "External: one cluster updated by the run, the other still on an older snapshot",
-			lines: "L1760-1840",
+			name: "External: one cluster updated by the run, the other still on an older snapshot",
+			doc:  "Staged Update › Stages and clusters status",
 			in: func() status.Input {
 				in := withBindings(base(placement.PickAll, -1, fulfilled(2), pick("member1"), pick("member2")),
 					bound("example-placement", "member1", "example-placement-5-snapshot", 3, runStarted, noOverride, synced, applied, available),
@@ -332,8 +332,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "External: a leftover RolloutNotStartedYet is not the rolling-update budget's word",
-			lines: "STAGED-CRP-EXTERNAL",
+			name: "External: a leftover RolloutNotStartedYet is not the rolling-update budget's word",
+			doc:  "STAGED-CRP-EXTERNAL",
 			in: func() status.Input {
 				in := withBindings(base(placement.PickN, 1, fulfilled(1), pick("member1")),
 					bound("crp", "member1", snap0, 2, blockedOnBinding, noOverride, synced, applied, available))
@@ -349,8 +349,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "ReportDiff: DiffReported replaces Applied and Available",
-			lines: "L5690-5735, L9521-9533",
+			name: "ReportDiff: DiffReported replaces Applied and Available",
+			doc:  "Using the ReportDiff Apply Mode › How the ReportDiff mode can help; CRP Diff Reporting Failure TSG",
 			in: func() status.Input {
 				in := withBindings(base(placement.PickAll, -1, fulfilled(2), pick("member-1"), pick("member-2")),
 					// Applied and Available left over from an earlier apply type are not read.
@@ -370,8 +370,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "TSG-DIFF-FAIL: DiffReported False",
-			lines: "L9521-9565",
+			name: "TSG-DIFF-FAIL: DiffReported False",
+			doc:  "CRP Diff Reporting Failure TSG",
 			in: func() status.Input {
 				failed := condition.False(condition.TypeDiffReported, "NotAllWorkHaveDiffReported", "Work object work-3-work has not reported diff yet")
 				in := withBindings(base(placement.PickAll, -1, fulfilled(2), pick("member-1"), pick("member-2")),
@@ -392,8 +392,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "a condition written for an older binding generation is Unknown",
-			lines: "STATUS-CRP-ORDER, Appendix A",
+			name: "a condition written for an older binding generation is Unknown",
+			doc:  "STATUS-CRP-ORDER, Appendix A",
 			in: withBindings(base(placement.PickN, 1, fulfilled(1), pick("member-1")),
 				with(bound("crp", "member-1", snap0, 2, started, noOverride, synced), func(b *placement.Binding) {
 					// The member agent has not reported on generation 2 yet.
@@ -409,8 +409,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "False outweighs Unknown at the placement level",
-			lines: "STATUS-CRP-REASONS",
+			name: "False outweighs Unknown at the placement level",
+			doc:  "STATUS-CRP-REASONS",
 			in: withBindings(base(placement.PickN, 3, fulfilled(3), pick("a"), pick("b"), pick("c")),
 				bound("crp", "a", snap0, 1, started, noOverride, synced),
 				bound("crp", "b", snap0, 1, started, noOverride, synced, notApplied),
@@ -427,8 +427,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "picked clusters without a live binding yet",
-			lines: "SCHED-BIND",
+			name: "picked clusters without a live binding yet",
+			doc:  "SCHED-BIND",
 			in: withBindings(base(placement.PickN, 3, fulfilled(3), pick("a"), pick("b"), pick("c")),
 				bound("crp", "a", snap0, 1, healthy()...),
 				with(bound("crp", "b", snap0, 1, healthy()...), func(b *placement.Binding) { b.Deleting = true }),
@@ -441,8 +441,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "TSG-SCHED-PICKALL / TAINT-1: no cluster selected, only Scheduled is reported",
-			lines: "L3597-3626, L8193",
+			name: "TSG-SCHED-PICKALL / TAINT-1: no cluster selected, only Scheduled is reported",
+			doc:  "Using Taints and Tolerations › Example MemberCluster with taint; CRP Schedule Failure TSG › Instances where this condition may arise",
 			in: base(placement.PickAll, -1, func() *condition.Condition {
 				c := condition.True(condition.TypeScheduled, condition.ReasonSchedulingPolicyFulfilled, condition.MessageFulfilled)
 				return &c
@@ -453,8 +453,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "EVICT-1: PickN 1 after its only placement was evicted",
-			lines: "L6370-6397",
+			name: "EVICT-1: PickN 1 after its only placement was evicted",
+			doc:  "Evicting Resources and Setting up Disruption Budgets",
 			in: func() status.Input {
 				in := base(placement.PickN, 1, unfulfilled(), reject("kind-cluster-1", "ClusterUnschedulable, cluster has untolerated taint {test-key test-value NoSchedule}"))
 				in.Generation, in.Scheduling.ObservedPlacementGeneration = 2, 2
@@ -468,8 +468,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "scheduling not done yet",
-			lines: "STATUS-SNAPSHOT-SCHEDULED",
+			name: "scheduling not done yet",
+			doc:  "STATUS-SNAPSHOT-SCHEDULED",
 			in: withBindings(base(placement.PickN, 1, nil, pick("a")),
 				bound("crp", "a", snap0, 1, healthy()...)),
 			want: status.Status{
@@ -478,8 +478,8 @@ func TestPlacement(t *testing.T) {
 			},
 		},
 		{
-			name:  "scheduling decided for an older placement generation (numberOfClusters changed)",
-			lines: "CRP-POL-SCALE",
+			name: "scheduling decided for an older placement generation (numberOfClusters changed)",
+			doc:  "CRP-POL-SCALE",
 			in: func() status.Input {
 				in := withBindings(base(placement.PickN, 2, fulfilled(1), pick("a")), bound("crp", "a", snap0, 1, healthy()...))
 				in.Generation = 2
@@ -496,7 +496,7 @@ func TestPlacement(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := status.Placement(tc.in)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("Placement(%s) = %+v, want %+v\ndiff (-want +got) [%s]:\n%s", tc.name, got, tc.want, tc.lines, diff)
+				t.Errorf("Placement(%s) = %+v, want %+v\ndiff (-want +got) [%s]:\n%s", tc.name, got, tc.want, tc.doc, diff)
 			}
 			// The result never depends on the order of the bindings or decisions given.
 			rev := tc.in
@@ -626,7 +626,7 @@ func TestKubectlColumns(t *testing.T) {
 		want [4]string
 	}{
 		{name: "healthy", s: healthyStatus, gen: 3, want: [4]string{"True", "3", "True", "3"}},
-		{name: "after evicting the only placement (L6393-6397)", s: status.Status{Conditions: timed(2, t0, crpScheduled(fulfilled(1)))}, gen: 2,
+		{name: "after evicting the only placement [Evicting Resources and Setting up Disruption Budgets]", s: status.Status{Conditions: timed(2, t0, crpScheduled(fulfilled(1)))}, gen: 2,
 			want: [4]string{"True", "2", "", ""}},
 		{name: "availability failure", s: status.Status{Conditions: timed(1, t0, cat(one(crpScheduled(fulfilled(1))), crpChainTrue(1)[:4],
 			one(condition.False(status.TypePlacementAvailable, "ResourceNotAvailableYet", "The selected resources in 1 cluster(s) are still not available yet")))...)}, gen: 1,

@@ -22,6 +22,6 @@
 // engine, agent and API packages, which call into this one. Everything here is a pure,
 // deterministic function of its arguments: no I/O, no clock, no package-level mutable state.
 //
-// The behaviour follows spec/coreos-fleet.md §4 ("Unit file parsing"). Deliberate
+// The behaviour follows CoreOS fleet's unit files ("Unit file parsing"). Deliberate
 // differences from upstream fleet are listed on the functions concerned.
 package unitfile

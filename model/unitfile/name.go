@@ -54,15 +54,15 @@ type NameError struct {
 
 func (e *NameError) Error() string { return fmt.Sprintf("invalid unit name %q: %s", e.Name, e.Reason) }
 
-// ValidateName checks a unit name against fleet's rules (spec/coreos-fleet.md §4 "Name
-// validation", seed "Unit Requirements"):
+// ValidateName checks a unit name against fleet's rules (CoreOS fleet's unit files, "Name
+// validation", fleet's "Unit Requirements"):
 //
 //   - 1 to [NameMax] bytes;
 //   - of the form string.type, where type, after the last ".", is one of [UnitTypes];
 //   - if the name contains "@", the type is one of [TemplateUnitTypes];
 //   - string is not empty, does not start with "@", and contains only [A-Za-z0-9:_.@-].
 //
-// Upstream's code also accepted a backslash in string; the seed document's regular
+// Upstream's code also accepted a backslash in string; the documentation's regular
 // expression does not, and this function follows the document, so "foo\x2d.service" is
 // rejected. Errors are of type [*NameError].
 func ValidateName(name string) error {

@@ -41,7 +41,7 @@ func TestValidateName(t *testing.T) {
 		{"@foo.service", `must not start with "@"`},
 		{"foo bar.service", `character ' ' at byte 3`},
 		{"foo/bar.service", `character '/'`},
-		{`foo\x2dbar.service`, `character '\\'`}, // seed regex; upstream code allowed it
+		{`foo\x2dbar.service`, `character '\\'`}, // documented regex; upstream code allowed it
 		{"foo%i.service", `character '%'`},
 		{"fóo.service", `is not allowed`},
 	}
@@ -168,7 +168,7 @@ func TestExpandSpecifiers(t *testing.T) {
 		{"%n|%N|%p|%i", "foo@bar.service", "foo@bar.service|foo@bar|foo|bar"},
 		{"%n|%N|%p|%i", "foo.service", "foo.service|foo|foo|"},
 		{"%n|%N|%p|%i", "foo@.service", "foo@.service|foo@|foo|"},
-		// Seed "Dynamic requirements": foo.service with MachineOf=%p.socket → foo.socket.
+		// KubeFleet documentation "Dynamic requirements": foo.service with MachineOf=%p.socket → foo.socket.
 		{"%p.socket", "foo.service", "foo.socket"},
 		{"%p.socket", "bar.service", "bar.socket"},
 		{"db@%i.service", "web@3.service", "db@3.service"},

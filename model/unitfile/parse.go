@@ -15,7 +15,7 @@ const LineMax = 2048
 // [LineMax] bytes.
 var ErrLineTooLong = errors.New("line too long")
 
-// Reasons quoted by the spec (coreos-fleet.md §4 "Parser").
+// The reasons fleet's unit-file parser gives, word for word.
 const (
 	reasonGarbage      = "found garbage after section name"
 	reasonNewlineInOpt = "unexpected newline encountered while parsing option name"
@@ -37,7 +37,7 @@ func (e *ParseError) Is(target error) bool {
 
 // Parse parses unit file text into a canonical [File].
 //
-// The rules (spec/coreos-fleet.md §4 "Parser"):
+// The rules (CoreOS fleet's unit files, "Parser"):
 //
 //   - Lines are separated by "\n". Whitespace means unicode.IsSpace, so a "\r" before the
 //     newline is trailing whitespace.

@@ -8,7 +8,7 @@ import (
 )
 
 // Serialize returns the canonical text of f, the form fleet hashes, stores and writes to
-// disk (spec/coreos-fleet.md §4 "Canonical form and hash"): for each section, in order,
+// disk (CoreOS fleet's unit files, "Canonical form and hash"): for each section, in order,
 // "[Name]\n" followed by one "Name=Value\n" line per option, with one blank line between
 // sections. Same-named sections are merged (in the order of their first option) and empty
 // sections are skipped, so the result depends only on f's option list. Serialize(nil) and

@@ -8,18 +8,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestHashGoldenVectors checks every hash vector of spec/coreos-fleet.md §4 "Canonical form
-// and hash" (the spec line is given per case).
+// TestHashGoldenVectors checks the unit hashes fleet computes for known unit files (the
+// SHA1 of the canonical form that fleetctl prints and the registry is keyed by).
 func TestHashGoldenVectors(t *testing.T) {
 	tests := []struct {
-		spec string // where the vector is in spec/coreos-fleet.md
+		spec string // what the vector is
 		in   string
 		want string
 	}{
-		{"coreos-fleet.md:331", "[Service]\nExecStart=/usr/bin/sleep infinity", "40ea6646945809f4b420a50475ee68503088f127"},
-		{"coreos-fleet.md:331 (with a leading newline)", "\n[Service]\nExecStart=/usr/bin/sleep infinity", "40ea6646945809f4b420a50475ee68503088f127"},
-		{"coreos-fleet.md:332", "[Service]\nExecStart=/bin/sleep 100\n", "1c6fb6f3684bafb0c173d8b8b957ceff031180c1"},
-		{"coreos-fleet.md:333 (empty)", "", "da39a3ee5e6b4b0d3255bfef95601890afd80709"},
+		{"sleep infinity", "[Service]\nExecStart=/usr/bin/sleep infinity", "40ea6646945809f4b420a50475ee68503088f127"},
+		{"sleep infinity with a leading newline", "\n[Service]\nExecStart=/usr/bin/sleep infinity", "40ea6646945809f4b420a50475ee68503088f127"},
+		{"sleep 100", "[Service]\nExecStart=/bin/sleep 100\n", "1c6fb6f3684bafb0c173d8b8b957ceff031180c1"},
+		{"empty file", "", "da39a3ee5e6b4b0d3255bfef95601890afd80709"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.spec, func(t *testing.T) {
@@ -30,16 +30,16 @@ func TestHashGoldenVectors(t *testing.T) {
 			if got := f.Hash().String(); got != tc.want {
 				t.Errorf("Parse(%q).Hash() = %s, want %s (%s)", tc.in, got, tc.want, tc.spec)
 			}
-			// coreos-fleet.md:335: the short form is the first 7 hex characters.
+			// The short form (fleetctl list-unit-files) is the first 7 hex characters.
 			if got := f.Hash().Short(); got != tc.want[:7] {
-				t.Errorf("Parse(%q).Hash().Short() = %s, want %s (coreos-fleet.md:335)", tc.in, got, tc.want[:7])
+				t.Errorf("Parse(%q).Hash().Short() = %s, want %s (the first 7 characters)", tc.in, got, tc.want[:7])
 			}
 		})
 	}
 }
 
-// TestHashIgnoresLayout checks coreos-fleet.md:326: comments and whitespace differences do
-// not change the hash, and (coreos-fleet.md:325, :317) neither does spreading a section
+// TestHashIgnoresLayout: comments and whitespace differences do not change the hash (it is
+// taken over the canonical form), and neither does spreading a section
 // over repeated headers.
 func TestHashIgnoresLayout(t *testing.T) {
 	const want = "40ea6646945809f4b420a50475ee68503088f127"

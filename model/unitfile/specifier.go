@@ -3,7 +3,7 @@ package unitfile
 import "strings"
 
 // ExpandSpecifiers replaces the systemd specifiers fleet supports in s, for the unit called
-// unitName (spec/coreos-fleet.md §4 "Specifiers"):
+// unitName (CoreOS fleet's unit files, "Specifiers"):
 //
 //	%n  full unit name          "foo@bar.service"
 //	%N  name without its suffix "foo@bar"

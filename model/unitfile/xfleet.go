@@ -85,7 +85,7 @@ func (e *OptionError) Error() string {
 	return fmt.Sprintf("[%s] %s: %s", XFleetSection, e.Option, e.Reason)
 }
 
-// SplitMultiValue splits an [X-Fleet] value into items (spec/coreos-fleet.md §4 "Parser"):
+// SplitMultiValue splits an [X-Fleet] value into items (CoreOS fleet's unit files, "Parser"):
 // if it both starts and ends with '"', it is split on spaces outside double quotes, the
 // quotes are removed and empty items are dropped, so `"a=b" "c=d"` gives [a=b c=d] and `""`
 // gives none. Otherwise the whole value is one item, even if empty.
@@ -128,7 +128,7 @@ func isTruthy(s string) bool {
 // ParseXFleet reads f's [X-Fleet] section for the unit called unitName and validates it.
 //
 // Every value is split with [SplitMultiValue] and each item expanded with
-// [ExpandSpecifiers] (for unitName), in that order. Then (spec/coreos-fleet.md §4 "X-Fleet
+// [ExpandSpecifiers] (for unitName), in that order. Then (CoreOS fleet's unit files, "X-Fleet
 // keys and precedence"):
 //
 //   - MachineID: the first item wins, looking at MachineID, then X-ConditionMachineID, then
@@ -277,8 +277,8 @@ func wellFormedGlobs(option string, globs []string) error {
 	return nil
 }
 
-// Validate checks x against the combinations fleet's API rejects (spec/coreos-fleet.md §4,
-// api.ValidateOptions; seed "fleet-specific Options"), in this order:
+// Validate checks x against the combinations fleet's API rejects (CoreOS fleet's unit files,
+// api.ValidateOptions; fleet's "fleet-specific Options"), in this order:
 //
 //   - MachineID with MachineOf, Conflicts, Global or Replaces;
 //   - Global with MachineOf or Replaces (Global with MachineMetadata and Conflicts is fine);

@@ -142,7 +142,7 @@ func TestParseXFleet(t *testing.T) {
 			"MachineOf=db@%i.service\nConflicts=%p@*.service\nMachineMetadata=slot=%i\n",
 			&XFleet{Name: "web@3.service", MachineOf: []string{"db@3.service"}, Conflicts: []string{"web@*.service"},
 				MachineMetadata: Metadata{"slot": {"3"}}}},
-		{"specifier %p on a plain unit (seed Dynamic requirements)", "foo.service", "MachineOf=%p.socket",
+		{"specifier %p on a plain unit (fleet: Dynamic requirements)", "foo.service", "MachineOf=%p.socket",
 			&XFleet{Name: "foo.service", MachineOf: []string{"foo.socket"}}},
 		{"specifiers %n %N", "a@b.service", "Replaces=%N.old\nMachineOf=x-%n",
 			&XFleet{Name: "a@b.service", Replaces: []string{"a@b.old"}, MachineOf: []string{"x-a@b.service"}}},
@@ -183,7 +183,7 @@ func TestParseXFleetErrors(t *testing.T) {
 		in   string // [X-Fleet] body
 		want *OptionError
 	}{
-		// Combination rules, coreos-fleet.md:391-396 (api.ValidateOptions) and seed "fleet-specific Options".
+		// Combination rules: fleet's API validation (api.ValidateOptions) and fleet's "fleet-specific Options".
 		{"MachineID + MachineOf", "a.service", "MachineID=m\nMachineOf=b.service",
 			&OptionError{"MachineID", "cannot be combined with MachineOf (MachineID already fixes the machine)"}},
 		{"MachineID + Conflicts", "a.service", "MachineID=m\nConflicts=b*",
@@ -273,7 +273,7 @@ func TestValidateHandBuilt(t *testing.T) {
 	}
 }
 
-// TestMetadataMatches uses the seed's "Schedule unit to machine with specific metadata"
+// TestMetadataMatches uses the documentation's "Schedule unit to machine with specific metadata"
 // examples.
 func TestMetadataMatches(t *testing.T) {
 	machines := map[string]map[string]string{
@@ -292,7 +292,7 @@ func TestMetadataMatches(t *testing.T) {
 		{"region=us-east-1 AND diskType=SSD", Metadata{"region": {"us-east-1"}, "diskType": {"SSD"}}, []string{"282f949f"}},
 		{"region=us-east-1 OR region=us-west-1", Metadata{"region": {"us-east-1", "us-west-1"}},
 			[]string{"282f949f", "f139c5a6", "fd1d3e94"}},
-		// The seed's Global example lists app.service on 282f949f and fd1d3e94.
+		// The documentation's Global example lists app.service on 282f949f and fd1d3e94.
 		{"diskType=SSD AND (region=us-east-1 OR region=us-west-1)",
 			Metadata{"region": {"us-east-1", "us-west-1"}, "diskType": {"SSD"}}, []string{"282f949f", "fd1d3e94"}},
 		{"case-sensitive values", Metadata{"diskType": {"ssd"}}, nil},
@@ -372,7 +372,7 @@ func TestMachineIDMatches(t *testing.T) {
 		match    bool
 	}{
 		{id, id, true},
-		{"01234567", id, true}, // 8-character short ID (coreos-fleet.md:179)
+		{"01234567", id, true}, // 8-character short ID (fleetctl accepts the short ID)
 		{"0123456", id, false},
 		{"012345678", id, false},
 		{"", id, false},

@@ -10,7 +10,7 @@
 // A [Unit] is a name, a file, its hash, its resolved [X-Fleet] options and a desired state:
 // inactive, loaded or launched ([State]). Everything but the desired state is immutable:
 // [Submit] of a different file under an existing name is an [*ImmutableError] naming both
-// hashes. [Transition] applies the seed's fleetctl table (submit → inactive, load → loaded,
+// hashes. [Transition] applies the documentation's fleetctl table (submit → inactive, load → loaded,
 // start → launched, stop → loaded, unload → inactive, destroy → none) with its valid previous
 // states; [Apply] adds the implicit submit of load and start. Templates ("web@.service")
 // can only be inactive; [Instantiate] makes an instance unit from one.
@@ -47,7 +47,7 @@
 //     least-loaded machine that passes all its filters (never the machine of the unit that
 //     replaces it), or it stays unscheduled with the reason.
 //   - Circular Replaces. Upstream ignored only pairs replacing each other; here every
-//     Replaces relation on a cycle of any length among the units is ignored, as the seed
+//     Replaces relation on a cycle of any length among the units is ignored, as the documentation
 //     says ("a circular replacement between multiple units is not allowed"). So is one on a
 //     cycle through MachineOf: a unit that replaces a unit it follows, directly or through
 //     other followers, would displace itself (unit.ParseXFleet only rejects the direct
@@ -84,7 +84,7 @@
 //
 //   - An operation whose target is the unit's desired state already is a no-op, not an error
 //     (re-submitting the same file, stop of a loaded unit, unload of an inactive one).
-//     Otherwise the seed's valid previous states are enforced, so load of a launched unit
+//     Otherwise the documentation's valid previous states are enforced, so load of a launched unit
 //     is an error ("use stop").
 //   - Inactive global units count nowhere: they neither run nor add load.
 //   - Two conflicting global units: the one with the smaller name runs.

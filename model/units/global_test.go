@@ -21,7 +21,7 @@ func TestGlobalTargets(t *testing.T) {
 		want     []string
 	}{
 		{
-			// Seed 000, "Global=true" with diskType=SSD AND (us-east-1 OR us-west-1): the
+			// fleet's "Unit Files", "Global=true" with diskType=SSD AND (us-east-1 OR us-west-1): the
 			// fleetctl list-units output shows 282f949f and fd1d3e94.
 			name: "seed: Global with MachineMetadata",
 			u: mk(t, "app.service", launched, "Global=true", "MachineMetadata=region=us-east-1",

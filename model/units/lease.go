@@ -12,7 +12,7 @@ const DefaultLeaseTTL = 10 * time.Second
 // it grows by one every time the lease changes hands (or is taken again after expiring or
 // being released) and never otherwise, so every write the holder makes can carry it and the
 // store can refuse writes from an earlier holder ([Admit]). Upstream's lease index was not
-// checked on writes, so a paused ex-leader could still write (spec/coreos-fleet.md §2).
+// checked on writes, so a paused ex-leader could still write (CoreOS fleet's engine).
 //
 // The zero Lease has never been held: no holder, token 0.
 type Lease struct {

@@ -218,7 +218,7 @@ func metadataKey(m map[string]string) string {
 // replaceEdges computes the Replaces relation among valid non-global units, then drops every
 // Replaces edge that lies on a cycle, of any length, of Replaces edges and MachineOf edges
 // (from a leader to its follower). A cycle of Replaces alone is a circular replacement,
-// which the seed forbids ("a circular replacement between multiple units is not allowed";
+// which the documentation forbids ("a circular replacement between multiple units is not allowed";
 // upstream only ignored pairs that replace each other). A cycle through MachineOf means a
 // unit would displace a unit it follows, directly or through other followers, and so
 // evict itself; honouring it would never settle.
@@ -385,7 +385,7 @@ func (d *decision) unassign(i int32, reason string) {
 	}
 }
 
-// Schedule makes one engine decision (spec/coreos-fleet.md §2 "Exact algorithm", with the
+// Schedule makes one engine decision (CoreOS fleet's engine, "Exact algorithm", with the
 // upstream bugs fixed; see the package documentation). It is a pure function of in: the
 // result does not depend on the order of in.Machines or in.Units.
 //

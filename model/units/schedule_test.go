@@ -18,7 +18,7 @@ const (
 	idB = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
 )
 
-// The machines of the seed's MachineMetadata example (000, "Schedule unit to machine with
+// The machines of the documentation's MachineMetadata example (fleet's "Unit Files", "Schedule unit to machine with
 // specific metadata").
 func seedMachines() []units.MachineState {
 	return []units.MachineState{
@@ -42,7 +42,7 @@ type schedCase struct {
 }
 
 // TestSchedule covers every [X-Fleet] option, its interplay with the others, machine loss,
-// the least-loaded score and the seed's examples.
+// the least-loaded score and the documentation's examples.
 func TestSchedule(t *testing.T) {
 	var cases []schedCase
 	cases = append(cases, basicCases(t)...)

@@ -7,13 +7,13 @@ import (
 	"github.com/fleetsim/fleetsim/model/unitfile"
 )
 
-// State is a unit's desired state: what the user asked fleet to do with it (seed "Unit
+// State is a unit's desired state: what the user asked fleet to do with it (fleet's "Unit
 // states"). The zero value, [StateNone], means the unit does not exist: it was never
 // submitted, or it was destroyed.
 type State string
 
 const (
-	// StateNone is "none" in the seed's table: not submitted, or destroyed (removed).
+	// StateNone is "none" in the documentation's table: not submitted, or destroyed (removed).
 	StateNone State = ""
 	// StateInactive: known to fleet, not assigned to a machine.
 	StateInactive State = "inactive"
@@ -36,7 +36,7 @@ func (s State) Active() bool { return s == StateLoaded || s == StateLaunched }
 
 // ParseState parses a desired state as the API receives it: "inactive", "loaded" or
 // "launched". Anything else is an error; upstream stored any string and the unit then
-// vanished from the engine's view (spec/coreos-fleet.md §5, "Bug").
+// vanished from the engine's view (CoreOS fleet's HTTP API v1, "Bug").
 func ParseState(s string) (State, error) {
 	switch st := State(s); st {
 	case StateInactive, StateLoaded, StateLaunched:
@@ -57,7 +57,7 @@ const (
 	OpDestroy Op = "destroy"
 )
 
-// opRule is one row of the seed's command table: the desired state an operation sets and
+// opRule is one row of the documentation's command table: the desired state an operation sets and
 // the states it is valid from. none means the unit may be missing.
 type opRule struct {
 	target State
@@ -74,7 +74,7 @@ var opRules = map[Op]opRule{
 	OpDestroy: {target: StateNone, from: []State{StateLaunched, StateLoaded, StateInactive}},
 }
 
-// validFrom renders the valid previous states of r as the seed's table does.
+// validFrom renders the valid previous states of r as the documentation's table does.
 func (r opRule) validFrom() string {
 	var parts []string
 	if r.none {
@@ -185,7 +185,7 @@ func (e *TransitionError) Error() string {
 }
 
 // Transition returns the desired state that op gives a unit whose stored form is cur (nil if
-// it does not exist), following the seed's command table (states.md):
+// it does not exist), following the documentation's command table (states.md):
 //
 //	submit   → inactive   valid from none
 //	load     → loaded     valid from none or inactive (none: submit+load)

@@ -11,7 +11,7 @@ import (
 	"github.com/fleetsim/fleetsim/model/units"
 )
 
-// TestTransition checks every cell of the seed's command table (001, "Unit states"): each
+// TestTransition checks every cell of the documentation's command table (fleet's "Unit states", "Unit states"): each
 // operation from none and from each desired state.
 func TestTransition(t *testing.T) {
 	const none = units.StateNone

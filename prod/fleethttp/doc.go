@@ -1,4 +1,4 @@
-// Package fleethttp serves CoreOS fleet's HTTP API v1 (spec/coreos-fleet.md §5) from the hub's
+// Package fleethttp serves CoreOS fleet's HTTP API v1 (CoreOS fleet's HTTP API v1) from the hub's
 // Unit and Machine objects (fleet.fleetsim.io), so upstream fleetctl's API driver and scripts
 // that call the API with curl keep working: routes under /fleet/v1 and /v1-alpha, the JSON
 // shapes and field names, the error envelope {"error":{"code","message"}}, the status codes of
