@@ -22,7 +22,7 @@ const (
 	PluginTopologySpread            = "TopologySpreadConstraints"
 )
 
-// Parts of the plugins' reasons (Appendix A of the KubeFleet spec).
+// Parts of the plugins' reasons, worded as KubeFleet's scheduler words them.
 const (
 	reasonNotEligibleYet  = "cluster is not eligible for resource placement yet: "
 	unschedulablePrefix   = "ClusterUnschedulable, "
