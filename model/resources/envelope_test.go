@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 func TestUnwrap(t *testing.T) {
@@ -93,5 +94,71 @@ data:
 	plain := objects(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}")[0]
 	if IsEnvelope(plain) {
 		t.Errorf("a plain ConfigMap is not an envelope")
+	}
+}
+
+// TestUnwrapRefusals: what an envelope may not carry, and the whole message the work
+// generator reports as WorkSynchronized=False / SyncWorkFailed in both worlds: it names the
+// envelope, the entry, the wrapped object and the rule (ENV-RESERVED-NS,
+// TSG-WORKSYNC-BAD-ENVELOPE).
+func TestUnwrapRefusals(t *testing.T) {
+	cases := []struct {
+		name string
+		env  *unstructured.Unstructured
+		want string // the error; "" for none
+	}{
+		{
+			name: "a ResourceEnvelope in app wrapping a ConfigMap in kube-system",
+			env: objects(t, `apiVersion: placement.kubernetes-fleet.io/v1beta1
+kind: ResourceEnvelope
+metadata: {name: sneaky, namespace: app}
+data:
+  "ok.yaml": {apiVersion: v1, kind: ConfigMap, metadata: {name: fine}}
+  "sys.yaml": {apiVersion: v1, kind: ConfigMap, metadata: {name: config, namespace: kube-system}}`)[0],
+			want: `envelope ResourceEnvelope app/sneaky: data["sys.yaml"]: ConfigMap kube-system/config: namespace "kube-system" is reserved and cannot be placed`,
+		},
+		{
+			name: "a ResourceEnvelope wrapping into a member's reserved namespace",
+			env:  objects(t, "apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ResourceEnvelope\nmetadata: {name: e, namespace: app}\ndata:\n  w.yaml: {apiVersion: v1, kind: Secret, metadata: {name: s, namespace: fleet-member-east}}")[0],
+			want: `envelope ResourceEnvelope app/e: data["w.yaml"]: Secret fleet-member-east/s: namespace "fleet-member-east" is reserved and cannot be placed`,
+		},
+		{
+			name: "a ResourceEnvelope wrapping into default",
+			env:  objects(t, "apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ResourceEnvelope\nmetadata: {name: e, namespace: app}\ndata:\n  d.yaml: {apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: default}}")[0],
+			want: `envelope ResourceEnvelope app/e: data["d.yaml"]: ConfigMap default/c: namespace "default" is reserved and cannot be placed`,
+		},
+		{
+			name: "a ClusterResourceEnvelope wrapping the Namespace kube-public",
+			env:  objects(t, "apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ClusterResourceEnvelope\nmetadata: {name: e}\ndata:\n  ns.yaml: {apiVersion: v1, kind: Namespace, metadata: {name: kube-public, labels: {owned: me}}}")[0],
+			want: `envelope ClusterResourceEnvelope e: data["ns.yaml"]: Namespace kube-public: namespace "kube-public" is reserved and cannot be placed`,
+		},
+		{
+			name: "a ClusterResourceEnvelope wrapping an ordinary Namespace",
+			env:  objects(t, "apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ClusterResourceEnvelope\nmetadata: {name: e}\ndata:\n  ns.yaml: {apiVersion: v1, kind: Namespace, metadata: {name: team-a}}")[0],
+		},
+		{
+			name: "a legacy ConfigMap envelope wrapping into kube-system",
+			env:  objects(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: env, namespace: app, annotations: {kubernetes-fleet.io/envelope-configmap: \"true\"}}\ndata:\n  r.yaml: |\n    apiVersion: rbac.authorization.k8s.io/v1\n    kind: Role\n    metadata: {name: admin, namespace: kube-system}")[0],
+			want: `envelope ConfigMap app/env: data["r.yaml"]: Role kube-system/admin: namespace "kube-system" is reserved and cannot be placed`,
+		},
+		{
+			name: "a namespace merely starting with kube is not reserved",
+			env:  objects(t, "apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ResourceEnvelope\nmetadata: {name: e, namespace: kubernetes-apps}\ndata:\n  c.yaml: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}")[0],
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _, err := Unwrap(tc.env)
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if diff := cmp.Diff(tc.want, gotErr); diff != "" {
+				t.Errorf("Unwrap() error (-want +got):\n%s", diff)
+			}
+			if err != nil && got != nil {
+				t.Errorf("Unwrap() = %d objects with an error, want none: nothing of a refused envelope is placed", len(got))
+			}
+		})
 	}
 }
