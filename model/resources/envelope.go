@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
 	"github.com/fleetsim/fleetsim/model/placement"
@@ -18,6 +19,70 @@ const (
 	// manifests.
 	EnvelopeConfigMapAnnotation = "kubernetes-fleet.io/envelope-configmap"
 )
+
+// MaxEnvelopeEntries is the most entries the data of a ClusterResourceEnvelope or a
+// ResourceEnvelope holds: the maxProperties of both CRDs' data (ENV-CRDS). The API server
+// refuses a bigger envelope; ValidateEnvelope refuses it for the simulator and the scenario
+// parser, and Unwrap for the work generator of both worlds.
+const MaxEnvelopeEntries = 50
+
+// isEnvelopeKind reports whether o is one of the envelope kinds with a CRD (not the older
+// ConfigMap form, whose data the API server does not bound in entries).
+func isEnvelopeKind(o *unstructured.Unstructured) bool {
+	gvk := o.GroupVersionKind()
+	return gvk.Group == "placement.kubernetes-fleet.io" && (gvk.Kind == KindResourceEnvelope || gvk.Kind == KindClusterResourceEnvelope)
+}
+
+// ValidateEnvelope checks a ClusterResourceEnvelope or a ResourceEnvelope as its CRD does:
+// data is required, a map of at most MaxEnvelopeEntries entries, each a manifest (a
+// mapping). It returns nil for any other object. The simulator's hub (sim.ApplyResource)
+// and the scenario parser refuse what it refuses, as the API server refuses it in
+// production (ENV-CRDS, ENV-MAX-ENTRIES).
+func ValidateEnvelope(o *unstructured.Unstructured) *field.Error {
+	if !isEnvelopeKind(o) {
+		return nil
+	}
+	p := field.NewPath("data")
+	data, ok := o.Object["data"]
+	if !ok || data == nil {
+		return field.Required(p, "")
+	}
+	entries, ok := data.(map[string]any)
+	if !ok {
+		return field.Invalid(p, jsonType(data), "must be of type object: a map of manifests")
+	}
+	if len(entries) > MaxEnvelopeEntries {
+		return field.TooMany(p, len(entries), MaxEnvelopeEntries)
+	}
+	keys := make([]string, 0, len(entries))
+	for k := range entries {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if _, ok := entries[k].(map[string]any); !ok {
+			return field.Invalid(p.Key(k), jsonType(entries[k]), "must be of type object: a manifest")
+		}
+	}
+	return nil
+}
+
+// jsonType names the JSON type of a decoded value, as the API server's schema errors do.
+func jsonType(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case nil:
+		return "null"
+	}
+	return "number"
+}
 
 // envelopeError refuses an envelope's content, naming the envelope.
 func envelopeError(o *unstructured.Unstructured, format string, args ...any) error {
@@ -43,7 +108,7 @@ func reservedWrapped(inner *unstructured.Unstructured) (string, bool) {
 func IsEnvelope(o *unstructured.Unstructured) bool {
 	gvk := o.GroupVersionKind()
 	switch {
-	case gvk.Group == "placement.kubernetes-fleet.io" && (gvk.Kind == KindResourceEnvelope || gvk.Kind == KindClusterResourceEnvelope):
+	case isEnvelopeKind(o):
 		return true
 	case gvk.Group == "" && gvk.Kind == "ConfigMap":
 		return o.GetAnnotations()[EnvelopeConfigMapAnnotation] == "true"
@@ -55,12 +120,15 @@ func IsEnvelope(o *unstructured.Unstructured) bool {
 // envelope in its identifier. The envelope itself is never placed: its contents are, and
 // only on members (ENV-*). A ResourceEnvelope may carry only namespaced objects (defaulted to
 // its namespace), a ClusterResourceEnvelope only cluster-scoped ones; no envelope may carry
-// an object into a reserved namespace, nor a reserved Namespace (ENV-RESERVED-NS). Each of
-// these is an error naming the envelope, the entry and the rule, which the work generator
-// reports as WorkSynchronized=False (TSG-WORKSYNC-BAD-ENVELOPE): nothing of the envelope is
-// placed.
+// an object into a reserved namespace, nor a reserved Namespace (ENV-RESERVED-NS); an
+// envelope with a CRD may hold at most MaxEnvelopeEntries entries. Each of these is an error
+// naming the envelope, the entry and the rule, which the work generator reports as
+// WorkSynchronized=False (TSG-WORKSYNC-BAD-ENVELOPE): nothing of the envelope is placed.
 func Unwrap(o *unstructured.Unstructured) ([]*unstructured.Unstructured, *placement.NamespacedName, error) {
 	env := &placement.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}
+	if fe := ValidateEnvelope(o); fe != nil {
+		return nil, env, envelopeError(o, "%s", fe.Error())
+	}
 	data, _, _ := unstructured.NestedFieldNoCopy(o.Object, "data")
 	entries, ok := data.(map[string]any)
 	if !ok && data != nil {
