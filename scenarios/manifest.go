@@ -19,6 +19,7 @@ import (
 	"github.com/fleetsim/fleetsim/apis/kinds"
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/placement"
+	"github.com/fleetsim/fleetsim/model/resources"
 	"github.com/fleetsim/fleetsim/model/staged"
 )
 
@@ -239,6 +240,12 @@ func (p *parser) parseManifest(c chunk, fieldPath string, idx int, fileLine func
 		}
 		if errs := staged.ValidateRun(&run); len(errs) > 0 {
 			return nil, "", fail(errs[0])
+		}
+	case apiVersion == placement.GroupVersion && (kind == resources.KindResourceEnvelope || kind == resources.KindClusterResourceEnvelope):
+		// The envelope CRDs' rules on data, among them at most resources.MaxEnvelopeEntries
+		// entries: the API server refuses the same envelope (ENV-CRDS, ENV-MAX-ENTRIES).
+		if fe := resources.ValidateEnvelope(&unstructured.Unstructured{Object: obj}); fe != nil {
+			return nil, "", fail(fe)
 		}
 	case apiVersion == ClusterGroupVersion && kind == KindMemberCluster:
 		if fe := validateMemberCluster(obj, name); fe != nil {

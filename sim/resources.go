@@ -12,10 +12,15 @@ import (
 )
 
 // ApplyResource creates or updates a hub object that placements may select (a namespace,
-// config map, deployment, ...). Only a change of content counts as a change.
+// config map, deployment, ...). Only a change of content counts as a change. An envelope its
+// CRD refuses (more than resources.MaxEnvelopeEntries entries, data missing or not a map of
+// manifests) is refused here, as the API server refuses it in production.
 func (s *Sim) ApplyResource(o *unstructured.Unstructured) error {
 	if o.GetName() == "" || o.GetKind() == "" {
 		return fmt.Errorf("a resource needs a kind and a name")
+	}
+	if fe := resources.ValidateEnvelope(o); fe != nil {
+		return fmt.Errorf("%s: %s", resources.ObjectName(o), fe.Error())
 	}
 	key := resources.Key(o)
 	if old, ok := s.store.resources[key]; ok && resources.Hash([]*unstructured.Unstructured{resources.Strip(old)}) == resources.Hash([]*unstructured.Unstructured{resources.Strip(o)}) {
