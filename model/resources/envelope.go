@@ -118,8 +118,8 @@ func IsEnvelope(o *unstructured.Unstructured) bool {
 
 // Unwrap returns the objects an envelope carries, in data-key order, each named with the
 // envelope in its identifier. The envelope itself is never placed: its contents are, and
-// only on members (ENV-*). A ResourceEnvelope may carry only namespaced objects (defaulted to
-// its namespace), a ClusterResourceEnvelope only cluster-scoped ones; no envelope may carry
+// only on members (ENV-*). A ResourceEnvelope may carry only namespaced objects of its own
+// namespace (the default), a ClusterResourceEnvelope only cluster-scoped ones; no envelope may carry
 // an object into a reserved namespace, nor a reserved Namespace (ENV-RESERVED-NS); an
 // envelope with a CRD may hold at most MaxEnvelopeEntries entries. Each of these is an error
 // naming the envelope, the entry and the rule, which the work generator reports as
@@ -169,6 +169,11 @@ func Unwrap(o *unstructured.Unstructured) ([]*unstructured.Unstructured, *placem
 		}
 		if why, reserved := reservedWrapped(inner); reserved {
 			return nil, env, envelopeError(o, "data[%q]: %s", k, why)
+		}
+		// A ResourceEnvelope places into its own namespace only: whoever may write to that
+		// namespace must not reach others through it (KubeFleet refuses the same).
+		if kind == KindResourceEnvelope && inner.GetNamespace() != o.GetNamespace() {
+			return nil, env, envelopeError(o, "data[%q]: a ResourceEnvelope may only wrap objects of its own namespace %s, not %s", k, o.GetNamespace(), ObjectName(inner))
 		}
 		out = append(out, inner)
 	}

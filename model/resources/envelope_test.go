@@ -160,6 +160,15 @@ data:
 			want: `envelope ConfigMap app/env: data["r.yaml"]: Role kube-system/admin: namespace "kube-system" is reserved and cannot be placed`,
 		},
 		{
+			name: "a ResourceEnvelope in app wrapping a ConfigMap in another, unreserved namespace",
+			env:  objects(t, "apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ResourceEnvelope\nmetadata: {name: e, namespace: app}\ndata:\n  c.yaml: {apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: prod}}")[0],
+			want: `envelope ResourceEnvelope app/e: data["c.yaml"]: a ResourceEnvelope may only wrap objects of its own namespace app, not ConfigMap prod/c`,
+		},
+		{
+			name: "a ResourceEnvelope naming its own namespace",
+			env:  objects(t, "apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ResourceEnvelope\nmetadata: {name: e, namespace: app}\ndata:\n  c.yaml: {apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: app}}")[0],
+		},
+		{
 			name: "a namespace merely starting with kube is not reserved",
 			env:  objects(t, "apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ResourceEnvelope\nmetadata: {name: e, namespace: kubernetes-apps}\ndata:\n  c.yaml: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}")[0],
 		},
