@@ -144,6 +144,24 @@ func TestConnectionTimeouts(t *testing.T) {
 		wg.Wait()
 	})
 
+	t.Run("idle HTTP/2", func(t *testing.T) {
+		cfg := authed.tls.Clone()
+		cfg.NextProtos = []string{"h2"}
+		c := tls.Client(authed.dial(t, "127.0.0.1"), cfg)
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		if err := c.Handshake(); err != nil || c.ConnectionState().NegotiatedProtocol != "h2" {
+			t.Fatalf("handshake: %v, protocol %q", err, c.ConnectionState().NegotiatedProtocol)
+		}
+		// The client preface and an empty SETTINGS frame, then nothing: after the idle
+		// timeout the server sends GOAWAY and closes a second later.
+		if _, err := io.WriteString(c, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := closedWithin(c, c, l.IdleTimeout+slack); err != nil {
+			t.Fatal(err)
+		}
+	})
+
 	t.Run("slow body", func(t *testing.T) {
 		for _, tc := range []struct {
 			name string
