@@ -122,6 +122,15 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 	if o.heartbeatTimeout <= 0 || o.unhealthyTolerate <= 0 {
 		return invalid("--heartbeat-timeout and --unhealthy-tolerance must be positive")
 	}
+	// The unit flags, the fleet API's TLS files and its address are checked before the API
+	// server is reached, which may take --api-server-wait.
+	api, err := o.units.check()
+	if err != nil {
+		return err
+	}
+	if api != nil {
+		defer api.ln.Close()
+	}
 	log := newLogger(stderr, o.logFormat, o.verbosity)
 	ctrl.SetLogger(log)
 
@@ -150,7 +159,7 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 	}); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	if err := setupUnits(mgr, o.units, o.checkInvariants, log); err != nil {
+	if err := setupUnits(mgr, o.units, api, o.checkInvariants, log); err != nil {
 		return err
 	}
 	log.Info("starting the hub", "leaderElection", o.leaderElect, "lease", o.leaderNamespace+"/"+o.leaderID)

@@ -33,9 +33,11 @@ type unitOptions struct {
 	apiKey         string
 	apiClientCA    string
 	apiPageSize    int
+	apiLimits      fleethttp.Limits
 }
 
 func (o *unitOptions) addFlags(f *pflag.FlagSet) {
+	d := fleethttp.DefaultLimits
 	f.DurationVar(&o.machineTTL, "machine-ttl", units.DefaultMachineTTL, "a machine whose agent has not reported for this long is lost and its units move")
 	f.DurationVar(&o.engineLeaseTTL, "engine-lease-ttl", units.DefaultLeaseTTL, "TTL of the unit engine's fenced lease")
 	f.StringVar(&o.engineLeaseNS, "engine-lease-namespace", "fleet-system", "namespace of the unit engine's Lease")
@@ -45,17 +47,83 @@ func (o *unitOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.apiKey, "fleet-api-tls-key-file", "", "TLS key of the fleet API")
 	f.StringVar(&o.apiClientCA, "fleet-api-client-ca-file", "", "CA bundle that signs client certificates (user = CN, groups = O); bearer tokens are checked with TokenReview")
 	f.IntVar(&o.apiPageSize, "fleet-api-page-size", fleethttp.DefaultPageSize, "page size of the fleet API's lists (fleet's token_limit)")
+	f.DurationVar(&o.apiLimits.ReadHeaderTimeout, "fleet-api-read-header-timeout", d.ReadHeaderTimeout, "the fleet API closes a connection that has not completed its TLS handshake and request headers within this time")
+	f.DurationVar(&o.apiLimits.ReadTimeout, "fleet-api-read-timeout", d.ReadTimeout, "the fleet API answers 408 and closes a connection whose request, body included, has not arrived within this time")
+	f.DurationVar(&o.apiLimits.WriteTimeout, "fleet-api-write-timeout", d.WriteTimeout, "the fleet API gives up a response not written within this time of the request's headers (it must exceed the slowest request)")
+	f.DurationVar(&o.apiLimits.IdleTimeout, "fleet-api-idle-timeout", d.IdleTimeout, "the fleet API closes a kept-alive connection idle for this long")
+	f.IntVar(&o.apiLimits.MaxConns, "fleet-api-max-conns", d.MaxConns, "most connections the fleet API holds at once; more wait in the listen queue")
+	f.IntVar(&o.apiLimits.MaxConnsPerClient, "fleet-api-max-conns-per-client", d.MaxConnsPerClient, "most connections one client (an IPv4 address or an IPv6 /64) holds at once; more are closed when accepted")
 }
 
-// setupUnits adds the unit engine and, with --fleet-api-bind-address, the fleet API v1 to
-// the hub.
-func setupUnits(mgr ctrl.Manager, o unitOptions, checkInvariants bool, log logr.Logger) error {
-	if o.machineTTL <= 0 || o.engineLeaseTTL <= 0 {
-		return invalid("--machine-ttl and --engine-lease-ttl must be positive")
+// fleetAPI is what the fleet API v1 needs from the flags: its listener and TLS
+// configuration, made before the hub connects anywhere.
+type fleetAPI struct {
+	ln  net.Listener
+	tls *tls.Config
+}
+
+// check checks the unit flags and, with --fleet-api-bind-address, reads the TLS files and
+// listens on the address, so that a bad flag exits 2 at once, naming it, instead of once
+// the API server answers. It returns nil when the API is disabled. The caller closes the
+// listener if the hub does not start.
+func (o *unitOptions) check() (*fleetAPI, error) {
+	switch {
+	case o.machineTTL <= 0:
+		return nil, invalid("--machine-ttl %s: must be positive", o.machineTTL)
+	case o.engineLeaseTTL <= 0:
+		return nil, invalid("--engine-lease-ttl %s: must be positive", o.engineLeaseTTL)
+	case o.apiPageSize <= 0 || o.apiPageSize > 65535:
+		return nil, invalid("--fleet-api-page-size %d: must be 1 to 65535", o.apiPageSize)
 	}
-	if o.apiPageSize <= 0 || o.apiPageSize > 65535 {
-		return invalid("--fleet-api-page-size %d: must be 1 to 65535", o.apiPageSize)
+	l := o.apiLimits
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{
+		{"--fleet-api-read-header-timeout", l.ReadHeaderTimeout}, {"--fleet-api-read-timeout", l.ReadTimeout},
+		{"--fleet-api-write-timeout", l.WriteTimeout}, {"--fleet-api-idle-timeout", l.IdleTimeout},
+	} {
+		if d.v <= 0 {
+			return nil, invalid("%s %s: must be positive", d.flag, d.v)
+		}
 	}
+	if l.MaxConns < 1 {
+		return nil, invalid("--fleet-api-max-conns %d: must be 1 or more", l.MaxConns)
+	}
+	if l.MaxConnsPerClient < 1 || l.MaxConnsPerClient > l.MaxConns {
+		return nil, invalid("--fleet-api-max-conns-per-client %d: must be 1 to --fleet-api-max-conns (%d)", l.MaxConnsPerClient, l.MaxConns)
+	}
+	if o.apiAddr == "" {
+		return nil, nil
+	}
+	if o.apiCert == "" || o.apiKey == "" {
+		return nil, invalid("--fleet-api-bind-address needs --fleet-api-tls-cert-file and --fleet-api-tls-key-file")
+	}
+	cert, err := tls.LoadX509KeyPair(o.apiCert, o.apiKey)
+	if err != nil {
+		return nil, invalid("--fleet-api-tls-cert-file, --fleet-api-tls-key-file: %w", err)
+	}
+	tcfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	if o.apiClientCA != "" {
+		pem, err := os.ReadFile(o.apiClientCA)
+		if err != nil {
+			return nil, invalid("--fleet-api-client-ca-file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, invalid("--fleet-api-client-ca-file %s: no certificates", o.apiClientCA)
+		}
+		tcfg.ClientCAs, tcfg.ClientAuth = pool, tls.VerifyClientCertIfGiven
+	}
+	ln, err := net.Listen("tcp", o.apiAddr)
+	if err != nil {
+		return nil, invalid("--fleet-api-bind-address %s: %w", o.apiAddr, err)
+	}
+	return &fleetAPI{ln: ln, tls: tcfg}, nil
+}
+
+// setupUnits adds the unit engine and, when api is not nil, the fleet API v1 to the hub.
+func setupUnits(mgr ctrl.Manager, o unitOptions, api *fleetAPI, checkInvariants bool, log logr.Logger) error {
 	if _, err := engine.Setup(mgr, engine.Options{
 		LeaseNamespace: o.engineLeaseNS, LeaseName: o.engineLease,
 		LeaseTTL: o.engineLeaseTTL, MachineTTL: o.machineTTL, Log: log.WithName("unit-engine"),
@@ -63,34 +131,13 @@ func setupUnits(mgr ctrl.Manager, o unitOptions, checkInvariants bool, log logr.
 	}); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	if o.apiAddr == "" {
+	if api == nil {
 		return nil
 	}
-	if o.apiCert == "" || o.apiKey == "" {
-		return invalid("--fleet-api-bind-address needs --fleet-api-tls-cert-file and --fleet-api-tls-key-file")
-	}
-	cert, err := tls.LoadX509KeyPair(o.apiCert, o.apiKey)
-	if err != nil {
-		return invalid("fleet API TLS: %w", err)
-	}
-	tcfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
-	if o.apiClientCA != "" {
-		pem, err := os.ReadFile(o.apiClientCA)
-		if err != nil {
-			return invalid("--fleet-api-client-ca-file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return invalid("--fleet-api-client-ca-file %s: no certificates", o.apiClientCA)
-		}
-		tcfg.ClientCAs, tcfg.ClientAuth = pool, tls.VerifyClientCertIfGiven
-	}
 	srv := &fleethttp.Server{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), MachineTTL: o.machineTTL, PageSize: o.apiPageSize}
-	ln, err := net.Listen("tcp", o.apiAddr)
-	if err != nil {
-		return &exitError{code: exitFailed, err: fmt.Errorf("fleet API: %w", err)}
-	}
-	hs := &http.Server{Handler: srv.Handler(), TLSConfig: tcfg, ReadHeaderTimeout: 10 * time.Second}
+	hs := srv.HTTPServer(o.apiLimits)
+	hs.TLSConfig = api.tls
+	ln := fleethttp.Listener(api.ln, o.apiLimits)
 	// Every replica serves the API; writes go to the API server, which all replicas share.
 	return mgr.Add(everyReplica{manager.RunnableFunc(func(ctx context.Context) error {
 		go func() {
@@ -99,7 +146,9 @@ func setupUnits(mgr ctrl.Manager, o unitOptions, checkInvariants bool, log logr.
 			defer cancel()
 			_ = hs.Shutdown(sctx)
 		}()
-		log.Info("serving the fleet API v1", "address", ln.Addr().String())
+		l := o.apiLimits
+		log.Info("serving the fleet API v1", "address", api.ln.Addr().String(), "maxConns", l.MaxConns, "maxConnsPerClient", l.MaxConnsPerClient,
+			"readHeaderTimeout", l.ReadHeaderTimeout.String(), "readTimeout", l.ReadTimeout.String(), "writeTimeout", l.WriteTimeout.String(), "idleTimeout", l.IdleTimeout.String())
 		if err := hs.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("fleet API: %w", err)
 		}

@@ -5,6 +5,9 @@
 //   - parsing unit file text into a [File] with the rules fleet used (sections, "#" and ";"
 //     comment lines, trailing-backslash continuations, duplicate keys kept in order, the
 //     2048-byte line limit), with errors of type [*ParseError] that carry a line number;
+//   - refusing, in [Parse] and [File.Validate], the names and values that the real systemd
+//     would read otherwise than fleet once the agent writes the file (systemd.go): what the
+//     API shows is what systemd runs;
 //   - the canonical serialization ([Serialize]) and the SHA1 unit hash ([File.Hash]) that
 //     agents compare and the registry uses as a content address;
 //   - unit name rules: [ValidateName], and templates ("foo@.service") and instances

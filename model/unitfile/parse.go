@@ -60,6 +60,13 @@ func (e *ParseError) Is(target error) bool {
 //   - Duplicate options are kept in order. Repeated sections are merged, in the order of
 //     their first option; sections without options are dropped (they do not exist in the
 //     option list that fleet stores and hashes).
+//
+// Stricter than fleet: Parse refuses, with the line, names and values that systemd would
+// read otherwise once the agent writes the file (systemd.go): a continued value line that
+// ends in an escaped backslash ("\\") or starts with '#' or ';', a value ending in a lone
+// backslash (before a blank line or the end of the text), a carriage return inside a name or
+// value, a NUL byte, invalid UTF-8, and section names with control characters, quotes or
+// backslashes.
 func Parse(text string) (*File, error) {
 	p := parser{lines: strings.Split(text, "\n")}
 	if err := p.run(); err != nil {
@@ -116,6 +123,9 @@ func (p *parser) run() error {
 			if err != nil {
 				return err
 			}
+			if p := sectionProblem(name); p != "" {
+				return &ParseError{Line: num, Reason: fmt.Sprintf("section name %q %s", name, p)}
+			}
 			section, inSection = name, true
 			continue
 		}
@@ -132,7 +142,16 @@ func (p *parser) run() error {
 		if err := p.continuation(line, &value); err != nil {
 			return err
 		}
-		p.b.add(section, strings.TrimSpace(rest[:eq]), strings.TrimSpace(value.String()))
+		name, v := strings.TrimSpace(rest[:eq]), strings.TrimSpace(value.String())
+		if r := nameProblem(name); r != "" {
+			return &ParseError{Line: num, Reason: fmt.Sprintf("option name %q %s", name, r)}
+		}
+		if i, r := valueProblem(v); i >= 0 {
+			// Trimming removes no line of a value: its first line holds "=", and
+			// continuation stops at a blank line.
+			return &ParseError{Line: num + i, Reason: fmt.Sprintf("value of %s %s", name, r)}
+		}
+		p.b.add(section, name, v)
 	}
 	return nil
 }

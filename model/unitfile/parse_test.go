@@ -55,14 +55,10 @@ func TestParse(t *testing.T) {
 			file(sec("S", "A", "foo \\\n  bar", "B", "c"))},
 		{"chained continuation", "[S]\nA=a\\\nb\\\nc\nB=d",
 			file(sec("S", "A", "a\\\nb\\\nc", "B", "d"))},
-		{"blank line ends continuation", "[S]\nA=foo \\\n\nB=c\n",
-			file(sec("S", "A", "foo \\", "B", "c"))},
-		{"whitespace-only line ends continuation", "[S]\nA=foo \\\n  \t\nB=c\n",
-			file(sec("S", "A", "foo \\", "B", "c"))},
-		{"continuation at end of file", "[S]\nA=foo\\", file(sec("S", "A", "foo\\"))},
-		{"continuation at end of file with newline", "[S]\nA=foo\\\n", file(sec("S", "A", "foo\\"))},
-		{"backslash not last character", "[S]\nA=foo\\ \nB=c\n",
-			file(sec("S", "A", "foo\\", "B", "c"))},
+		{"escaped backslash at end of file", "[S]\nA=foo\\\\", file(sec("S", "A", "foo\\\\"))},
+		{"escaped backslash at end of section", "[S]\nA=foo\\\\\n\n[T]\nB=c\n", file(sec("S", "A", "foo\\\\"), sec("T", "B", "c"))},
+		{"backslash not last character", "[S]\nA=foo\\ bar\nB=c\n",
+			file(sec("S", "A", "foo\\ bar", "B", "c"))},
 		{"continued line is taken verbatim", "[S]\nA=x\\\n[T]\nB=y\n",
 			file(sec("S", "A", "x\\\n[T]", "B", "y"))},
 		{"comment continuation swallows next line", "[S]\n# c \\\nA=b\nB=c\n",
@@ -101,6 +97,11 @@ func TestParse(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	tooLong := strings.Repeat("y", LineMax+1)
+	const (
+		lone    = "ends in an unescaped backslash: systemd would take it for a line continuation, drop it and append the next line of the file to the value"
+		escaped = `ends in an escaped backslash ("\\"), where systemd ends the option: it would read the next line as a directive of its own`
+		comment = "inside a continued value systemd skips it as a comment and continues the value with the line after it"
+	)
 	tests := []struct {
 		name        string
 		in          string
@@ -131,6 +132,31 @@ func TestParseErrors(t *testing.T) {
 			&ParseError{Line: 3, Reason: "line too long: 2049 bytes, limit 2048"}, true},
 		{"line too long blank line", "[S]\nA=b\n" + strings.Repeat(" ", LineMax+1) + "\n",
 			&ParseError{Line: 3, Reason: "line too long: 2049 bytes, limit 2048"}, true},
+		// What systemd would read otherwise (systemd.go): refused with the line.
+		{"blank line ends continuation, leaving a lone backslash", "[S]\nA=foo \\\nbar \\\n\nB=c\n",
+			&ParseError{Line: 3, Reason: "value of A " + lone}, false},
+		{"whitespace-only line ends continuation, leaving a lone backslash", "[S]\nA=foo \\\n  \t\nB=c\n",
+			&ParseError{Line: 2, Reason: "value of A " + lone}, false},
+		{"continuation at end of file", "[S]\nA=foo\\", &ParseError{Line: 2, Reason: "value of A " + lone}, false},
+		{"continuation at end of file with newline", "[S]\nA=foo\\\n", &ParseError{Line: 2, Reason: "value of A " + lone}, false},
+		{"backslash before trailing space", "[S]\nA=foo\\ \nB=c\n", &ParseError{Line: 2, Reason: "value of A " + lone}, false},
+		{"continued line ending in an escaped backslash (issue 31: User=root injected)",
+			"[Service]\nUser=nobody\nExecStart=/bin/true \\\\\nUser=root\n",
+			&ParseError{Line: 3, Reason: "value of ExecStart " + escaped}, false},
+		{"comment line inside a continuation (issue 31: User=nobody folded into ExecStart)",
+			"[Service]\nExecStart=/bin/true \\\n  # c\nUser=nobody\n",
+			&ParseError{Line: 3, Reason: "value of ExecStart starts with '#': " + comment}, false},
+		{"semicolon comment inside a longer continuation", "[S]\nA=a\\\nb\\\n;c\n",
+			&ParseError{Line: 4, Reason: "value of A starts with ';': " + comment}, false},
+		{"carriage return inside a value", "[S]\nUser=nobody\rUser=root\r\n",
+			&ParseError{Line: 2, Reason: `value of User holds a carriage return ("\r"), which systemd reads as the end of a line`}, false},
+		{"carriage return inside a name", "[S]\nA\rB=c\n",
+			&ParseError{Line: 2, Reason: `option name "A\rB" holds a carriage return ("\r"), which systemd reads as the end of a line`}, false},
+		{"NUL byte", "[S]\nA=b\x00c\n", &ParseError{Line: 2, Reason: "value of A holds a NUL byte, which systemd reads as the end of a line"}, false},
+		{"invalid UTF-8", "[S]\nA=\xff\n", &ParseError{Line: 2, Reason: "value of A is not valid UTF-8, which systemd refuses"}, false},
+		{"quote in a section name", "[S]\nA=b\n[X-\"q\"]\nB=c\n",
+			&ParseError{Line: 3, Reason: `section name "X-\"q\"" holds '"', which systemd refuses in a section header`}, false},
+		{"tab in a section name", "[A\tB]\n", &ParseError{Line: 1, Reason: `section name "A\tB" holds the control character '\t', which systemd refuses in a section header`}, false},
 		{"first error by line wins", "[S]\nfoo\n" + tooLong + "\n",
 			&ParseError{Line: 2, Reason: "unexpected newline encountered while parsing option name"}, false},
 	}

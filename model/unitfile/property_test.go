@@ -24,32 +24,41 @@ func runesWithout(exclude string) *rapid.Generator[rune] {
 	return rapid.SampledFrom(rs)
 }
 
-// genSectionName draws a section name that survives serialization.
+// genSectionName draws a section name that survives serialization and that systemd
+// accepts (no control characters, quotes or backslashes).
 func genSectionName(t *rapid.T, label string) string {
-	return rapid.StringOfN(runesWithout("]\n"), 0, 8, -1).Draw(t, label)
+	return rapid.StringOfN(runesWithout("]\n\r\t\"\\"), 0, 8, -1).Draw(t, label)
 }
 
-// genOptionName draws an option name that survives serialization: trimmed, without '=' or
-// newline, and not starting with '[', '#' or ';'.
+// genOptionName draws an option name that survives serialization: trimmed, without '=',
+// a newline or a carriage return, and not starting with '[', '#' or ';'.
 func genOptionName(t *rapid.T, label string) string {
-	n := strings.TrimSpace(rapid.StringOfN(runesWithout("=\n"), 0, 8, -1).Draw(t, label))
+	n := strings.TrimSpace(rapid.StringOfN(runesWithout("=\n\r"), 0, 8, -1).Draw(t, label))
 	if n != "" && strings.ContainsRune("[#;", rune(n[0])) {
 		n = "k" + n
 	}
 	return n
 }
 
-// genValue draws a value that survives serialization: continuation lines (joined by
-// "\\\n") that are not blank, trimmed, and not ending in '\' unless last is set.
+// genValue draws a value that survives serialization and that systemd reads as fleet
+// does: continuation lines (joined by "\\\n") that are not blank, do not end in a
+// backslash of their own (which would make the joining one escaped) and, after the first,
+// do not start with '#' or ';'; trimmed; without carriage returns; ending in an escaped
+// backslash only if last is set, and never in a lone one.
 func genValue(t *rapid.T, label string, last bool) string {
-	segs := rapid.SliceOfN(rapid.StringOfN(runesWithout("\n"), 0, 10, -1), 1, 3).Draw(t, label)
-	for i := 1; i < len(segs); i++ {
-		if strings.TrimSpace(segs[i]) == "" {
-			segs[i] = "x" + segs[i]
+	segs := rapid.SliceOfN(rapid.StringOfN(runesWithout("\n\r"), 0, 10, -1), 1, 3).Draw(t, label)
+	for i := range segs {
+		if i > 0 {
+			if b := strings.TrimLeft(segs[i], " \t"); strings.TrimSpace(segs[i]) == "" || b != "" && (b[0] == '#' || b[0] == ';') {
+				segs[i] = "x" + segs[i]
+			}
+		}
+		if i < len(segs)-1 && strings.HasSuffix(segs[i], `\`) {
+			segs[i] += "x"
 		}
 	}
 	v := strings.TrimSpace(strings.Join(segs, "\\\n"))
-	if !last && strings.HasSuffix(v, `\`) {
+	if run := len(v) - len(strings.TrimRight(v, `\`)); run%2 == 1 || run > 0 && !last {
 		v += "x"
 	}
 	return v

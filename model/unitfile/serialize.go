@@ -71,10 +71,20 @@ func ParseHash(s string) (Hash, error) {
 // sections dropped). This covers the line-length limit that fleet's API enforced by
 // re-serializing and re-parsing, and also rejects names and values that would re-parse
 // differently. A too-long line matches [ErrLineTooLong] with errors.Is.
+//
+// Since [Parse] refuses them, Validate also rejects what systemd would read otherwise
+// than fleet when the agent writes Serialize(f) (see systemd.go): a value line ending in an
+// escaped backslash (systemd ends the option there), a continued line starting with '#' or
+// ';' (a comment to systemd, skipped), a value ending in a lone backslash, a carriage return
+// or NUL byte, invalid UTF-8, and section names systemd refuses. Upstream fleet accepts them.
+// The error names the section and option.
 func (f *File) Validate() error {
 	for _, s := range f.canonical().Sections {
 		if i := strings.IndexAny(s.Name, "]\n"); i >= 0 {
 			return fmt.Errorf("section %q: name must not contain %q", s.Name, s.Name[i])
+		}
+		if p := sectionProblem(s.Name); p != "" {
+			return fmt.Errorf("section %q: name %s", s.Name, p)
 		}
 		if n := len(s.Name) + 2; n > LineMax {
 			return fmt.Errorf("section %q: %w: header is %d bytes, limit %d", s.Name, ErrLineTooLong, n, LineMax)
@@ -102,6 +112,9 @@ func validateOption(o Option, last bool) error {
 	case o.Value != strings.TrimSpace(o.Value):
 		return fmt.Errorf("value has surrounding whitespace")
 	}
+	if p := nameProblem(o.Name); p != "" {
+		return fmt.Errorf("name %s", p)
+	}
 	// A continuation line cannot be blank here: every line but the last ends in '\', and
 	// the last has no trailing whitespace.
 	lines := strings.Split(o.Value, "\n")
@@ -116,6 +129,9 @@ func validateOption(o Option, last bool) error {
 		if i < len(lines)-1 && !strings.HasSuffix(l, `\`) {
 			return fmt.Errorf("value line %d is followed by a newline without a trailing backslash", i+1)
 		}
+	}
+	if i, p := valueProblem(o.Value); i >= 0 {
+		return fmt.Errorf("value line %d %s", i+1, p)
 	}
 	if !last && strings.HasSuffix(o.Value, `\`) {
 		return fmt.Errorf(`value ends in "\" and would swallow the next option`)

@@ -123,7 +123,8 @@ func TestValidate(t *testing.T) {
 	}{
 		{"nil", nil, "", false},
 		{"plain", file(sec("Unit", "Description", "x"), sec("Service", "ExecStart", "a \\\n  b")), "", false},
-		{"trailing backslash on last option of a section", file(sec("A", "a", "x\\"), sec("B", "b", "y\\")), "", false},
+		{"escaped backslash ending the last option of a section", file(sec("A", "a", "x\\\\"), sec("B", "b", "y\\\\")), "", false},
+		{"multi-line value", file(sec("Service", "ExecStart", "/bin/sh -c 'echo a; \\\n  echo b' \\\n\\\n  x"), sec("Unit", "Description", "a\\\\ \\\nb")), "", false},
 		{"empty names and values", file(sec("", "", "")), "", false},
 		{"line of exactly LineMax", file(sec("S", "A", strings.Repeat("v", LineMax-2))), "", false},
 		{"line too long", file(sec("S", "A", tooLong)), "line too long", true},
@@ -138,7 +139,25 @@ func TestValidate(t *testing.T) {
 		{"value with spaces", file(sec("S", "A", "c ")), "surrounding whitespace", false},
 		{"bare newline in value", file(sec("S", "A", "a\nb=c")), "without a trailing backslash", false},
 		{"value ending in a continuation newline", file(sec("S", "A", "a\\\n")), "surrounding whitespace", false},
-		{"trailing backslash before another option", file(sec("S", "A", "x\\", "B", "y")), "swallow", false},
+		{"escaped backslash before another option", file(sec("S", "A", "x\\\\", "B", "y")), "swallow", false},
+		// What systemd would read otherwise (systemd.go); the error names the option.
+		{"issue 31: a continued line ending in an escaped backslash injects User=root",
+			file(sec("Service", "User", "nobody", "ExecStart", "/bin/true \\\\\nUser=root")),
+			`section "Service": option "ExecStart": value line 1 ends in an escaped backslash ("\\"), where systemd ends the option`, false},
+		{"issue 31: a comment line inside a continuation folds User=nobody into ExecStart",
+			file(sec("Service", "ExecStart", "/bin/true \\\n# c", "User", "nobody")),
+			`section "Service": option "ExecStart": value line 2 starts with '#': inside a continued value systemd skips it as a comment`, false},
+		{"indented semicolon comment inside a continuation", file(sec("S", "A", "a \\\n \t; c")), `option "A": value line 2 starts with ';'`, false},
+		{"lone backslash ending the last option", file(sec("S", "A", "x \\")), `option "A": value line 1 ends in an unescaped backslash`, false},
+		{"lone backslash before another option", file(sec("S", "A", "x\\", "B", "y")), "unescaped backslash", false},
+		{"three backslashes continue", file(sec("S", "A", "x\\\\\\\ny")), "", false},
+		{"carriage return in a value", file(sec("Service", "User", "nobody\rUser=root")), `option "User": value line 1 holds a carriage return`, false},
+		{"NUL in a value", file(sec("S", "A", "a\x00b")), "NUL byte", false},
+		{"invalid UTF-8 in a value", file(sec("S", "A", "\xff")), "not valid UTF-8", false},
+		{"carriage return in a name", file(sec("S", "A\rB", "c")), `option "A\rB": name holds a carriage return`, false},
+		{"quote in a section name", file(sec("X-'a'", "A", "b")), `section "X-'a'": name holds '\''`, false},
+		{"backslash in a section name", file(sec("X-a\\b", "A", "b")), "systemd refuses in a section header", false},
+		{"control character in a section name", file(sec("X-\x7f", "A", "b")), "control character", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

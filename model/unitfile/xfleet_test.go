@@ -221,8 +221,8 @@ func TestParseXFleetErrors(t *testing.T) {
 			&OptionError{"MachineOf", `value "%i" expands to an empty name for this unit`}},
 		{"malformed Conflicts glob", "a.service", "Conflicts=ok* [bad",
 			&OptionError{"Conflicts", `malformed glob "[bad": syntax error in pattern`}},
-		{"malformed X-Conflicts glob", "a.service", `X-Conflicts=a\`,
-			&OptionError{"X-Conflicts", `malformed glob "a\\": syntax error in pattern`}},
+		{"malformed X-Conflicts glob", "a.service", `X-Conflicts=a[`,
+			&OptionError{"X-Conflicts", `malformed glob "a[": syntax error in pattern`}},
 		{"malformed Replaces glob", "a.service", "Replaces=[x",
 			&OptionError{"Replaces", `malformed glob "[x": syntax error in pattern`}},
 	}

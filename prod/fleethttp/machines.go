@@ -4,7 +4,6 @@ package fleethttp
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"regexp"
 	"sort"
@@ -12,6 +11,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/fleetsim/fleetsim/apis/convert"
@@ -68,8 +68,7 @@ func (p patchOp) value() (string, bool) {
 
 func (s *Server) patchMachines(w http.ResponseWriter, r *http.Request) {
 	var ops []patchOp
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&ops); err != nil {
-		writeError(w, http.StatusBadRequest, "unable to decode body: %v", err)
+	if !decodeBody(w, r, &ops) {
 		return
 	}
 	type edit struct {
@@ -81,6 +80,10 @@ func (s *Server) patchMachines(w http.ResponseWriter, r *http.Request) {
 		parts := strings.Split(op.Path, "/")
 		if len(parts) != 4 || parts[0] != "" || parts[1] == "" || parts[2] != "metadata" || !metadataKey.MatchString(parts[3]) {
 			writeError(w, http.StatusBadRequest, "invalid path %q: want /<machineID>/metadata/<key>", op.Path)
+			return
+		}
+		if errs := validation.IsDNS1123Subdomain(parts[1]); len(errs) > 0 {
+			writeError(w, http.StatusBadRequest, "invalid path %q: machine ID %q: %s", op.Path, parts[1], strings.Join(errs, "; "))
 			return
 		}
 		e := edit{machine: parts[1], key: parts[3]}

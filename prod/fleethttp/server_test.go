@@ -199,6 +199,20 @@ func TestFleetAPIv1(t *testing.T) {
 		{alice, "PATCH", "/fleet/v1/machines", j, `[{"op":"add","path":"/m1/metadata/k"}]`, 400, "missing value"},
 		{alice, "PATCH", "/fleet/v1/machines", j, `not json`, 400, "unable to decode"},
 		{viewer, "PATCH", "/fleet/v1/machines", j, `[]`, 403, "may not patch machines"},
+		{alice, "PATCH", "/fleet/v1/machines", j, `[{"op":"add","path":"/../metadata/x","value":"v"}]`, 400, `invalid path "/../metadata/x": machine ID ".."`},
+		{alice, "PATCH", "/fleet/v1/machines", j, `[{"op":"add","path":"/M1/metadata/x","value":"v"}]`, 400, `machine ID "M1"`},
+		// bodies over 1 MiB
+		{alice, "PATCH", "/fleet/v1/machines", j, `[{"op":"add","path":"/m1/metadata/k","value":"` + strings.Repeat("v", 1<<20) + `"}]`, 413, "over the limit of 1048576 bytes"},
+		{alice, "PUT", "/fleet/v1/units/big.service", j, `{"options":[{"section":"Service","name":"ExecStart","value":"` + strings.Repeat("v", 1<<20) + `"}]}`, 413, "over the limit of 1048576 bytes"},
+		// options systemd would read otherwise than the API shows them (issue 31)
+		{alice, "PUT", "/fleet/v1/units/inj6.service", j, `{"options":[{"section":"Service","name":"User","value":"nobody"},` +
+			`{"section":"Service","name":"ExecStart","value":"/bin/true \\\\\nUser=root"}]}`, 400,
+			`section "Service": option "ExecStart": value line 1 ends in an escaped backslash`},
+		{alice, "PUT", "/fleet/v1/units/inj7.service", j, `{"options":[{"section":"Service","name":"ExecStart","value":"/bin/true \\\n# c"},` +
+			`{"section":"Service","name":"User","value":"nobody"}]}`, 400,
+			`section "Service": option "ExecStart": value line 2 starts with '#'`},
+		{alice, "PUT", "/fleet/v1/units/injcr.service", j, `{"options":[{"section":"Service","name":"User","value":"nobody\rUser=root"}]}`, 400,
+			`option "User": value line 1 holds a carriage return`},
 	}
 	for i, s := range steps {
 		r := s.who.do(s.method, s.path, s.ctype, s.in)
@@ -223,6 +237,25 @@ func TestFleetAPIv1(t *testing.T) {
 	if diff := cmp.Diff(want, u); diff != "" {
 		t.Errorf("GET unit (-want +got):\n%s", diff)
 	}
+	// A multi-line value (continued with a backslash) is accepted and shown as it was sent;
+	// systemd reads it as its lines joined (agentsystemd/machine/dbus
+	// TestSystemdReadsWhatTheAPIShows).
+	multi := []*fleethttp.UnitOption{{Section: "Service", Name: "ExecStart", Value: "/bin/sh -c 'echo a; \\\n  echo b'"}}
+	body, _ := json.Marshal(fleethttp.Unit{Name: "multi.service", Options: multi})
+	if r := alice.do("PUT", "/fleet/v1/units/multi.service", j, string(body)); r.code != 201 {
+		t.Fatalf("PUT multi-line: %d %s", r.code, r.body)
+	}
+	u = fleethttp.Unit{}
+	if err := json.Unmarshal([]byte(alice.do("GET", "/fleet/v1/units/multi.service", "", "").body), &u); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(multi, u.Options); diff != "" {
+		t.Errorf("GET multi-line unit: options (-sent +shown):\n%s", diff)
+	}
+	if r := alice.do("DELETE", "/fleet/v1/units/multi.service", "", ""); r.code != 204 {
+		t.Fatalf("DELETE multi.service: %d", r.code)
+	}
+
 	// New options under the same name re-create the unit, desired state reset (--replace).
 	if r := alice.do("PUT", "/fleet/v1/units/hello.service", j, hello2); r.code != 201 {
 		t.Fatalf("replace: %d %s", r.code, r.body)

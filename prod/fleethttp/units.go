@@ -6,9 +6,7 @@ package fleethttp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"sort"
 	"time"
@@ -125,8 +123,7 @@ func (s *Server) putUnit(w http.ResponseWriter, r *http.Request, u user, name st
 		return
 	}
 	var body Unit
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil {
-		writeError(w, http.StatusBadRequest, "unable to decode body: %v", err)
+	if !decodeBody(w, r, &body) {
 		return
 	}
 	if body.Name == "" {

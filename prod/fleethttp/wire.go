@@ -6,7 +6,9 @@ package fleethttp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 )
 
@@ -24,6 +26,29 @@ func writeError(w http.ResponseWriter, code int, format string, args ...any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(errorEnvelope{Error{Code: code, Message: fmt.Sprintf(format, args...)}})
+}
+
+// MaxBodyBytes is the largest request body the API reads; a larger one is answered 413.
+const MaxBodyBytes = 1 << 20
+
+// decodeBody decodes the JSON body of r into v. If it cannot, it answers and returns false:
+// 413 for a body over MaxBodyBytes, 408 for a body that does not arrive within the server's
+// read timeout, 400 for anything else.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	err := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBodyBytes)).Decode(v)
+	var tooLarge *http.MaxBytesError
+	var ne net.Error
+	switch {
+	case err == nil:
+		return true
+	case errors.As(err, &tooLarge):
+		writeError(w, http.StatusRequestEntityTooLarge, "request body over the limit of %d bytes (1 MiB)", tooLarge.Limit)
+	case errors.As(err, &ne) && ne.Timeout():
+		writeError(w, http.StatusRequestTimeout, "request body not received within the read timeout")
+	default:
+		writeError(w, http.StatusBadRequest, "unable to decode body: %v", err)
+	}
+	return false
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
