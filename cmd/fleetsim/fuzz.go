@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fleetsim/fleetsim/scenarios/fuzz"
+	"github.com/fleetsim/fleetsim/scenarios/input"
 )
 
 type fuzzFlags struct {
@@ -134,7 +135,7 @@ func runFuzz(cmd *cobra.Command, paths []string, f fuzzFlags, out, stderr io.Wri
 	}
 	var targets []*fuzz.Target
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		data, err := input.ReadFile(p)
 		if err != nil {
 			return invalid("%w", err)
 		}
@@ -216,7 +217,7 @@ func newFuzzMergeCommand(stdout io.Writer) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var parts []*fuzz.Summary
 			for _, p := range args {
-				data, err := os.ReadFile(p)
+				data, err := input.ReadFile(p)
 				if err != nil {
 					return invalid("%w", err)
 				}
