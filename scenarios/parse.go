@@ -87,10 +87,12 @@ func ParseWith(path string, data []byte, opts Options) (*Scenario, error) {
 // Top-level keys, in the order they are processed.
 var topLevelKeys = []string{"name", "description", "seed", "duration", "members", "timeline", "expect", "always", "faults", "network", "hub"}
 
-// memberDef records where a member name was defined.
+// memberDef records where a member name was defined: the group's field and index in
+// `members`, and the line of its name.
 type memberDef struct {
 	field string
 	line  int
+	group int
 }
 
 type parser struct {
@@ -99,8 +101,9 @@ type parser struct {
 	duration time.Duration
 	// durationLine is the line of the duration key.
 	durationLine int
-	// members are the names defined by `members`.
+	// members are the names defined by `members`, and groups the groups defining them.
 	members map[string]memberDef
+	groups  []MemberGroup
 	// created are the names of MemberClusters applied anywhere in the timeline, with the line
 	// of the manifest that creates them first.
 	created map[string]int
