@@ -52,9 +52,10 @@ type createdMember struct {
 }
 
 type parsedStep struct {
-	step    Step
-	uses    []memberUse
-	created []createdMember
+	step     Step
+	uses     []memberUse
+	created  []createdMember
+	fleetctl *fleetctlStep
 }
 
 func (p *parser) parseTimeline(n *yaml.Node) ([]Step, error) {
@@ -83,8 +84,14 @@ func (p *parser) parseTimeline(n *yaml.Node) ([]Step, error) {
 	// A step may only refer to a member defined in `members` or created by a step before it
 	// in timeline order.
 	createdSoFar := map[string]bool{}
+	fleet := newFleetctlTable()
 	var out []Step
 	for _, s := range steps {
+		if s.fleetctl != nil {
+			if err := fleet.step(p, &s.step, s.fleetctl); err != nil {
+				return nil, err
+			}
+		}
 		for _, u := range s.uses {
 			if def, ok := p.members[u.name]; ok {
 				if err := p.checkDefinedUse(u, def, s.step.At); err != nil {
@@ -396,9 +403,12 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 				return ps, p.errorf(g.keyLine("file"), g.child("file"), "only submit, load and start take a unit file")
 			}
 		}
-		if err := p.checkFleetctl(g, f); err != nil {
+		file, err := p.checkFleetctl(g, f)
+		if err != nil {
 			return ps, err
 		}
+		unitLine := g.keyLine("unit")
+		ps.fleetctl = &fleetctlStep{file: file, field: af, line: unitLine, commandLine: g.keyLine("command"), fileLine: g.keyLine("file")}
 		s.Fleetctl = f
 
 	case ActionSkew:
