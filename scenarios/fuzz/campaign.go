@@ -158,7 +158,7 @@ func Campaign(targets []*Target, o Options) (*Summary, error) {
 					return
 				}
 				t, seed, faults := schedule(targets, &o, i)
-				out, _, err := t.run(seed, faults, t.Duration, nil, false, o.Converge)
+				out, _, err := t.run(seed, faults, t.Duration, nil, false, o.Converge, nil)
 				mu.Lock()
 				if err != nil {
 					if errAt < 0 || i < errAt {
@@ -236,13 +236,22 @@ func Shrink(t *Target, seed uint64, faults []Fault, first outcome, converge bool
 	if conv {
 		inv = []string{} // the expectations check it; no invariant is needed
 	}
+	// Members the scenario makes unhealthy by itself get no convergence check in the
+	// schedules tried, nor in the written file.
+	var skip map[string]bool
+	if converge {
+		var err error
+		if skip, err = t.unsteady(seed); err != nil {
+			return nil, err
+		}
+	}
 	end := t.Duration
 	best := first
 	// Shrinking keeps schedules that fail the same invariant when run as `fleetsim run`
 	// runs the written file (strict), unless the original run only fails tolerantly.
 	strict := true
 	fails := func(fs []Fault, e time.Duration) (outcome, bool) {
-		o, _, err := t.run(seed, fs, e, inv, strict, converge)
+		o, _, err := t.run(seed, fs, e, inv, strict, converge, skip)
 		return o, err == nil && o.invariant == first.invariant
 	}
 	cut := func() {
@@ -292,12 +301,12 @@ func Shrink(t *Target, seed uint64, faults []Fault, first outcome, converge bool
 	if inv == nil {
 		inv = []string{first.invariant}
 	}
-	data, err := t.render(seed, faults, end, inv, converge)
+	data, err := t.render(seed, faults, end, inv, converge, skip)
 	if err != nil {
 		return nil, err
 	}
 	// Does the written file replay under `fleetsim run`?
-	final, _, err := t.run(seed, faults, end, inv, true, converge)
+	final, _, err := t.run(seed, faults, end, inv, true, converge, skip)
 	replays := err == nil && final.invariant == best.invariant
 	f := &Failure{Replays: replays, Seed: seed, Source: t.Path, Invariant: best.invariant, Detail: best.detail, At: best.at.String(),
 		OriginalFaults: original, Faults: len(faults), End: end.String()}
