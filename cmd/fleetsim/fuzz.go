@@ -49,11 +49,15 @@ its own random faults).
 On a violation it shrinks the schedule to the fewest faults and the earliest end that still
 fail, writes it to --out as an ordinary scenario file (faults inline as timeline steps, the
 failed invariant as an always check), prints the command that replays it and exits 1. The
-same seed always finds the same failure, whatever --parallel.
+same seed always finds the same failure, whatever --parallel. --out is created and checked
+writable before the campaign starts (exit 2 if it cannot be); should writing the file still
+fail, the failure is printed all the same, with the scenario on stderr.
 
---shard I/N runs the I-th of N disjoint slices of the runs (run i belongs to shard i mod N);
-without it, JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) selects the shard when
-FUZZ_SHARDS is set. "fleetsim fuzz merge" combines the shards' JSON summaries.`,
+--shard I/N runs the I-th of N disjoint slices of the runs (run i belongs to shard i mod N).
+Without it, in a Kubernetes Indexed Job, the shard is JOB_COMPLETION_INDEX (which Kubernetes
+sets in each pod) of FUZZ_SHARDS (set it to the Job's completions: a pod is not told how
+many there are); JOB_COMPLETION_INDEX without FUZZ_SHARDS is an error (exit 2), since every
+pod would run the whole campaign. "fleetsim fuzz merge" combines the shards' JSON summaries.`,
 		Example: `  # 1,000 schedules over the library, on every core
   fleetsim fuzz scenarios/*.yaml --runs 1000 --seed 1
 
@@ -75,7 +79,7 @@ FUZZ_SHARDS is set. "fleetsim fuzz merge" combines the shards' JSON summaries.`,
 	fl.IntVar(&f.maxF, "max-faults", 6, "most faults in one run")
 	fl.IntVar(&f.parallel, "parallel", runtime.GOMAXPROCS(0), "runs at once")
 	fl.StringVarP(&f.output, "output", "o", "text", "output format: text or json")
-	fl.StringVar(&f.out, "out", ".", "directory the minimal failing scenario is written to")
+	fl.StringVar(&f.out, "out", ".", "directory the minimal failing scenario is written to (created and checked before the campaign)")
 	fl.StringVar(&f.shard, "shard", "", "I/N: run the I-th (from 0) of N disjoint slices of the runs")
 	fl.DurationVar(&f.until, "until", 0, "shorten every scenario to this much simulated time")
 	fl.BoolVar(&f.converge, "converge", true, "check at the end of each run that every cluster a fault touched is Joined and Healthy again")
@@ -122,16 +126,16 @@ func runFuzz(cmd *cobra.Command, paths []string, f fuzzFlags, out, stderr io.Wri
 		f.runs = 1000
 	}
 	shard, shards := 0, 1
-	switch {
-	case f.shard != "":
+	if f.shard != "" {
 		if shard, shards, err = parseShard(f.shard); err != nil {
 			return invalid("%w", err)
 		}
-	case os.Getenv("JOB_COMPLETION_INDEX") != "":
-		spec := os.Getenv("JOB_COMPLETION_INDEX") + "/" + os.Getenv("FUZZ_SHARDS")
-		if shard, shards, err = parseShard(spec); err != nil {
-			return invalid("JOB_COMPLETION_INDEX and FUZZ_SHARDS: %w", err)
-		}
+	} else if shard, shards, err = shardFromEnv(); err != nil {
+		return invalid("%w", err)
+	}
+	// A failure found after hours must not be lost to an --out it cannot be written to.
+	if err := checkOutDir(f.out); err != nil {
+		return invalid("--out %s: cannot write a failing scenario there: %w", f.out, err)
 	}
 	var targets []*fuzz.Target
 	for _, p := range paths {
@@ -158,17 +162,16 @@ func runFuzz(cmd *cobra.Command, paths []string, f fuzzFlags, out, stderr io.Wri
 	if err != nil {
 		return &exitError{code: exitInvalid, err: err}
 	}
-	replay := ""
+	// What was found is printed whatever happens to the file: if writing it fails, the
+	// scenario goes to stderr instead.
+	replay, writeErr := "", error(nil)
 	if fl := sum.Failure; fl != nil {
-		if err := os.MkdirAll(f.out, 0o755); err != nil {
-			return invalid("--out: %w", err)
+		path := filepath.Join(f.out, failureFile(f.seed, fl))
+		if writeErr = os.WriteFile(path, []byte(fl.Scenario), 0o644); writeErr == nil {
+			replay = "fleetsim run " + path
+		} else {
+			replay = "(not written: " + writeErr.Error() + "; the scenario is on stderr)"
 		}
-		base := strings.TrimSuffix(filepath.Base(fl.Source), filepath.Ext(fl.Source))
-		path := filepath.Join(f.out, fmt.Sprintf("fuzz-%s-seed%d-run%d.yaml", base, f.seed, fl.Run))
-		if err := os.WriteFile(path, []byte(fl.Scenario), 0o644); err != nil {
-			return invalid("writing the failing scenario: %w", err)
-		}
-		replay = "fleetsim run " + path
 	}
 	if f.output == "json" {
 		enc := json.NewEncoder(stdout)
@@ -177,14 +180,65 @@ func runFuzz(cmd *cobra.Command, paths []string, f fuzzFlags, out, stderr io.Wri
 	} else {
 		printFuzzText(stdout, sum, replay)
 	}
+	if fl := sum.Failure; fl != nil {
+		if writeErr != nil {
+			fmt.Fprintf(stderr, "fleetsim: invariant %s violated (run %d of %s); writing the failing scenario to --out failed: %v\nfleetsim: the failing scenario:\n%s",
+				fl.Invariant, fl.Run, input.Printable(fl.Source), writeErr, input.Printable(fl.Scenario))
+		} else {
+			fmt.Fprintf(stderr, "fleetsim: invariant %s violated; replay with: %s\n", fl.Invariant, replay)
+		}
+	}
 	if err := stdout.check(); err != nil {
 		return err
 	}
 	if sum.Failure != nil {
-		fmt.Fprintf(stderr, "fleetsim: invariant %s violated; replay with: %s\n", sum.Failure.Invariant, replay)
 		return &exitError{code: exitFailed}
 	}
 	return nil
+}
+
+// shardFromEnv reads the shard of a Kubernetes Indexed Job: JOB_COMPLETION_INDEX, which
+// Kubernetes sets in each pod, of FUZZ_SHARDS, which the Job sets to its completions (a pod
+// is not told how many there are). Without JOB_COMPLETION_INDEX it is shard 0 of 1. With
+// it but without FUZZ_SHARDS it is an error: every pod would run the whole campaign.
+func shardFromEnv() (int, int, error) {
+	idx := os.Getenv("JOB_COMPLETION_INDEX")
+	if idx == "" {
+		return 0, 1, nil
+	}
+	n, ok := os.LookupEnv("FUZZ_SHARDS")
+	if !ok || n == "" {
+		return 0, 0, fmt.Errorf("JOB_COMPLETION_INDEX is %q but FUZZ_SHARDS is not set: set FUZZ_SHARDS to the Indexed Job's completions (a pod is not told how many there are), or pass --shard I/N", idx)
+	}
+	i, err1 := strconv.Atoi(idx)
+	shards, err2 := strconv.Atoi(n)
+	if err1 != nil || err2 != nil || shards < 1 || i < 0 || i >= shards {
+		return 0, 0, fmt.Errorf("JOB_COMPLETION_INDEX %q of FUZZ_SHARDS %q is not a shard I of N with 0 <= I < N", idx, n)
+	}
+	return i, shards, nil
+}
+
+// checkOutDir makes sure a failing scenario can be written to dir before a campaign runs: it
+// creates the directory and a file in it, removed at once.
+func checkOutDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".fleetsim-fuzz-check-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Remove(name)
+}
+
+// failureFile is the name of a failure's scenario file under --out.
+func failureFile(seed uint64, fl *fuzz.Failure) string {
+	base := strings.TrimSuffix(filepath.Base(fl.Source), filepath.Ext(fl.Source))
+	return fmt.Sprintf("fuzz-%s-seed%d-run%d.yaml", safeComponent(base), seed, fl.Run)
 }
 
 func printFuzzText(w io.Writer, s *fuzz.Summary, replay string) {

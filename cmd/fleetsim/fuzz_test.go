@@ -94,6 +94,74 @@ func TestFuzzWritesReplayableFailure(t *testing.T) {
 	if code, rout, _ := run(t, "run", path); code != exitFailed || !strings.Contains(rout, "rolloutBudgets") {
 		t.Errorf("fleetsim run %s = exit %d, want 1 with rolloutBudgets failing:\n%s", path, code, rout)
 	}
+
+	// Should writing the file fail after all (here a directory stands in its way), the
+	// failure is printed all the same, with the scenario on stderr, and fuzz exits 1.
+	scenario, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = run(t, "fuzz", rolloutExample2, "--runs", "4", "--out", dir, "--parallel", "1")
+	if code != exitFailed || !strings.Contains(out, "FAIL run") || !strings.Contains(out, "replay: (not written: ") {
+		t.Errorf("fuzz whose failure cannot be written = exit %d, want 1 and the failure on stdout:\n%s", code, out)
+	}
+	if !strings.Contains(errOut, "writing the failing scenario to --out failed: ") || !strings.Contains(errOut, string(scenario)) {
+		t.Errorf("stderr lacks the write error or the scenario:\n%s", errOut)
+	}
+}
+
+// TestFuzzChecksOutFirst: an --out that cannot take the failing scenario (an existing file,
+// a directory that cannot be made) is refused with exit 2 before the campaign runs, not
+// after it found a failure it could then print nowhere.
+func TestFuzzChecksOutFirst(t *testing.T) {
+	file := write(t, "file", "")
+	for _, out := range []string{file, filepath.Join(file, "sub")} {
+		code, stdout, errOut := run(t, "fuzz", quickstart, "--runs", "1", "--out", out)
+		if code != exitInvalid || stdout != "" || !strings.Contains(errOut, "fleetsim: --out "+out+": cannot write a failing scenario there: ") {
+			t.Errorf("fuzz --out %s = exit %d, want 2 before running\nstdout: %s\nstderr: %s", out, code, stdout, errOut)
+		}
+	}
+}
+
+// TestFuzzIndexedJobEnvironment: in an Indexed Job, JOB_COMPLETION_INDEX needs FUZZ_SHARDS
+// (a pod is not told the Job's completions): without it every pod would run the whole
+// campaign, so fuzz exits 2 saying what to set, as the help says; --shard overrides both.
+func TestFuzzIndexedJobEnvironment(t *testing.T) {
+	for _, tc := range []struct {
+		index, shards string
+		args          []string
+		code          int
+		message       string
+	}{
+		{"3", "", nil, exitInvalid, `JOB_COMPLETION_INDEX is "3" but FUZZ_SHARDS is not set: set FUZZ_SHARDS to the Indexed Job's completions`},
+		{"3", "3", nil, exitInvalid, `JOB_COMPLETION_INDEX "3" of FUZZ_SHARDS "3" is not a shard I of N with 0 <= I < N`},
+		{"x", "2", nil, exitInvalid, `JOB_COMPLETION_INDEX "x" of FUZZ_SHARDS "2"`},
+		{"1", "2", nil, exitOK, "shard 1/2"},
+		{"3", "", []string{"--shard", "0/2"}, exitOK, "shard 0/2"},
+		{"", "4", nil, exitOK, "shard 0/1"},
+	} {
+		t.Run(tc.index+"/"+tc.shards, func(t *testing.T) {
+			t.Setenv("JOB_COMPLETION_INDEX", tc.index)
+			t.Setenv("FUZZ_SHARDS", tc.shards)
+			if tc.shards == "" {
+				os.Unsetenv("FUZZ_SHARDS")
+			}
+			code, out, errOut := run(t, append([]string{"fuzz", quickstart, "--runs", "2", "--out", t.TempDir()}, tc.args...)...)
+			if code != tc.code || !strings.Contains(out+errOut, tc.message) {
+				t.Errorf("fuzz = exit %d, want %d and %q\nstdout: %s\nstderr: %s", code, tc.code, tc.message, out, errOut)
+			}
+		})
+	}
+	code, out, _ := run(t, "fuzz", "--help")
+	if code != exitOK || !strings.Contains(out, "JOB_COMPLETION_INDEX without FUZZ_SHARDS is an error (exit 2)") {
+		t.Errorf("fuzz --help does not say what JOB_COMPLETION_INDEX without FUZZ_SHARDS does:\n%s", out)
+	}
 }
 
 // TestFuzzJobManifest: the Indexed Job's shard count matches its completions.
