@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -152,7 +153,7 @@ func runFuzz(cmd *cobra.Command, paths []string, f fuzzFlags, out, stderr io.Wri
 	pr := newProgress(stderr, "fuzz")
 	total := 0
 	if f.runs > 0 {
-		total = (f.runs - shard + shards - 1) / shards
+		total = fuzz.ShardRuns(f.runs, shard, shards)
 	}
 	opts := fuzz.Options{Seed: f.seed, Runs: f.runs, Time: f.budget, Kinds: kinds, MaxFaults: f.maxF,
 		Parallel: f.parallel, Shard: shard, Shards: shards, Converge: f.converge,
@@ -241,22 +242,20 @@ func failureFile(seed uint64, fl *fuzz.Failure) string {
 	return fmt.Sprintf("fuzz-%s-seed%d-run%d.yaml", safeComponent(base), seed, fl.Run)
 }
 
+// printFuzzText prints a summary. Every text in it may come from a file (fuzz merge reads
+// summaries), so it goes through input.Printable: no control byte reaches the terminal.
 func printFuzzText(w io.Writer, s *fuzz.Summary, replay string) {
+	p := input.Printable
 	fmt.Fprintf(w, "fuzz: seed %d, shard %d/%d, %d file(s)\n", s.Seed, s.Shard, s.Shards, len(s.Files))
 	fmt.Fprintf(w, "runs %d, events %d, invariant checks %d, members checked converged %d, violations %d\n", s.Runs, s.Events, s.Checks, s.ConvergenceChecks, s.Violations)
-	var kinds []string
-	for k := range s.Faults {
-		kinds = append(kinds, k)
-	}
-	slices.Sort(kinds)
 	fmt.Fprint(w, "faults:")
-	for _, k := range kinds {
-		fmt.Fprintf(w, " %s=%d", k, s.Faults[k])
+	for _, k := range slices.Sorted(maps.Keys(s.Faults)) {
+		fmt.Fprintf(w, " %s=%d", p(k), s.Faults[k])
 	}
 	fmt.Fprintf(w, "\n%.1fs, %.1f runs/s, %.0f events/s\n", s.Seconds, s.RunsPerSecond, s.EventsPerSecond)
 	if fl := s.Failure; fl != nil {
-		fmt.Fprintf(w, "FAIL run %d of %s (seed %d): invariant %s at %s\n  %s\n", fl.Run, fl.Source, fl.Seed, fl.Invariant, fl.At, strings.ReplaceAll(fl.Detail, "\n", "\n  "))
-		fmt.Fprintf(w, "shrunk from %d to %d fault(s), ending at %s\nreplay: %s\n", fl.OriginalFaults, fl.Faults, fl.End, replay)
+		fmt.Fprintf(w, "FAIL run %d of %s (seed %d): invariant %s at %s\n  %s\n", fl.Run, p(fl.Source), fl.Seed, p(fl.Invariant), p(fl.At), strings.ReplaceAll(p(fl.Detail), "\n", "\n  "))
+		fmt.Fprintf(w, "shrunk from %d to %d fault(s), ending at %s\nreplay: %s\n", fl.OriginalFaults, fl.Faults, p(fl.End), p(replay))
 	} else {
 		fmt.Fprintln(w, "PASS: no invariant violated")
 	}
@@ -267,8 +266,17 @@ func newFuzzMergeCommand(stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "merge SUMMARY.json...",
 		Short: "Combine the JSON summaries of a sharded fuzz campaign",
-		Args:  cobra.MinimumNArgs(1),
+		Long: `merge combines the JSON summaries (fleetsim fuzz --output json) of the N shards of one
+campaign into the campaign's summary. It refuses, with exit 2, summaries that do not make
+one campaign: another seed, shard count, budget, fault kinds, scenario files (names,
+contents or --until); a shard given twice, outside 0..N-1, or missing; a summary whose runs,
+violations and failure disagree. It exits 1 when a shard found a violation (the failure
+of the lowest run index is reported, as the unsharded campaign would), 0 otherwise.`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if output != "text" && output != "json" {
+				return invalid("--output %q is not one of text, json", output)
+			}
 			var parts []*fuzz.Summary
 			for _, p := range args {
 				data, err := input.ReadFile(p)
@@ -277,31 +285,61 @@ func newFuzzMergeCommand(stdout io.Writer) *cobra.Command {
 				}
 				var s fuzz.Summary
 				if err := json.Unmarshal(data, &s); err != nil {
-					return invalid("%s: %w", p, err)
+					return invalid("%s: not a fuzz summary (fleetsim fuzz --output json): %s", p, input.Printable(err.Error()))
 				}
 				parts = append(parts, &s)
 			}
-			m, err := fuzz.Merge(parts)
+			m, err := fuzz.Merge(parts, args)
 			if err != nil {
-				return invalid("%w", err)
+				return invalid("%s", input.Printable(err.Error()))
+			}
+			replay := ""
+			if fl := m.Failure; fl != nil {
+				replay = fmt.Sprintf("the failing scenario is %s in the --out of shard %d", failureFile(m.Seed, fl), fl.Run%m.Shards)
 			}
 			w := &errWriter{w: stdout}
 			if output == "json" {
 				enc := json.NewEncoder(w)
 				enc.SetIndent("", "  ")
-				_ = enc.Encode(m)
+				_ = enc.Encode(printable(m))
 			} else {
-				printFuzzText(w, m, "(see the shard that found it)")
+				printFuzzText(w, m, replay)
 			}
 			if err := w.check(); err != nil {
 				return err
 			}
-			if m.Violations > 0 {
-				return &exitError{code: exitFailed, err: fmt.Errorf("%d violation(s)", m.Violations)}
+			if fl := m.Failure; fl != nil {
+				return &exitError{code: exitFailed, err: fmt.Errorf("invariant %s violated in run %d (%d violation(s) in all)", input.Printable(fl.Invariant), fl.Run, m.Violations)}
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
 	return cmd
+}
+
+// printable returns a copy of a merged summary whose texts (all read from files) are safe to
+// print: JSON escapes C0 control bytes but not DEL, C1 controls or bidi overrides.
+func printable(s *fuzz.Summary) *fuzz.Summary {
+	p := input.Printable
+	c := *s
+	c.Files = make([]string, len(s.Files))
+	for i, f := range s.Files {
+		c.Files[i] = p(f)
+	}
+	c.Campaign.Kinds = make([]string, len(s.Campaign.Kinds))
+	for i, k := range s.Campaign.Kinds {
+		c.Campaign.Kinds[i] = p(k)
+	}
+	c.Campaign.Time, c.Campaign.Scenarios = p(s.Campaign.Time), p(s.Campaign.Scenarios)
+	c.Faults = make(map[string]int, len(s.Faults))
+	for k, v := range s.Faults {
+		c.Faults[p(k)] += v
+	}
+	if f := s.Failure; f != nil {
+		fc := *f
+		fc.Source, fc.Invariant, fc.Detail, fc.At, fc.End = p(f.Source), p(f.Invariant), p(f.Detail), p(f.At), p(f.End)
+		c.Failure = &fc
+	}
+	return &c
 }

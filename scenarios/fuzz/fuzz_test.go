@@ -132,7 +132,7 @@ func TestShardsCoverTheCampaign(t *testing.T) {
 	if diff := cmp.Diff(whole, union, cmp.AllowUnexported(run{})); diff != "" {
 		t.Errorf("shards differ from the unsharded campaign (-whole +shards):\n%s", diff)
 	}
-	m, err := Merge([]*Summary{asum, bsum})
+	m, err := Merge([]*Summary{asum, bsum}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestShardsCoverTheCampaign(t *testing.T) {
 		t.Errorf("merged = %d runs, %d events, digest %x, faults %v; unsharded = %d, %d, %x, %v",
 			m.Runs, m.Events, m.Digest, m.Faults, wsum.Runs, wsum.Events, wsum.Digest, wsum.Faults)
 	}
-	if _, err := Merge([]*Summary{asum}); err == nil {
+	if _, err := Merge([]*Summary{asum}, nil); err == nil {
 		t.Error("merging one of two shards succeeded")
 	}
 }
