@@ -12,10 +12,11 @@ import (
 
 // checkFleetctl refuses, at validation, every fleetctl step that the run would refuse on its
 // own, whatever happened before it: an invalid unit name, a unit file that does not parse,
-// invalid [X-Fleet] options or combinations, and loading or starting a template. What
-// depends on the state of the run (stopping a unit that is not running, submitting another
-// file under a name in use) is still found when the step runs.
-func (p *parser) checkFleetctl(g *fields, f *FleetctlStep) error {
+// invalid [X-Fleet] options or combinations, and loading or starting a template. It returns
+// the parsed unit file (nil when the step has none). What depends on the steps before it
+// (stopping a unit never submitted, submitting another file under a name in use) is
+// checked once the timeline is in order, by (*fleetctlTable).step.
+func (p *parser) checkFleetctl(g *fields, f *FleetctlStep) (*unitfile.File, error) {
 	unitNode := g.get("unit")
 	if err := unitfile.ValidateName(f.Unit); err != nil {
 		var ne *unitfile.NameError
@@ -23,32 +24,32 @@ func (p *parser) checkFleetctl(g *fields, f *FleetctlStep) error {
 		if errors.As(err, &ne) {
 			reason = ne.Reason
 		}
-		return p.errorf(unitNode.Line, g.child("unit"), "invalid unit name %s: %s", quoteShort(f.Unit), reason)
+		return nil, p.errorf(unitNode.Line, g.child("unit"), "invalid unit name %s: %s", quoteShort(f.Unit), reason)
 	}
 	if unitfile.IsTemplate(f.Unit) && (f.Command == FleetctlLoad || f.Command == FleetctlStart) {
 		inst, _ := unitfile.Instantiate(f.Unit, "<instance>")
-		return p.errorf(unitNode.Line, g.child("unit"), "cannot %s template %s: a template can only be submitted; %s an instance such as %s", f.Command, f.Unit, f.Command, inst)
+		return nil, p.errorf(unitNode.Line, g.child("unit"), "cannot %s template %s: a template can only be submitted; %s an instance such as %s", f.Command, f.Unit, f.Command, inst)
 	}
 	if f.File == "" {
-		return nil
+		return nil, nil
 	}
 	fileNode := g.get("file")
 	parsed, err := unitfile.Parse(f.File)
 	if err != nil {
 		var pe *unitfile.ParseError
 		if errors.As(err, &pe) {
-			return p.errorf(p.lineInScalar(fileNode, pe.Line), g.child("file"), "unit file line %d: %s", pe.Line, pe.Reason)
+			return nil, p.errorf(p.lineInScalar(fileNode, pe.Line), g.child("file"), "unit file line %d: %s", pe.Line, pe.Reason)
 		}
-		return p.errorf(fileNode.Line, g.child("file"), "%v", err)
+		return nil, p.errorf(fileNode.Line, g.child("file"), "%v", err)
 	}
 	if _, err := units.New(f.Unit, parsed); err != nil {
 		var oe *unitfile.OptionError
 		if errors.As(err, &oe) {
-			return p.errorf(fileNode.Line, g.child("file"), "%s", oe.Error())
+			return nil, p.errorf(fileNode.Line, g.child("file"), "%s", oe.Error())
 		}
-		return p.errorf(fileNode.Line, g.child("file"), "%v", err)
+		return nil, p.errorf(fileNode.Line, g.child("file"), "%v", err)
 	}
-	return nil
+	return parsed, nil
 }
 
 // lineInScalar maps a 1-based line of a string scalar's value to a line of the file: exact
@@ -68,4 +69,76 @@ func quoteShort(s string) string {
 		return fmt.Sprintf("%q", s)
 	}
 	return fmt.Sprintf("%q... (%d bytes)", s[:most], len(s))
+}
+
+// fleetctlStep is what the timeline check needs of a fleetctl step: the parsed unit file and
+// the lines of its keys.
+type fleetctlStep struct {
+	file                        *unitfile.File
+	field                       string
+	line, commandLine, fileLine int
+}
+
+// fleetctlTable is the fleet registry's desired-state table as the run's fleetctl steps
+// leave it, built statically in timeline order with the run's own rules (units.Apply, and
+// units.Instantiate for an instance of a stored template, as sim.Fleetctl does): so Parse
+// refuses every fleetctl step the run would stop at (exit 2) because of the steps before
+// it. Nothing but fleetctl steps changes the table: faults, hub restarts and machine loss
+// change where units run, not what the user asked for.
+type fleetctlTable struct {
+	units map[string]*units.Unit
+	// last names the last step on each unit, and created the one that created it, for
+	// messages.
+	last, created map[string]string
+}
+
+func newFleetctlTable() *fleetctlTable {
+	return &fleetctlTable{units: map[string]*units.Unit{}, last: map[string]string{}, created: map[string]string{}}
+}
+
+// step applies one fleetctl step at its time, or returns the error the run would stop with,
+// at the key that causes it: the file for a different file under a name in use, the unit
+// for a unit that does not exist, the command for a transition the unit's state forbids.
+func (t *fleetctlTable) step(p *parser, st *Step, fs *fleetctlStep) error {
+	f := st.Fleetctl
+	cur, file := t.units[f.Unit], fs.file
+	if cur == nil && file == nil && f.Command != FleetctlSubmit {
+		// fleetctl builds an instance from its stored template (foo@1 from foo@.service).
+		if tmpl, ok := unitfile.TemplateOf(f.Unit); ok && t.units[tmpl] != nil {
+			inst, err := units.Instantiate(t.units[tmpl], unitfile.SplitName(f.Unit).Instance)
+			if err != nil {
+				return p.errorf(fs.line, fs.field+".unit", "at %s: %v", st.At, err)
+			}
+			file = inst.File
+		}
+	}
+	next, err := units.Apply(cur, f.Unit, file, units.Op(f.Command))
+	if err != nil {
+		last := t.last[f.Unit]
+		var te *units.TransitionError
+		var ie *units.ImmutableError
+		switch {
+		case errors.As(err, &ie):
+			return p.errorf(fs.fileLine, fs.field+".file", "at %s: %v; %s submitted it", st.At, err, t.created[f.Unit])
+		case errors.As(err, &te) && te.From == units.StateNone && last != "":
+			return p.errorf(fs.line, fs.field+".unit", "at %s: %v; %s destroyed it", st.At, err, last)
+		case errors.As(err, &te) && te.From == units.StateNone:
+			return p.errorf(fs.line, fs.field+".unit", "at %s: %v; no earlier step submits it", st.At, err)
+		case cur != nil && last != "":
+			return p.errorf(fs.commandLine, fs.field+".command", "at %s: %v; %s left it %s", st.At, err, last, cur.DesiredState)
+		default:
+			return p.errorf(fs.commandLine, fs.field+".command", "at %s: %v", st.At, err)
+		}
+	}
+	here := fmt.Sprintf("%s (line %d, at %s)", st.Field, st.Line, st.At)
+	switch {
+	case next == nil:
+		delete(t.units, f.Unit)
+	case cur == nil:
+		t.units[f.Unit], t.created[f.Unit] = next, here
+	default:
+		t.units[f.Unit] = next
+	}
+	t.last[f.Unit] = here
+	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestFleetctlValidation: every unit name and unit file that `fleetsim run` refuses on its
@@ -59,15 +61,82 @@ func TestFleetctlValidation(t *testing.T) {
 			}
 		})
 	}
-	// Valid steps stay valid: a template may be submitted, an instance started without a file.
+	// Valid steps stay valid: a template may be submitted, an instance of a submitted
+	// template started without a file, a started unit stopped.
+	then := func(src, command, unit string) string {
+		return src + "  - at: 2m\n    fleetctl: {command: " + command + ", unit: " + unit + "}\n"
+	}
 	for _, src := range []string{
 		step("submit", "web@.service", good),
-		step("start", "web@1.service", ""),
-		step("stop", "a.service", ""),
+		then(step("submit", "web@.service", good), "start", "web@1.service"),
+		then(step("start", "a.service", good), "stop", "a.service"),
 		step("start", "a.service", block("[Service]", "ExecStart=/bin/true", "[X-Fleet]", "Conflicts=a*.service")),
 	} {
 		if _, err := Parse("t.yaml", []byte(src)); err != nil {
 			t.Errorf("Parse(%q) = %v, want no error", src, err)
+		}
+	}
+}
+
+// TestFleetctlStateValidation: Parse follows the fleet registry's desired-state table
+// through the timeline (in time order, with model/units' rules), so `fleetsim validate`
+// refuses every fleetctl step `fleetsim run` would stop at because of the steps before it,
+// naming the line and the key at fault and the step that left the unit as it is.
+func TestFleetctlStateValidation(t *testing.T) {
+	const head = "name: t\nduration: 1h\nmembers:\n  - name: m1\n    kind: Machine\ntimeline:\n" // lines 1-6
+	const a, b = `"[Service]\nExecStart=/bin/true\n"`, `"[Service]\nExecStart=/bin/false\n"`
+	// step is one step on two lines: `- at:` and the fleetctl mapping.
+	step := func(at, command, unit, file string) string {
+		s := "  - at: " + at + "\n    fleetctl: {command: " + command + ", unit: " + unit
+		if file != "" {
+			s += ", file: " + file
+		}
+		return s + "}\n"
+	}
+	for _, tc := range []struct {
+		name  string
+		steps string
+		want  wantError
+	}{
+		{"stop of a unit never submitted", step("1m", "stop", "a.service", ""),
+			wantError{8, "timeline[0].fleetctl.unit", "at 1m0s: cannot stop a.service (desired state none): unit does not exist; no earlier step submits it"}},
+		{"destroy of a unit never submitted", step("1m", "submit", "b.service", a) + step("2m", "destroy", "a.service", ""),
+			wantError{10, "timeline[1].fleetctl.unit", "cannot destroy a.service (desired state none): unit does not exist; no earlier step submits it"}},
+		{"start without a file of a unit never submitted", step("1m", "start", "a.service", ""),
+			wantError{8, "timeline[0].fleetctl.unit", "unit does not exist and no unit file was given; no earlier step submits it"}},
+		{"an instance of a template never submitted", step("1m", "start", "web@1.service", ""),
+			wantError{8, "timeline[0].fleetctl.unit", "cannot start web@1.service (desired state none)"}},
+		{"stop after destroy", step("1m", "start", "a.service", a) + step("2m", "destroy", "a.service", "") + step("3m", "stop", "a.service", ""),
+			wantError{12, "timeline[2].fleetctl.unit", "cannot stop a.service (desired state none): unit does not exist; timeline[1] (line 9, at 2m0s) destroyed it"}},
+		{"another file under a name in use", step("1m", "submit", "a.service", a) + step("2m", "submit", "a.service", b),
+			wantError{10, "timeline[1].fleetctl.file", "at 2m0s: unit a.service already exists with hash"}},
+		{"another file, with start", step("1m", "start", "a.service", a) + step("2m", "start", "a.service", b),
+			wantError{10, "timeline[1].fleetctl.file", "units are immutable, destroy it first; timeline[0] (line 7, at 1m0s) submitted it"}},
+		{"stop of an inactive unit", step("1m", "submit", "a.service", a) + step("2m", "stop", "a.service", ""),
+			wantError{10, "timeline[1].fleetctl.command", "cannot stop a.service (desired state inactive): stop is valid from launched only; timeline[0] (line 7, at 1m0s) left it inactive"}},
+		{"load of a launched unit", step("1m", "start", "a.service", a) + step("2m", "load", "a.service", ""),
+			wantError{10, "timeline[1].fleetctl.command", "cannot load a.service (desired state launched): load is valid from none or inactive only"}},
+		{"time order, not file order", step("5m", "stop", "a.service", "") + step("1m", "submit", "a.service", a),
+			wantError{8, "timeline[0].fleetctl.command", "at 5m0s: cannot stop a.service (desired state inactive)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, parseError(t, head+tc.steps, tc.want)); diff != "" {
+				t.Errorf("Parse error (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// Sequences the table allows stay valid: the same file again (a no-op), stop of a
+	// loaded unit (already there), destroy then submit another file, every state in turn.
+	for _, steps := range []string{
+		step("1m", "submit", "a.service", a) + step("2m", "start", "a.service", a),
+		step("1m", "load", "a.service", a) + step("2m", "stop", "a.service", ""),
+		step("1m", "submit", "a.service", a) + step("2m", "destroy", "a.service", "") + step("3m", "start", "a.service", b),
+		step("1m", "submit", "a.service", a) + step("2m", "load", "a.service", "") + step("3m", "start", "a.service", "") +
+			step("4m", "stop", "a.service", "") + step("5m", "unload", "a.service", "") + step("6m", "destroy", "a.service", ""),
+		step("1m", "submit", "web@.service", a) + step("2m", "start", "web@1.service", "") + step("3m", "destroy", "web@1.service", ""),
+	} {
+		if _, err := Parse("t.yaml", []byte(head+steps)); err != nil {
+			t.Errorf("Parse = %v, want no error\n%s", err, head+steps)
 		}
 	}
 }

@@ -28,7 +28,7 @@ func (p *parser) parseMembers(n *yaml.Node) ([]MemberGroup, error) {
 	var groups []MemberGroup
 	total := 0
 	for i, item := range items {
-		g, err := p.parseMemberGroup(item, index("members", i))
+		g, err := p.parseMemberGroup(item, i)
 		if err != nil {
 			return nil, err
 		}
@@ -37,13 +37,15 @@ func (p *parser) parseMembers(n *yaml.Node) ([]MemberGroup, error) {
 		}
 		groups = append(groups, g)
 	}
+	p.groups = groups
 	return groups, nil
 }
 
 // MachineHeartbeatPeriod is the default heartbeat period of kind Machine members.
 const MachineHeartbeatPeriod = 15 * time.Second
 
-func (p *parser) parseMemberGroup(n *yaml.Node, field string) (MemberGroup, error) {
+func (p *parser) parseMemberGroup(n *yaml.Node, i int) (MemberGroup, error) {
+	field := index("members", i)
 	g := MemberGroup{Line: n.Line, HeartbeatPeriod: member.DefaultHeartbeatPeriod}
 	if isNull(n) {
 		return g, p.errorf(n.Line, field, "must be a mapping with at least a name")
@@ -75,7 +77,7 @@ func (p *parser) parseMemberGroup(n *yaml.Node, field string) (MemberGroup, erro
 		}
 	}
 	for _, nm := range names {
-		p.members[nm] = memberDef{field: field, line: nameNode.Line}
+		p.members[nm] = memberDef{field: field, line: nameNode.Line, group: i}
 	}
 	g.Names = names
 

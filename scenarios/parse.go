@@ -7,10 +7,11 @@ package scenarios
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/fleetsim/fleetsim/scenarios/input"
 )
 
 // Error is a problem in a scenario file: where it is (Path, Line, Field) and what is wrong.
@@ -45,14 +46,16 @@ func (e *Error) Error() string {
 }
 
 // Load reads the scenario file at path and parses it. A file that cannot be read is reported
-// as the *fs.PathError from os.ReadFile; a file that is not a valid scenario as an *Error.
+// as the *fs.PathError of opening or reading it, a file larger than [input.MaxFileBytes]
+// (/dev/zero, a runaway file) as an *input.TooLargeError, and a file that is not a valid
+// scenario as an *Error.
 func Load(path string) (*Scenario, error) {
 	return LoadWith(path, Options{})
 }
 
 // LoadWith is Load with options (work limits, the run's length).
 func LoadWith(path string, opts Options) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -84,10 +87,12 @@ func ParseWith(path string, data []byte, opts Options) (*Scenario, error) {
 // Top-level keys, in the order they are processed.
 var topLevelKeys = []string{"name", "description", "seed", "duration", "members", "timeline", "expect", "always", "faults", "network", "hub"}
 
-// memberDef records where a member name was defined.
+// memberDef records where a member name was defined: the group's field and index in
+// `members`, and the line of its name.
 type memberDef struct {
 	field string
 	line  int
+	group int
 }
 
 type parser struct {
@@ -96,8 +101,9 @@ type parser struct {
 	duration time.Duration
 	// durationLine is the line of the duration key.
 	durationLine int
-	// members are the names defined by `members`.
+	// members are the names defined by `members`, and groups the groups defining them.
 	members map[string]memberDef
+	groups  []MemberGroup
 	// created are the names of MemberClusters applied anywhere in the timeline, with the line
 	// of the manifest that creates them first.
 	created map[string]int

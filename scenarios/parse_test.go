@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/scenarios/input"
 )
 
 // quantityCmp compares quantities by value (resource.Quantity has unexported fields).
@@ -514,6 +515,10 @@ func TestLoad(t *testing.T) {
 	_, err := Load(filepath.Join(t.TempDir(), "missing.yaml"))
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Load(missing) = %v, want fs.ErrNotExist", err)
+	}
+	// An input that never ends is refused at the bound, not read until memory runs out.
+	if _, err := Load("/dev/zero"); !errors.As(err, new(*input.TooLargeError)) {
+		t.Errorf("Load(/dev/zero) = %v, want an *input.TooLargeError", err)
 	}
 	files, err := filepath.Glob("testdata/*.yaml")
 	if err != nil || len(files) == 0 {

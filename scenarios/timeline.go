@@ -1,14 +1,19 @@
 package scenarios
 
 import (
+	"errors"
+	"io"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/fleetsim/fleetsim/model/member"
 )
 
 // actionKinds lists every action, in the order error messages name them.
@@ -32,10 +37,12 @@ var stepKeys = func() []string {
 	return keys
 }()
 
-// memberUse is a member name a step refers to.
+// memberUse is a member name a step refers to; cluster: the step needs a cluster (it
+// acts on Kubernetes objects on the member).
 type memberUse struct {
 	name, field string
 	line        int
+	cluster     bool
 }
 
 // createdMember is a member a MemberCluster manifest creates.
@@ -45,9 +52,10 @@ type createdMember struct {
 }
 
 type parsedStep struct {
-	step    Step
-	uses    []memberUse
-	created []createdMember
+	step     Step
+	uses     []memberUse
+	created  []createdMember
+	fleetctl *fleetctlStep
 }
 
 func (p *parser) parseTimeline(n *yaml.Node) ([]Step, error) {
@@ -76,10 +84,22 @@ func (p *parser) parseTimeline(n *yaml.Node) ([]Step, error) {
 	// A step may only refer to a member defined in `members` or created by a step before it
 	// in timeline order.
 	createdSoFar := map[string]bool{}
+	fleet := newFleetctlTable()
 	var out []Step
 	for _, s := range steps {
+		if s.fleetctl != nil {
+			if err := fleet.step(p, &s.step, s.fleetctl); err != nil {
+				return nil, err
+			}
+		}
 		for _, u := range s.uses {
-			if _, ok := p.members[u.name]; ok || createdSoFar[u.name] {
+			if def, ok := p.members[u.name]; ok {
+				if err := p.checkDefinedUse(u, def, s.step.At); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if createdSoFar[u.name] {
 				continue
 			}
 			if line, later := p.created[u.name]; later {
@@ -93,6 +113,20 @@ func (p *parser) parseTimeline(n *yaml.Node) ([]Step, error) {
 		out = append(out, s.step)
 	}
 	return out, nil
+}
+
+// checkDefinedUse refuses a step's use of a member of `members` that the run would refuse:
+// before the member joins (the simulator adds it at joinAt), and an action on Kubernetes
+// objects (memberEdit) on a Machine, which has none.
+func (p *parser) checkDefinedUse(u memberUse, def memberDef, at time.Duration) error {
+	g := p.groups[def.group]
+	if at < g.JoinAt {
+		return p.errorf(u.line, u.field, "member %q does not exist yet at %s: it joins at %s (%s, line %d)", u.name, at, g.JoinAt, def.field, def.line)
+	}
+	if u.cluster && g.Kind == member.KindMachine {
+		return p.errorf(u.line, u.field, "member %q is a Machine (%s, line %d): memberEdit edits Kubernetes objects on a cluster, and a machine has none", u.name, def.field, def.line)
+	}
+	return nil
 }
 
 func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
@@ -333,18 +367,10 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 		if e.Member, err = use(g, "member", false); err != nil {
 			return ps, err
 		}
-		doc, err := p.requiredString(g, "object")
-		if err != nil {
+		ps.uses[len(ps.uses)-1].cluster = true
+		if e.Object, err = p.memberEditObject(g); err != nil {
 			return ps, err
 		}
-		o := &unstructured.Unstructured{}
-		if err := sigsyaml.Unmarshal([]byte(doc), &o.Object); err != nil {
-			return ps, p.errorf(g.get("object").Line, g.child("object"), "must be one YAML object: %v", err)
-		}
-		if o.GetAPIVersion() == "" || o.GetKind() == "" || o.GetName() == "" {
-			return ps, p.errorf(g.get("object").Line, g.child("object"), "needs apiVersion, kind and metadata.name")
-		}
-		e.Object = o
 		s.MemberEdit = e
 
 	case ActionFleetctl:
@@ -377,9 +403,12 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 				return ps, p.errorf(g.keyLine("file"), g.child("file"), "only submit, load and start take a unit file")
 			}
 		}
-		if err := p.checkFleetctl(g, f); err != nil {
+		file, err := p.checkFleetctl(g, f)
+		if err != nil {
 			return ps, err
 		}
+		unitLine := g.keyLine("unit")
+		ps.fleetctl = &fleetctlStep{file: file, field: af, line: unitLine, commandLine: g.keyLine("command"), fileLine: g.keyLine("file")}
 		s.Fleetctl = f
 
 	case ActionSkew:
@@ -401,4 +430,39 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 		s.Skew = sk
 	}
 	return ps, nil
+}
+
+// memberEditObject reads the one object of a memberEdit step. The text must hold exactly
+// one YAML document: sigs.k8s.io/yaml reads only the first, so a second one (after a ---
+// line) would be dropped without a word; it is refused with its line instead.
+func (p *parser) memberEditObject(g *fields) (*unstructured.Unstructured, error) {
+	doc, err := p.requiredString(g, "object")
+	if err != nil {
+		return nil, err
+	}
+	n, field := g.get("object"), g.child("object")
+	dec := yaml.NewDecoder(strings.NewReader(doc))
+	for i := 0; ; i++ {
+		var d yaml.Node
+		err := safely(func() error { return dec.Decode(&d) })
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			line, reason := yamlError(err)
+			return nil, p.errorf(p.lineInScalar(n, max(line, 1)), field, "%s", reason)
+		}
+		if i > 0 && len(d.Content) > 0 && !isNull(d.Content[0]) {
+			line := max(d.Content[0].Line, 1)
+			return nil, p.errorf(p.lineInScalar(n, line), field, "a second YAML document starts at line %d of the object; memberEdit edits one object: write one step per object", line)
+		}
+	}
+	o := &unstructured.Unstructured{}
+	if err := safely(func() error { return sigsyaml.Unmarshal([]byte(doc), &o.Object) }); err != nil {
+		return nil, p.errorf(n.Line, field, "must be one YAML object: %v", err)
+	}
+	if o.GetAPIVersion() == "" || o.GetKind() == "" || o.GetName() == "" {
+		return nil, p.errorf(n.Line, field, "needs apiVersion, kind and metadata.name")
+	}
+	return o, nil
 }

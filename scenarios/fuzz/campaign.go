@@ -1,10 +1,14 @@
 package fuzz
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,10 +40,13 @@ type Options struct {
 // Summary is a campaign's (or a shard's) result, as `fleetsim fuzz --output json` prints it
 // and `fleetsim fuzz merge` combines.
 type Summary struct {
-	Seed       uint64         `json:"seed"`
-	Shard      int            `json:"shard"`
-	Shards     int            `json:"shards"`
-	Files      []string       `json:"files"`
+	Seed   uint64   `json:"seed"`
+	Shard  int      `json:"shard"`
+	Shards int      `json:"shards"`
+	Files  []string `json:"files"`
+	// Campaign is the rest of what defines the campaign: shards merge only when they agree
+	// on it, their seed, their shard count and their files.
+	Campaign   Spec           `json:"campaign"`
 	Runs       int            `json:"runs"`
 	Events     uint64         `json:"events"`
 	Faults     map[string]int `json:"faults"`
@@ -54,6 +61,40 @@ type Summary struct {
 	RunsPerSecond   float64  `json:"runsPerSecond"`
 	EventsPerSecond float64  `json:"eventsPerSecond"`
 	Failure         *Failure `json:"failure,omitempty"`
+}
+
+// Spec is what defines a campaign beyond its seed, shard count and file names: the same
+// spec, seed and files give the same runs, so shards belong to one campaign only when they
+// agree on all of them.
+type Spec struct {
+	// Runs is the whole campaign's run budget (over all shards; 0: none), Time its wall-time
+	// budget ("": none).
+	Runs int    `json:"runBudget"`
+	Time string `json:"timeBudget,omitempty"`
+	// Kinds and MaxFaults are the fault kinds drawn from and the most faults in one run.
+	Kinds     []string `json:"faultKinds"`
+	MaxFaults int      `json:"maxFaults"`
+	Converge  bool     `json:"converge"`
+	// Scenarios is a hash of the targets: each one's path, text and run length (so another
+	// --until, or a file edited between shards, is another campaign).
+	Scenarios string `json:"scenarios"`
+}
+
+// spec returns the campaign's spec; o has its defaults.
+func spec(targets []*Target, o *Options) Spec {
+	sp := Spec{Runs: o.Runs, MaxFaults: o.MaxFaults, Converge: o.Converge, Kinds: []string{}}
+	if o.Time > 0 {
+		sp.Time = o.Time.String()
+	}
+	for _, k := range o.Kinds {
+		sp.Kinds = append(sp.Kinds, string(k))
+	}
+	h := sha256.New()
+	for _, t := range targets {
+		fmt.Fprintf(h, "%d:%s\n%d:%s\n%d\n", len(t.Path), t.Path, len(t.data), t.data, t.Duration)
+	}
+	sp.Scenarios = hex.EncodeToString(h.Sum(nil)[:16])
+	return sp
 }
 
 // Failure is the minimal failing run found.
@@ -125,7 +166,7 @@ func Campaign(targets []*Target, o Options) (*Summary, error) {
 	if o.Runs <= 0 && o.Time <= 0 {
 		return nil, fmt.Errorf("fuzz: need a number of runs or a time budget")
 	}
-	sum := &Summary{Seed: o.Seed, Shard: o.Shard, Shards: o.Shards, Faults: map[string]int{}}
+	sum := &Summary{Seed: o.Seed, Shard: o.Shard, Shards: o.Shards, Campaign: spec(targets, &o), Faults: map[string]int{}}
 	for _, t := range targets {
 		sum.Files = append(sum.Files, t.Path)
 	}
@@ -158,7 +199,7 @@ func Campaign(targets []*Target, o Options) (*Summary, error) {
 					return
 				}
 				t, seed, faults := schedule(targets, &o, i)
-				out, _, err := t.run(seed, faults, t.Duration, nil, false, o.Converge)
+				out, _, err := t.run(seed, faults, t.Duration, nil, false, o.Converge, nil)
 				mu.Lock()
 				if err != nil {
 					if errAt < 0 || i < errAt {
@@ -236,13 +277,22 @@ func Shrink(t *Target, seed uint64, faults []Fault, first outcome, converge bool
 	if conv {
 		inv = []string{} // the expectations check it; no invariant is needed
 	}
+	// Members the scenario makes unhealthy by itself get no convergence check in the
+	// schedules tried, nor in the written file.
+	var skip map[string]bool
+	if converge {
+		var err error
+		if skip, err = t.unsteady(seed); err != nil {
+			return nil, err
+		}
+	}
 	end := t.Duration
 	best := first
 	// Shrinking keeps schedules that fail the same invariant when run as `fleetsim run`
 	// runs the written file (strict), unless the original run only fails tolerantly.
 	strict := true
 	fails := func(fs []Fault, e time.Duration) (outcome, bool) {
-		o, _, err := t.run(seed, fs, e, inv, strict, converge)
+		o, _, err := t.run(seed, fs, e, inv, strict, converge, skip)
 		return o, err == nil && o.invariant == first.invariant
 	}
 	cut := func() {
@@ -292,12 +342,12 @@ func Shrink(t *Target, seed uint64, faults []Fault, first outcome, converge bool
 	if inv == nil {
 		inv = []string{first.invariant}
 	}
-	data, err := t.render(seed, faults, end, inv, converge)
+	data, err := t.render(seed, faults, end, inv, converge, skip)
 	if err != nil {
 		return nil, err
 	}
 	// Does the written file replay under `fleetsim run`?
-	final, _, err := t.run(seed, faults, end, inv, true, converge)
+	final, _, err := t.run(seed, faults, end, inv, true, converge, skip)
 	replays := err == nil && final.invariant == best.invariant
 	f := &Failure{Replays: replays, Seed: seed, Source: t.Path, Invariant: best.invariant, Detail: best.detail, At: best.at.String(),
 		OriginalFaults: original, Faults: len(faults), End: end.String()}
@@ -306,21 +356,100 @@ func Shrink(t *Target, seed uint64, faults []Fault, first outcome, converge bool
 	return f, nil
 }
 
-// Merge combines shard summaries of one campaign.
-func Merge(parts []*Summary) (*Summary, error) {
-	if len(parts) == 0 {
-		return nil, fmt.Errorf("merge: no summaries")
+// MergeError is a set of shard summaries Merge refuses. Part is the index of the summary at
+// fault, -1 when the problem is the set (a shard missing); Name names it.
+type MergeError struct {
+	Part         int
+	Name, Reason string
+}
+
+func (e *MergeError) Error() string {
+	if e.Part < 0 {
+		return "merge: " + e.Reason
 	}
-	out := &Summary{Seed: parts[0].Seed, Shards: parts[0].Shards, Files: parts[0].Files, Faults: map[string]int{}}
-	seen := map[int]bool{}
-	for _, p := range parts {
-		if p.Seed != out.Seed || p.Shards != out.Shards {
-			return nil, fmt.Errorf("merge: shard %d/%d of seed %d does not belong to a campaign of %d shards with seed %d", p.Shard, p.Shards, p.Seed, out.Shards, out.Seed)
+	return e.Name + ": " + e.Reason
+}
+
+// ShardRuns is how many runs shard I of N runs under a budget of runs: the run indexes
+// below runs equal to I mod N.
+func ShardRuns(runs, shard, shards int) int {
+	if shard >= runs {
+		return 0
+	}
+	return (runs - shard + shards - 1) / shards
+}
+
+// check refuses a summary that is not one shard's own result: a shard outside 0..N-1, more
+// runs than its share of the budget (or fewer, without a time budget or a failure to stop
+// it early), a failure of another shard or campaign, or a violation count that disagrees
+// with the failure (a shard that finds a violation reports its minimal failure).
+func (p *Summary) check() string {
+	switch {
+	case p.Shards < 1:
+		return fmt.Sprintf("shards is %d: not a shard summary of `fleetsim fuzz --output json`", p.Shards)
+	case p.Shard < 0 || p.Shard >= p.Shards:
+		return fmt.Sprintf("shard %d is not one of the %d shards 0..%d", p.Shard, p.Shards, p.Shards-1)
+	case len(p.Files) == 0:
+		return "names no scenario file"
+	case p.Runs < 0 || p.Violations < 0 || p.Violations > p.Runs:
+		return fmt.Sprintf("%d violations in %d runs", p.Violations, p.Runs)
+	}
+	if b := p.Campaign.Runs; b > 0 {
+		want := ShardRuns(b, p.Shard, p.Shards)
+		if p.Runs > want || (p.Runs < want && p.Campaign.Time == "" && p.Failure == nil) {
+			return fmt.Sprintf("shard %d/%d of a %d-run campaign ran %d runs, not %d", p.Shard, p.Shards, b, p.Runs, want)
 		}
-		if seen[p.Shard] {
-			return nil, fmt.Errorf("merge: shard %d given twice", p.Shard)
+	}
+	f := p.Failure
+	switch {
+	case f == nil && p.Violations > 0:
+		return fmt.Sprintf("counts %d violations but holds no failure", p.Violations)
+	case f == nil:
+		return ""
+	case p.Violations == 0:
+		return fmt.Sprintf("holds a failure (run %d) but counts no violation", f.Run)
+	case f.Run < 0 || f.Run%p.Shards != p.Shard:
+		return fmt.Sprintf("holds the failure of run %d, which is not a run of shard %d/%d", f.Run, p.Shard, p.Shards)
+	case f.CampaignSeed != p.Seed:
+		return fmt.Sprintf("holds a failure of campaign seed %d, not %d", f.CampaignSeed, p.Seed)
+	case !slices.Contains(p.Files, f.Source):
+		return fmt.Sprintf("holds a failure of %q, not one of its files", f.Source)
+	}
+	return ""
+}
+
+// Merge combines the shard summaries of one campaign: every shard 0..N-1 exactly once, all
+// of the same campaign (seed, shard count, files and Spec). Anything else is refused with a
+// *MergeError naming the summary by names[i] (its file; "summary i+1" when names is
+// short). The merged failure is the one of the lowest run index, as the unsharded campaign
+// would report it.
+func Merge(parts []*Summary, names []string) (*Summary, error) {
+	if len(parts) == 0 {
+		return nil, &MergeError{Part: -1, Reason: "no summaries"}
+	}
+	name := func(i int) string {
+		if i < len(names) {
+			return names[i]
 		}
-		seen[p.Shard] = true
+		return fmt.Sprintf("summary %d", i+1)
+	}
+	refuse := func(i int, format string, args ...any) error {
+		return &MergeError{Part: i, Name: name(i), Reason: fmt.Sprintf(format, args...)}
+	}
+	first := parts[0]
+	out := &Summary{Seed: first.Seed, Shards: first.Shards, Files: first.Files, Campaign: first.Campaign, Faults: map[string]int{}}
+	seen := map[int]int{}
+	for i, p := range parts {
+		if reason := p.check(); reason != "" {
+			return nil, refuse(i, "%s", reason)
+		}
+		if reason := sameCampaign(first, p); reason != "" {
+			return nil, refuse(i, "shard %d/%d is of another campaign than %s (shard %d/%d): %s", p.Shard, p.Shards, name(0), first.Shard, first.Shards, reason)
+		}
+		if j, dup := seen[p.Shard]; dup {
+			return nil, refuse(i, "shard %d/%d is given twice (%s is shard %d too)", p.Shard, p.Shards, name(j), p.Shard)
+		}
+		seen[p.Shard] = i
 		out.Runs += p.Runs
 		out.Events += p.Events
 		out.Checks += p.Checks
@@ -336,11 +465,43 @@ func Merge(parts []*Summary) (*Summary, error) {
 		}
 	}
 	if len(seen) != out.Shards {
-		return nil, fmt.Errorf("merge: %d of %d shards given", len(seen), out.Shards)
+		var missing []string
+		for s := range out.Shards {
+			if _, ok := seen[s]; !ok {
+				missing = append(missing, fmt.Sprint(s))
+			}
+			if len(missing) == 10 {
+				missing = append(missing, "...")
+				break
+			}
+		}
+		return nil, &MergeError{Part: -1, Reason: fmt.Sprintf("%d of %d shards given; missing shard %s", len(seen), out.Shards, strings.Join(missing, ", "))}
 	}
 	if out.Seconds > 0 {
 		out.RunsPerSecond = float64(out.Runs) / out.Seconds
 		out.EventsPerSecond = float64(out.Events) / out.Seconds
 	}
 	return out, nil
+}
+
+// sameCampaign says how b differs from a's campaign, "" when it does not.
+func sameCampaign(a, b *Summary) string {
+	ca, cb := a.Campaign, b.Campaign
+	switch {
+	case a.Seed != b.Seed:
+		return fmt.Sprintf("seed %d, not %d", b.Seed, a.Seed)
+	case a.Shards != b.Shards:
+		return fmt.Sprintf("%d shards, not %d", b.Shards, a.Shards)
+	case !slices.Equal(a.Files, b.Files):
+		return fmt.Sprintf("files %q, not %q", b.Files, a.Files)
+	case ca.Scenarios != cb.Scenarios:
+		return "the scenario files' contents or --until differ"
+	case ca.Runs != cb.Runs || ca.Time != cb.Time:
+		return fmt.Sprintf("budget --runs %d --time %q, not --runs %d --time %q", cb.Runs, cb.Time, ca.Runs, ca.Time)
+	case !slices.Equal(ca.Kinds, cb.Kinds) || ca.MaxFaults != cb.MaxFaults:
+		return fmt.Sprintf("faults %q (at most %d), not %q (at most %d)", cb.Kinds, cb.MaxFaults, ca.Kinds, ca.MaxFaults)
+	case ca.Converge != cb.Converge:
+		return fmt.Sprintf("--converge=%t, not %t", cb.Converge, ca.Converge)
+	}
+	return ""
 }

@@ -132,7 +132,7 @@ func TestShardsCoverTheCampaign(t *testing.T) {
 	if diff := cmp.Diff(whole, union, cmp.AllowUnexported(run{})); diff != "" {
 		t.Errorf("shards differ from the unsharded campaign (-whole +shards):\n%s", diff)
 	}
-	m, err := Merge([]*Summary{asum, bsum})
+	m, err := Merge([]*Summary{asum, bsum}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestShardsCoverTheCampaign(t *testing.T) {
 		t.Errorf("merged = %d runs, %d events, digest %x, faults %v; unsharded = %d, %d, %x, %v",
 			m.Runs, m.Events, m.Digest, m.Faults, wsum.Runs, wsum.Events, wsum.Digest, wsum.Faults)
 	}
-	if _, err := Merge([]*Summary{asum}); err == nil {
+	if _, err := Merge([]*Summary{asum}, nil); err == nil {
 		t.Error("merging one of two shards succeeded")
 	}
 }
@@ -156,10 +156,10 @@ func TestConvergent(t *testing.T) {
 		{Kind: Partition, Member: "west-2", At: time.Minute, End: 2 * time.Minute},                            // the scenario fails west-2
 		{Kind: Label, Member: "west-1", Key: "fuzz-label", Value: "x", At: time.Minute, End: 2 * time.Minute}, // not a health fault
 	}
-	if diff := cmp.Diff([]string{"east-1"}, tg.convergent(faults, end)); diff != "" {
+	if diff := cmp.Diff([]string{"east-1"}, tg.convergent(faults, end, nil)); diff != "" {
 		t.Errorf("convergent (-want +got):\n%s", diff)
 	}
-	data, err := tg.render(1, faults, end, nil, true)
+	data, err := tg.render(1, faults, end, nil, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,5 +176,78 @@ func TestConvergent(t *testing.T) {
 	}
 	if sum.ConvergenceChecks == 0 || sum.Violations != 0 {
 		t.Errorf("campaign: %d members checked converged, %d violations; want some and none", sum.ConvergenceChecks, sum.Violations)
+	}
+}
+
+// TestConvergenceBlamesOnlyFaults: a member the scenario makes unhealthy by itself (its
+// heartbeat period outlasts the health timeout) is not a convergence violation of the
+// faults injected on it: the same seed's run without injected faults shows it unhealthy
+// too, so it is left out; members healthy all along there are still checked.
+func TestConvergenceBlamesOnlyFaults(t *testing.T) {
+	data, err := os.ReadFile("testdata/slow-heartbeat.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := Prepare("testdata/slow-heartbeat.yaml", data, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const seed = 5
+	unsteady, err := tg.unsteady(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]bool{"slow": true}, unsteady); diff != "" {
+		t.Errorf("members unhealthy without injected faults (-want +got):\n%s", diff)
+	}
+	// A crash of each member, healed long before the end.
+	faults := []Fault{
+		{Kind: Crash, Member: "fast-1", At: 10 * time.Minute, End: 12 * time.Minute},
+		{Kind: Crash, Member: "slow", At: 11 * time.Minute, End: 13 * time.Minute},
+	}
+	type verdict struct {
+		Invariant string
+		Checked   int // members checked converged
+	}
+	check := func(skip map[string]bool) verdict {
+		o, _, err := tg.run(seed, faults, tg.Duration, nil, false, true, skip)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return verdict{o.invariant, o.converge / 2}
+	}
+	// Without the reference run (every faulted member checked), slow's own Unknown is
+	// blamed on the crash: the false positive.
+	if diff := cmp.Diff(verdict{Converged, 2}, check(map[string]bool{})); diff != "" {
+		t.Errorf("every faulted member checked (-want +got):\n%s", diff)
+	}
+	// As campaigns run it: slow is looked at again without faults and left out; fast-1
+	// recovered.
+	if diff := cmp.Diff(verdict{"", 1}, check(nil)); diff != "" {
+		t.Errorf("a campaign's run (-want +got):\n%s", diff)
+	}
+	// The written file leaves slow out too.
+	out, err := tg.render(seed, faults, tg.Duration, nil, true, unsteady)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse("w.yaml", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var checked []string
+	for _, e := range sc.Expect {
+		checked = append(checked, e.Member.Name+" "+e.Member.Condition.Type)
+	}
+	if diff := cmp.Diff([]string{"fast-1 Joined", "fast-1 Healthy"}, checked); diff != "" {
+		t.Errorf("convergence expectations written (-want +got):\n%s", diff)
+	}
+	// A campaign of crashes, partitions and skews finds nothing to blame.
+	sum, err := Campaign([]*Target{tg}, Options{Seed: 1, Runs: 40, Parallel: 2, Converge: true, Kinds: []Kind{Crash, Partition, Skew}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failure != nil || sum.ConvergenceChecks == 0 {
+		t.Errorf("campaign: %d members checked converged, failure %+v; want some checked and none", sum.ConvergenceChecks, sum.Failure)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/scenarios"
 	"github.com/fleetsim/fleetsim/scenarios/runner"
+	"github.com/fleetsim/fleetsim/sim"
 )
 
 // Target is a scenario file prepared for fuzzing.
@@ -40,8 +41,9 @@ type Target struct {
 const recoveryTime = 6 * time.Minute
 
 // convergent are the cluster members a schedule faulted (crash, partition, skew, taint)
-// whose faults all ended recoveryTime before end and that the scenario leaves alone.
-func (t *Target) convergent(faults []Fault, end time.Duration) []string {
+// whose faults all ended recoveryTime before end, that the scenario leaves alone and that
+// are not in skip (members the scenario makes unhealthy by itself: see unsteady).
+func (t *Target) convergent(faults []Fault, end time.Duration, skip map[string]bool) []string {
 	if t.touchedAll {
 		return nil
 	}
@@ -54,7 +56,7 @@ func (t *Target) convergent(faults []Fault, end time.Duration) []string {
 	}
 	var out []string
 	for _, m := range t.members {
-		if e, ok := last[m.name]; ok && m.cluster && !t.touched[m.name] && e+recoveryTime <= end {
+		if e, ok := last[m.name]; ok && m.cluster && !t.touched[m.name] && !skip[m.name] && e+recoveryTime <= end {
 			out = append(out, m.name)
 		}
 	}
@@ -112,7 +114,7 @@ func Prepare(path string, data []byte, until time.Duration) (*Target, error) {
 		}
 	}
 	// Run once without faults: a scenario that does not run cannot be fuzzed.
-	if _, err := t.render(1, nil, t.Duration, nil, false); err != nil {
+	if _, err := t.render(1, nil, t.Duration, nil, false, nil); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -141,9 +143,9 @@ func memberOf(st scenarios.Step) string {
 // `always` set to the invariants (the scenario's own ones first when invariants is nil:
 // every invariant), and no `expect` (faults legitimately change outcomes).
 //
-// converge adds, for each convergent member, the expectation that it is Joined and Healthy
-// at the end: the convergence check once faults stop.
-func (t *Target) render(seed uint64, faults []Fault, end time.Duration, invariants []string, converge bool) ([]byte, error) {
+// converge adds, for each convergent member (but those in skip), the expectation that it is
+// Joined and Healthy at the end: the convergence check once faults stop.
+func (t *Target) render(seed uint64, faults []Fault, end time.Duration, invariants []string, converge bool, skip map[string]bool) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(t.data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", t.Path, err)
@@ -159,7 +161,7 @@ func (t *Target) render(seed uint64, faults []Fault, end time.Duration, invarian
 	set(root, "duration", scalar(end.String()))
 	del(root, "expect")
 	if converge {
-		if ms := t.convergent(faults, end); len(ms) > 0 {
+		if ms := t.convergent(faults, end, skip); len(ms) > 0 {
 			var exp []any
 			for _, m := range ms {
 				for _, c := range []string{"Joined", "Healthy"} {
@@ -270,8 +272,13 @@ type outcome struct {
 
 // run renders and runs one schedule. strict runs it as `fleetsim run` would, ending at a
 // scripted step the faults left nothing to act on; otherwise such a step is skipped.
-func (t *Target) run(seed uint64, faults []Fault, end time.Duration, invariants []string, strict, converge bool) (outcome, []byte, error) {
-	data, err := t.render(seed, faults, end, invariants, converge)
+//
+// With converge, the members in skip get no convergence check. With skip nil, a member
+// that fails its check is looked at again in the same seed's run without injected faults
+// (unsteady): if the scenario makes it unhealthy there by itself, the faults are not blamed
+// and the check does not count.
+func (t *Target) run(seed uint64, faults []Fault, end time.Duration, invariants []string, strict, converge bool, skip map[string]bool) (outcome, []byte, error) {
+	data, err := t.render(seed, faults, end, invariants, converge, skip)
 	if err != nil {
 		return outcome{}, nil, err
 	}
@@ -284,8 +291,33 @@ func (t *Target) run(seed uint64, faults []Fault, end time.Duration, invariants 
 		return outcome{}, data, err
 	}
 	o := outcome{events: rep.Events, traceHash: rep.TraceHash, checks: len(rep.Invariants), converge: len(rep.Expectations)}
+	// The member of each convergence expectation, by line of the rendered file.
+	memberAt := map[int]string{}
+	for _, e := range sc.Expect {
+		if e.Member != nil {
+			memberAt[e.Line] = e.Member.Name
+		}
+	}
+	var failed []runner.ExpectationResult
 	for _, e := range rep.Expectations {
-		if !e.Passed && o.invariant == "" {
+		if !e.Passed {
+			failed = append(failed, e)
+		}
+	}
+	if len(failed) > 0 && skip == nil {
+		if skip, err = t.unsteady(seed); err != nil {
+			return outcome{}, data, fmt.Errorf("the run without injected faults: %w", err)
+		}
+		excluded := map[string]bool{}
+		for _, e := range rep.Expectations {
+			if m := memberAt[e.Line]; skip[m] && !excluded[m] {
+				excluded[m] = true
+				o.converge -= 2 // its Joined and Healthy checks
+			}
+		}
+	}
+	for _, e := range failed {
+		if !skip[memberAt[e.Line]] && o.invariant == "" {
 			o.invariant, o.detail, o.at = Converged, fmt.Sprintf("once faults stopped, %s: %s", e.Description, e.Detail), end
 		}
 	}
@@ -299,6 +331,71 @@ func (t *Target) run(seed uint64, faults []Fault, end time.Duration, invariants 
 		}
 	}
 	return o, data, nil
+}
+
+// unsteady runs the scenario with the seed, for the whole run, without injected faults and
+// returns the cluster members that are not Joined and Healthy from the moment they first
+// are to the end: a member whose own heartbeat period outlasts the hub's health timeout,
+// one whose heartbeats the scenario's network loses. The scenario makes them unhealthy by
+// itself, so the convergence check cannot blame an injected fault for their state.
+func (t *Target) unsteady(seed uint64) (map[string]bool, error) {
+	data, err := t.render(seed, nil, t.Duration, []string{}, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := scenarios.Parse(t.Path, data)
+	if err != nil {
+		return nil, err
+	}
+	type health struct{ joined, healthy, up, dropped bool }
+	seen := map[string]*health{}
+	watch := func(_ time.Duration, kind, subject, detail string) {
+		if kind != "member-condition" {
+			return
+		}
+		// detail is "Type=Status Reason: message" (hub.ConditionText).
+		typ, rest, _ := strings.Cut(detail, "=")
+		status, _, _ := strings.Cut(rest, " ")
+		h := seen[subject]
+		if h == nil {
+			h = &health{}
+			seen[subject] = h
+		}
+		switch typ {
+		case "Joined":
+			h.joined = status == "True"
+		case "Healthy":
+			h.healthy = status == "True"
+		default:
+			return
+		}
+		if h.joined && h.healthy {
+			h.up = true
+		} else if h.up {
+			h.dropped = true
+		}
+	}
+	rep, err := runner.Run(sc, runner.Options{TolerateStepErrors: true, Setup: func(s *sim.Sim, _ time.Duration) { s.Observe(watch) }})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, m := range rep.Members {
+		h := seen[m.Name]
+		if h == nil || !h.up || h.dropped || !conditionTrue(m.Conditions, "Joined") || !conditionTrue(m.Conditions, "Healthy") {
+			out[m.Name] = true
+		}
+	}
+	return out, nil
+}
+
+func conditionTrue(cs []runner.Condition, typ string) bool {
+	for _, c := range cs {
+		if c.Type == typ {
+			return c.Status == "True"
+		}
+	}
+	return false
 }
 
 // header is the comment on top of a written failure.
