@@ -101,23 +101,16 @@ func newFleetctlTable() *fleetctlTable {
 // for a unit that does not exist, the command for a transition the unit's state forbids.
 func (t *fleetctlTable) step(p *parser, st *Step, fs *fleetctlStep) error {
 	f := st.Fleetctl
-	cur, file := t.units[f.Unit], fs.file
-	if cur == nil && file == nil && f.Command != FleetctlSubmit {
-		// fleetctl builds an instance from its stored template (foo@1 from foo@.service).
-		if tmpl, ok := unitfile.TemplateOf(f.Unit); ok && t.units[tmpl] != nil {
-			inst, err := units.Instantiate(t.units[tmpl], unitfile.SplitName(f.Unit).Instance)
-			if err != nil {
-				return p.errorf(fs.line, fs.field+".unit", "at %s: %v", st.At, err)
-			}
-			file = inst.File
-		}
-	}
-	next, err := units.Apply(cur, f.Unit, file, units.Op(f.Command))
+	cur := t.units[f.Unit]
+	next, err := units.ApplyCommand(func(n string) *units.Unit { return t.units[n] }, f.Unit, fs.file, units.Op(f.Command))
 	if err != nil {
 		last := t.last[f.Unit]
 		var te *units.TransitionError
 		var ie *units.ImmutableError
+		var inst *units.InstanceError
 		switch {
+		case errors.As(err, &inst):
+			return p.errorf(fs.line, fs.field+".unit", "at %s: %v", st.At, err)
 		case errors.As(err, &ie):
 			return p.errorf(fs.fileLine, fs.field+".file", "at %s: %v; %s submitted it", st.At, err, t.created[f.Unit])
 		case errors.As(err, &te) && te.From == units.StateNone && last != "":

@@ -51,18 +51,7 @@ func (s *Sim) Fleetctl(command, name, fileText string) error {
 		f = parsed
 	}
 	fr := &s.fleet
-	cur := fr.units[name]
-	if cur == nil && f == nil && command != string(units.OpSubmit) {
-		// fleetctl builds an instance from its stored template (foo@1 from foo@.service).
-		if tmpl, ok := unitfile.TemplateOf(name); ok && fr.units[tmpl] != nil {
-			inst, err := units.Instantiate(fr.units[tmpl], unitfile.SplitName(name).Instance)
-			if err != nil {
-				return err
-			}
-			f = inst.File
-		}
-	}
-	next, err := units.Apply(cur, name, f, units.Op(command))
+	next, err := units.ApplyCommand(func(n string) *units.Unit { return fr.units[n] }, name, f, units.Op(command))
 	if err != nil {
 		return err
 	}
