@@ -52,6 +52,9 @@ type Plan struct {
 	Limits scenarios.Limits
 
 	tmpl *template.Template
+	// maxSteps and maxRendered bound one render: MaxTemplateSteps and MaxRenderedBytes
+	// unless a test lowers them.
+	maxSteps, maxRendered int
 }
 
 // Phase is a named window [From, To) of simulated time.
@@ -91,6 +94,10 @@ type ParseOptions struct {
 	// Small runs the plan at the reduced size its `small:` key gives (swept values and
 	// repetitions replaced), for tests and smoke runs.
 	Small bool
+
+	// maxSteps and maxRendered, when positive, lower MaxTemplateSteps and MaxRenderedBytes
+	// (tests, which must not spend a second of rendering to reach a bound).
+	maxSteps, maxRendered int
 }
 
 // LoadWith reads and validates a plan file with options.
@@ -136,7 +143,14 @@ func ParseWith(path string, data []byte, o ParseOptions) (pl *Plan, err error) {
 	if err != nil {
 		return nil, err
 	}
-	pl = &Plan{Path: path, Seed: 1, Repetitions: 5, Parameters: map[string]Value{}, Sample: 10 * time.Second}
+	pl = &Plan{Path: path, Seed: 1, Repetitions: 5, Parameters: map[string]Value{}, Sample: 10 * time.Second,
+		maxSteps: MaxTemplateSteps, maxRendered: MaxRenderedBytes}
+	if o.maxSteps > 0 {
+		pl.maxSteps = o.maxSteps
+	}
+	if o.maxRendered > 0 {
+		pl.maxRendered = o.maxRendered
+	}
 	if n := f["name"]; n != nil {
 		pl.Name = n.Value
 	}
@@ -318,6 +332,9 @@ func ParseWith(path string, data []byte, o ParseOptions) (pl *Plan, err error) {
 	if err != nil {
 		line, reason := templateError(err)
 		return nil, &scenarios.Error{Path: pl.TemplatePath, Line: pl.TemplateLine + max(line, 1) - 1, Field: "scenario", Reason: "template: " + reason}
+	}
+	if err := pl.instrument(); err != nil {
+		return nil, &scenarios.Error{Path: pl.TemplatePath, Line: pl.TemplateLine, Field: "scenario", Reason: "template: " + err.Error()}
 	}
 	// Render and validate every point now: a plan that parses runs.
 	for i := range pl.Points() {

@@ -1,67 +1,17 @@
 package plan
 
 // A plan's points and their scenarios: the sweep's cartesian product, a point's label,
-// and the scenario template rendered and parsed for a point, with the template's helper
-// functions and its errors' lines. Separate from the parser (file.go): this is what a
-// parsed plan does, once per run.
+// and the scenario rendered (template.go) and parsed for a point. Separate from the parser
+// (file.go): this is what a parsed plan does, once per run.
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
-	"text/template"
 	"time"
 
 	"github.com/fleetsim/fleetsim/scenarios"
 )
-
-var templateLineRE = regexp.MustCompile(`^template: scenario:(\d+):(?:\d+:)? ?(.*)$`)
-
-var startedRE = regexp.MustCompile(`started at scenario:(\d+)`)
-
-func templateError(err error) (int, string) {
-	msg := err.Error()
-	if m := templateLineRE.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		if s := startedRE.FindStringSubmatch(m[2]); s != nil {
-			n, _ = strconv.Atoi(s[1])
-		}
-		return n, m[2]
-	}
-	return 0, strings.TrimPrefix(msg, "template: ")
-}
-
-// funcs are the template's helpers: seq a b (the integers a..b), add, sub, mul, div (ints).
-var funcs = template.FuncMap{
-	"seq": func(a, b int) ([]int, error) {
-		if b-a > 10_000_000 {
-			return nil, fmt.Errorf("seq %d %d: too many values", a, b)
-		}
-		var out []int
-		for i := a; i <= b; i++ {
-			out = append(out, i)
-		}
-		return out, nil
-	},
-	"add": func(a, b int) int { return a + b },
-	"sub": func(a, b int) int { return a - b },
-	"mul": func(a, b int) int { return a * b },
-	"div": func(a, b int) (int, error) {
-		if b == 0 {
-			return 0, errors.New("div by zero")
-		}
-		return a / b, nil
-	},
-	"mod": func(a, b int) (int, error) {
-		if b == 0 {
-			return 0, errors.New("mod by zero")
-		}
-		return a % b, nil
-	},
-}
 
 func (pl *Plan) axis(name string) *Axis {
 	for i := range pl.Sweep {
@@ -134,12 +84,11 @@ func (pl *Plan) Scenario(i int) (*scenarios.Scenario, error) {
 		data[a.Name] = pt.Values[j].Go
 	}
 	data["hub"] = hub
-	var buf bytes.Buffer
-	if err := pl.tmpl.Execute(&buf, data); err != nil {
-		line, reason := templateError(err)
-		return nil, &scenarios.Error{Path: pl.TemplatePath, Line: pl.TemplateLine + max(line, 1) - 1, Field: "scenario", Reason: fmt.Sprintf("template (%s): %s", pl.Label(pt), reason)}
+	text, line, reason := pl.render(data)
+	if reason != "" {
+		return nil, &scenarios.Error{Path: pl.TemplatePath, Line: line, Field: "scenario", Reason: fmt.Sprintf("template (%s): %s", pl.Label(pt), reason)}
 	}
-	sc, err := scenarios.ParseWith(pl.Path, buf.Bytes(), scenarios.Options{Limits: pl.Limits})
+	sc, err := scenarios.ParseWith(pl.Path, text, scenarios.Options{Limits: pl.Limits})
 	if err != nil {
 		var se *scenarios.Error
 		if errors.As(err, &se) {

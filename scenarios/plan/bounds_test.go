@@ -1,0 +1,166 @@
+package plan
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/fleetsim/fleetsim/scenarios"
+)
+
+// where is the part of a *scenarios.Error the bound tests compare with cmp.Diff, and a
+// piece of its reason.
+type where struct {
+	Line   int
+	Field  string
+	Reason string // a substring of the reason
+}
+
+// refused parses text as a plan (path "p.yaml") and returns where it was refused.
+func refused(t *testing.T, text string, o ParseOptions) where {
+	t.Helper()
+	start := time.Now()
+	_, err := ParseWith("p.yaml", []byte(text), o)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("refusing took %s: a bound is not bounding", d)
+	}
+	var se *scenarios.Error
+	if !errors.As(err, &se) {
+		t.Fatalf("error %v is not a *scenarios.Error", err)
+	}
+	return where{Line: se.Line, Field: se.Field, Reason: se.Reason}
+}
+
+// checkRefused compares got with want: line and field exactly, want.Reason a substring.
+func checkRefused(t *testing.T, want, got where) {
+	t.Helper()
+	if !strings.Contains(got.Reason, want.Reason) {
+		t.Errorf("reason %q lacks %q", got.Reason, want.Reason)
+	}
+	got.Reason = want.Reason
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("refused at (-want +got):\n%s", d)
+	}
+}
+
+// scenarioPlan is a plan whose inline template is body (lines from line 4 of the plan).
+func scenarioPlan(body string) string {
+	return "name: p\nscenario: |\n  name: s\n" + indent(body)
+}
+
+func indent(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+		b.WriteString("  " + l + "\n")
+	}
+	return b.String()
+}
+
+// TestTemplateBounds: a template that would loop forever, recurse without end, overflow
+// or render gigabytes is stopped and refused at its line, quickly.
+func TestTemplateBounds(t *testing.T) {
+	low := ParseOptions{maxSteps: 1000}
+	for _, tc := range []struct {
+		name string
+		body string
+		opts ParseOptions
+		want where
+	}{
+		{"seq over the whole int range overflows no size check", "duration: 1m\n# {{range seq -9223372036854775807 9223372036854775807}}{{.}}{{end}}",
+			ParseOptions{}, where{5, "scenario", "seq -9223372036854775807 9223372036854775807: 1.84e+19 values, more than the 999,999 steps left"}},
+		{"seq from the least int", "duration: 1m\n# {{range seq -9223372036854775808 9223372036854775807}}{{.}}{{end}}",
+			ParseOptions{}, where{5, "scenario", "1.84e+19 values"}},
+		{"seq over the budget", "duration: 1m\n# {{range seq 1 2000000}}{{end}}",
+			ParseOptions{}, where{5, "scenario", "seq 1 2000000: 2,000,000 values, more than the 999,999 steps left of the 1,000,000 a render may take (MaxTemplateSteps)"}},
+		{"nested ranges that write nothing", "duration: 1m\n{{- range 1000000}}\n{{- range 1000000}}{{end}}{{end}}",
+			low, where{6, "scenario", "takes more than 1,000 steps (MaxTemplateSteps"}},
+		{"a template calling itself twice", "duration: 1m\n{{- define \"x\"}}{{if lt . 60}}{{template \"x\" (add . 1)}}{{template \"x\" (add . 1)}}{{end}}{{end}}\n{{- template \"x\" 0}}",
+			low, where{5, "scenario", "takes more than 1,000 steps"}},
+		{"the scenario template calling itself", "{{- if eq (printf \"%T\" .) \"int\"}}{{template \"scenario\" .}}{{template \"scenario\" .}}{{else}}duration: 1m{{template \"scenario\" 0}}{{end}}",
+			low, where{3, "scenario", "takes more than 1,000 steps"}},
+		{"a loop that renders gigabytes", "duration: 1m\n# {{range 1000000}}{{\"" + strings.Repeat("x", 1000) + "\"}}{{end}}",
+			ParseOptions{}, where{3, "scenario", "renders more than 8,388,608 bytes (MaxRenderedBytes)"}},
+		{"printf widths of gigabytes", "duration: 1m\n# {{printf \"" + strings.Repeat("%1000000d", 1000) + "\" 1}}",
+			ParseOptions{}, where{5, "scenario", "printf: the result could be 1,000,009,032 bytes or more, over the 8,388,608 a rendered scenario may have (MaxRenderedBytes)"}},
+		{"straight-line doubling", "duration: 1m\n{{- $x := \"xxxxxxxx\"}}" + strings.Repeat("{{$x = printf \"%s%s\" $x $x}}", 64) + "\n# {{$x}}",
+			ParseOptions{}, where{5, "scenario", "printf: the result could be"}},
+		{"straight-line doubling by print", "duration: 1m\n{{- $x := \"xxxxxxxx\"}}" + strings.Repeat("{{$x = print $x $x}}", 64) + "\n# {{$x}}",
+			ParseOptions{}, where{5, "scenario", "print: the result could be"}},
+		{"add overflows", "duration: 1m\n# {{add 9223372036854775807 1}}", ParseOptions{}, where{5, "scenario", "add 9223372036854775807 1: overflows an integer"}},
+		{"sub overflows", "duration: 1m\n# {{sub -9223372036854775807 2}}", ParseOptions{}, where{5, "scenario", "overflows an integer"}},
+		{"mul overflows", "duration: 1m\n# {{mul 4294967296 4294967296}}", ParseOptions{}, where{5, "scenario", "mul 4294967296 4294967296: overflows an integer"}},
+		{"div overflows", "duration: 1m\n# {{div (sub -9223372036854775807 1) -1}}", ParseOptions{}, where{5, "scenario", "overflows an integer"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkRefused(t, tc.want, refused(t, scenarioPlan(tc.body), tc.opts))
+		})
+	}
+}
+
+// TestTemplateWithinBounds: what the bounds allow renders as before: seq at the largest
+// int ends (it looped for ever when i++ wrapped), loops and helpers count without changing
+// the text, and the checked arithmetic gives Go's results.
+func TestTemplateWithinBounds(t *testing.T) {
+	body := `duration: 1m
+# {{range seq 9223372036854775807 9223372036854775807}}{{.}}{{end}}
+# {{range seq -9223372036854775808 -9223372036854775808}}{{.}}{{end}}
+# {{range $i := seq 1 3}}{{$i}},{{end}}{{range 2}}r{{end}}{{range seq 3 1}}never{{else}}empty{{end}}
+{{- define "x"}}[{{.}}]{{end}}
+# {{template "x" 7}} {{add 2 3}} {{sub 2 3}} {{mul -3 4}} {{div -7 2}} {{mod -7 2}} {{mul -1 -9223372036854775807}} {{printf "%03d|%s" 7 "a"}} {{print 1 "b"}} {{html "<&>"}} {{urlquery "a b"}} {{js "'"}}
+`
+	pl, err := Parse("p.yaml", []byte(scenarioPlan(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _, reason := pl.render(map[string]any{"hub": map[string]any{}})
+	if reason != "" {
+		t.Fatal(reason)
+	}
+	want := `name: s
+duration: 1m
+# 9223372036854775807
+# -9223372036854775808
+# 1,2,3,rrempty
+# [7] 5 -1 -12 -3 -1 9223372036854775807 007|a 1b &lt;&amp;&gt; a+b \'
+`
+	if d := cmp.Diff(want, string(text)); d != "" {
+		t.Errorf("rendered (-want +got):\n%s", d)
+	}
+}
+
+// TestSeqCount: seq counts its values without overflow before making them.
+func TestSeqCount(t *testing.T) {
+	for _, tc := range []struct {
+		a, b, left int
+		want       int // values; -1: refused
+	}{
+		{1, 3, 10, 3},
+		{3, 1, 10, 0},
+		{5, 5, 1, 1},
+		{5, 5, 0, -1},
+		{1, 10, 10, 10},
+		{1, 11, 10, -1},
+		{math.MaxInt, math.MaxInt, 10, 1},
+		{math.MinInt, math.MinInt, 10, 1},
+		{-math.MaxInt, math.MaxInt, 10, -1},
+		{math.MinInt, math.MaxInt, math.MaxInt, -1},
+		{math.MaxInt - 2, math.MaxInt, 10, 3},
+	} {
+		st := &renderState{left: tc.left, limit: tc.left}
+		got, err := st.seq(tc.a, tc.b)
+		n := len(got)
+		if err != nil {
+			n = -1
+		}
+		if n != tc.want || (err == nil && st.left != tc.left-n) {
+			t.Errorf("seq %d %d with %d steps left: %d values (%v), %d left; want %d values", tc.a, tc.b, tc.left, n, err, st.left, tc.want)
+		}
+		if n > 0 && (got[0] != tc.a || got[n-1] != tc.b) {
+			t.Errorf("seq %d %d = %d..%d", tc.a, tc.b, got[0], got[n-1])
+		}
+	}
+}
