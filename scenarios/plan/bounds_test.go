@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -162,5 +163,72 @@ func TestSeqCount(t *testing.T) {
 		if n > 0 && (got[0] != tc.a || got[n-1] != tc.b) {
 			t.Errorf("seq %d %d = %d..%d", tc.a, tc.b, got[0], got[n-1])
 		}
+	}
+}
+
+// sweepPlan is a plan sweeping n parameters of k values each.
+func sweepPlan(n, k int, extra string) string {
+	var b strings.Builder
+	b.WriteString("name: p\nsweep:\n")
+	vals := make([]string, k)
+	for i := range vals {
+		vals[i] = fmt.Sprint(i + 1)
+	}
+	for i := range n {
+		fmt.Fprintf(&b, "  p%d: [%s]\n", i, strings.Join(vals, ", "))
+	}
+	return b.String() + extra + "scenario: |\n  name: s\n  duration: 1m\n"
+}
+
+// TestSweepBounds: a sweep's points are counted without overflow and refused over
+// MaxPoints before any point is made, at the parameter that crosses it: a 10^9-point sweep
+// allocated 32 GB, 2^64 points wrapped to none (and exited 0 with an empty report), 3^41
+// failed in a make with no field.
+func TestSweepBounds(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		text string
+		want where
+	}{
+		{"10^9 points", sweepPlan(9, 10, ""), where{7, "sweep.p4", "the sweep has more than 10,000 points so far (p0 10 × p1 10 × p2 10 × p3 10 × p4 10); a plan may have at most 10,000 (MaxPoints)"}},
+		{"2^64 points", sweepPlan(64, 2, ""), where{16, "sweep.p13", "more than 10,000 points"}},
+		{"3^41 points", sweepPlan(41, 3, ""), where{11, "sweep.p8", "more than 10,000 points"}},
+		{"one long axis", sweepPlan(1, 10001, ""), where{3, "sweep.p0", "(p0 10001)"}},
+		{"small gives more", sweepPlan(2, 2, "small:\n  sweep: {p0: ["+strings.Repeat("1, ", 5000)+"1], p1: [1, 2]}\n"), where{6, "small.sweep", "gives more than 10,000 points (p0 5001 × p1 2)"}},
+		{"repetitions", "name: p\nrepetitions: 10001\nscenario: x\n", where{2, "repetitions", "from 1 to 10,000 (MaxRepetitions)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkRefused(t, tc.want, refused(t, tc.text, ParseOptions{}))
+		})
+	}
+}
+
+// TestValidationLinear: validating a plan renders each point once, and rendering point i
+// costs the same whatever i and the number of points (it listed every point per call, so
+// 10^4 points took over 10 s before the first run). MaxPoints points parse.
+func TestValidationLinear(t *testing.T) {
+	start := time.Now()
+	pl, err := Parse("p.yaml", []byte(sweepPlan(2, 100, "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d points validated in %s", pl.NumPoints(), time.Since(start))
+	if pl.NumPoints() != MaxPoints || pl.RunCount() != 5*MaxPoints {
+		t.Fatalf("%d points, %d runs", pl.NumPoints(), pl.RunCount())
+	}
+	one, err := Parse("p.yaml", []byte(sweepPlan(2, 1, "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := testing.AllocsPerRun(5, func() { _, _ = pl.Scenario(MaxPoints - 1) })
+	single := testing.AllocsPerRun(5, func() { _, _ = one.Scenario(0) })
+	if last > single+20 {
+		t.Errorf("rendering the last of %d points allocates %.0f times, one point's plan %.0f", MaxPoints, last, single)
+	}
+	if a := testing.AllocsPerRun(5, func() { _ = pl.RunCount() }); a != 0 {
+		t.Errorf("RunCount allocates %.0f times", a)
+	}
+	if d := cmp.Diff([]Value{pl.Sweep[0].Values[99], pl.Sweep[1].Values[98]}, pl.Point(MaxPoints-2).Values); d != "" {
+		t.Errorf("the last point but one (-want +got):\n%s", d)
 	}
 }

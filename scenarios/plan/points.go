@@ -1,7 +1,8 @@
 package plan
 
-// A plan's points and their scenarios: the sweep's cartesian product, a point's label,
-// and the scenario rendered (template.go) and parsed for a point. Separate from the parser
+// A plan's points and their scenarios: the sweep's cartesian product (counted without
+// overflow, a point computed from its index), a point's label, and the scenario rendered
+// (template.go) and parsed for a point. Separate from the parser
 // (file.go): this is what a parsed plan does, once per run.
 
 import (
@@ -29,23 +30,48 @@ type Point struct {
 	Values []Value
 }
 
-// Points lists the cartesian product of the sweep, the first parameter varying slowest.
-func (pl *Plan) Points() []Point {
+// NumPoints is the number of points: the product of the sweep's lengths, at most MaxPoints
+// for a parsed plan.
+func (pl *Plan) NumPoints() int {
+	n, _ := countPoints(pl.Sweep, nil)
+	return n
+}
+
+// countPoints multiplies the axes' lengths (an axis named in replace counts replace's
+// length instead) with arithmetic that cannot overflow: it stops at the first axis taking
+// the product over MaxPoints and returns that axis' index (-1 when within).
+func countPoints(axes []Axis, replace map[string]int) (int, int) {
 	n := 1
-	for _, a := range pl.Sweep {
-		n *= len(a.Values)
-	}
-	out := make([]Point, n)
-	for i := range out {
-		out[i].Index = i
-		rest := i
-		vals := make([]Value, len(pl.Sweep))
-		for j := len(pl.Sweep) - 1; j >= 0; j-- {
-			k := len(pl.Sweep[j].Values)
-			vals[j] = pl.Sweep[j].Values[rest%k]
-			rest /= k
+	for j, a := range axes {
+		k, ok := replace[a.Name]
+		if !ok {
+			k = len(a.Values)
 		}
-		out[i].Values = vals
+		if k > MaxPoints || n > MaxPoints/k {
+			return 0, j
+		}
+		n *= k
+	}
+	return n, -1
+}
+
+// Point is point i of the sweep's cartesian product, the first parameter varying slowest.
+func (pl *Plan) Point(i int) Point {
+	vals := make([]Value, len(pl.Sweep))
+	rest := i
+	for j := len(pl.Sweep) - 1; j >= 0; j-- {
+		k := len(pl.Sweep[j].Values)
+		vals[j] = pl.Sweep[j].Values[rest%k]
+		rest /= k
+	}
+	return Point{Index: i, Values: vals}
+}
+
+// Points lists the cartesian product of the sweep (NumPoints points).
+func (pl *Plan) Points() []Point {
+	out := make([]Point, pl.NumPoints())
+	for i := range out {
+		out[i] = pl.Point(i)
 	}
 	return out
 }
@@ -62,9 +88,10 @@ func (pl *Plan) Label(pt Point) string {
 	return strings.Join(parts, ", ")
 }
 
-// Scenario renders and parses point i's scenario, with the plan's hub model applied.
+// Scenario renders and parses point i's scenario, with the plan's hub model applied. It
+// costs one render, whatever i and the number of points.
 func (pl *Plan) Scenario(i int) (*scenarios.Scenario, error) {
-	pt := pl.Points()[i]
+	pt := pl.Point(i)
 	data := map[string]any{}
 	hub := map[string]any{}
 	var h *HubModel

@@ -42,7 +42,7 @@ type Results struct {
 }
 
 // RunCount is the number of runs of the whole plan.
-func (pl *Plan) RunCount() int { return len(pl.Points()) * pl.Repetitions }
+func (pl *Plan) RunCount() int { return pl.NumPoints() * pl.Repetitions }
 
 // RunSeed is repetition r's seed: every point's r-th repetition shares it.
 func (pl *Plan) RunSeed(rep int) uint64 { return fuzz.RunSeed(pl.Seed, rep) }
@@ -50,6 +50,9 @@ func (pl *Plan) RunSeed(rep int) uint64 { return fuzz.RunSeed(pl.Seed, rep) }
 // RunOne runs run index i (point i / repetitions, repetition i % repetitions).
 func (pl *Plan) RunOne(i int) (RunResult, error) {
 	point, rep := i/pl.Repetitions, i%pl.Repetitions
+	if i < 0 || point >= pl.NumPoints() {
+		return RunResult{}, fmt.Errorf("run %d: the plan has runs 0 to %d", i, pl.RunCount()-1)
+	}
 	sc, err := pl.Scenario(point)
 	if err != nil {
 		return RunResult{}, err
@@ -70,7 +73,7 @@ func (pl *Plan) RunOne(i int) (RunResult, error) {
 		}
 	}})
 	if err != nil {
-		return RunResult{}, fmt.Errorf("run %d (%s, seed %d): %w", i, pl.Label(pl.Points()[point]), seed, err)
+		return RunResult{}, fmt.Errorf("run %d (%s, seed %d): %w", i, pl.Label(pl.Point(point)), seed, err)
 	}
 	r := col.result(until, calls)
 	r.Index, r.Point, r.Rep, r.Seed = i, point, rep, seed
@@ -97,10 +100,10 @@ func (pl *Plan) Execute(o Options) (*Results, error) {
 	}
 	total := pl.RunCount()
 	res := &Results{Plan: pl.Name, File: pl.Path, Seed: pl.Seed, Shard: o.Shard, Shards: o.Shards, Runs: total}
-	var idx []int
-	for i := o.Shard; i < total; i += o.Shards {
-		idx = append(idx, i)
-	}
+	// The shard's k-th run is Shard + k×Shards: computed, not listed, so a shard allocates
+	// nothing per run before running it.
+	n := shardRuns(total, o.Shard, o.Shards)
+	idx := func(k int) int { return o.Shard + k*o.Shards }
 	start := time.Now()
 	var (
 		mu     sync.Mutex
@@ -116,14 +119,14 @@ func (pl *Plan) Execute(o Options) (*Results, error) {
 			defer wg.Done()
 			for {
 				k := int(next.Add(1) - 1)
-				if k >= len(idx) {
+				if k >= n {
 					return
 				}
-				r, err := pl.RunOne(idx[k])
+				r, err := pl.RunOne(idx(k))
 				mu.Lock()
 				if err != nil {
-					if errAt < 0 || idx[k] < errAt {
-						firstE, errAt = err, idx[k]
+					if errAt < 0 || idx(k) < errAt {
+						firstE, errAt = err, idx(k)
 					}
 				} else {
 					res.Results = append(res.Results, r)
@@ -131,7 +134,7 @@ func (pl *Plan) Execute(o Options) (*Results, error) {
 				}
 				done++
 				if o.Progress != nil {
-					o.Progress(done, len(idx))
+					o.Progress(done, n)
 				}
 				mu.Unlock()
 			}
@@ -144,6 +147,15 @@ func (pl *Plan) Execute(o Options) (*Results, error) {
 	sort.Slice(res.Results, func(a, b int) bool { return res.Results[a].Index < res.Results[b].Index })
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// shardRuns is how many of runs 0..total-1 shard s of n holds (those with i mod n = s),
+// without overflow for any n.
+func shardRuns(total, s, n int) int {
+	if s < 0 || s >= total || n < 1 {
+		return 0
+	}
+	return (total-1-s)/n + 1
 }
 
 // Merge combines the shards of one plan's results.
