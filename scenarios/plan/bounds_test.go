@@ -232,3 +232,31 @@ func TestValidationLinear(t *testing.T) {
 		t.Errorf("the last point but one (-want +got):\n%s", d)
 	}
 }
+
+// TestSampleBound: a run takes at most MaxSamplesPerRun samples; sample: 1s over a
+// 2,000,000 h scenario scheduled 7.2 × 10^9 of them before the run.
+func TestSampleBound(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		want       where
+	}{
+		{"sample 1s", "name: p\nsample: 1s\nscenario: |\n  name: s\n  duration: 2000000h\n",
+			where{2, "sample", "the scenario rendered for default lasts 2000000h0m0s: sampling every 1s takes 7,200,000,000 samples per run, more than 10,000 (MaxSamplesPerRun)"}},
+		{"the default sample", "name: p\nscenario: |\n  name: s\n  duration: 28h\n", where{1, "sample", "sampling every 10s takes 10,080 samples"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkRefused(t, tc.want, refused(t, tc.text, ParseOptions{}))
+		})
+	}
+	pl, err := Parse("p.yaml", []byte("name: p\nsample: 1s\nscenario: |\n  name: s\n  duration: 10000s\n"))
+	if err != nil {
+		t.Fatalf("exactly MaxSamplesPerRun samples: %v", err)
+	}
+	r, err := pl.RunOne(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Series) != MaxSamplesPerRun || r.Series[len(r.Series)-1].T != 10000 {
+		t.Errorf("%d samples, the last at %gs; want %d, the last at 10000s", len(r.Series), r.Series[len(r.Series)-1].T, MaxSamplesPerRun)
+	}
+}

@@ -52,6 +52,8 @@ type Plan struct {
 	Limits scenarios.Limits
 
 	tmpl *template.Template
+	// sampleLine is the line of sample: (of the plan's first key without one).
+	sampleLine int
 	// maxSteps and maxRendered bound one render: MaxTemplateSteps and MaxRenderedBytes
 	// unless a test lowers them.
 	maxSteps, maxRendered int
@@ -143,7 +145,7 @@ func ParseWith(path string, data []byte, o ParseOptions) (pl *Plan, err error) {
 	if err != nil {
 		return nil, err
 	}
-	pl = &Plan{Path: path, Seed: 1, Repetitions: 5, Parameters: map[string]Value{}, Sample: 10 * time.Second,
+	pl = &Plan{Path: path, Seed: 1, Repetitions: 5, Parameters: map[string]Value{}, Sample: 10 * time.Second, sampleLine: root.Line,
 		maxSteps: MaxTemplateSteps, maxRendered: MaxRenderedBytes}
 	if o.maxSteps > 0 {
 		pl.maxSteps = o.maxSteps
@@ -179,7 +181,7 @@ func ParseWith(path string, data []byte, o ParseOptions) (pl *Plan, err error) {
 		if err != nil || d < time.Second {
 			return nil, p.errorf(n.Line, "sample", "must be a duration of at least 1s, not %q", n.Value)
 		}
-		pl.Sample = d
+		pl.Sample, pl.sampleLine = d, n.Line
 	}
 	switch s, file := f["scenario"], f["scenarioFile"]; {
 	case s != nil && file != nil:

@@ -124,6 +124,11 @@ func (pl *Plan) Scenario(i int) (*scenarios.Scenario, error) {
 		}
 		return nil, err
 	}
+	if n := sc.Duration / pl.Sample; n > MaxSamplesPerRun {
+		return nil, &scenarios.Error{Path: pl.Path, Line: pl.sampleLine, Field: "sample",
+			Reason: fmt.Sprintf("the scenario rendered for %s lasts %s: sampling every %s takes %s samples per run, more than %s (MaxSamplesPerRun); sample less often",
+				pl.Label(pt), sc.Duration, pl.Sample, countText(float64(n)), countText(MaxSamplesPerRun))}
+	}
 	if h != nil {
 		sc.Hub = &scenarios.Hub{Line: h.Line, Workers: h.Workers, QPS: h.QPS, Burst: h.Burst, CallsPerDecision: h.CallsPerDecision,
 			DecisionTime: time.Duration(h.CallsPerDecision) * h.APILatency}
