@@ -260,3 +260,44 @@ func TestSampleBound(t *testing.T) {
 		t.Errorf("%d samples, the last at %gs; want %d, the last at 10000s", len(r.Series), r.Series[len(r.Series)-1].T, MaxSamplesPerRun)
 	}
 }
+
+// TestHubBounds: every number of the hub model is bounded, so nothing prints wrapped
+// around (burst 9223372036854775807 printed as negative) and callsPerDecision × apiLatency
+// cannot overflow.
+func TestHubBounds(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		want       where
+	}{
+		{"burst at the largest int", "name: p\nhub: {burst: 9223372036854775807}\nscenario: x\n", where{2, "hub.burst", `must be an integer from 1 to 1,000,000 (MaxBurst), not "9223372036854775807"`}},
+		{"burst swept", "name: p\nsweep:\n  hub.burst: [100, 9223372036854775807]\nscenario: x\n", where{3, "sweep.hub.burst[1]", "(MaxBurst)"}},
+		{"no workers", "name: p\nhub: {workers: 0}\nscenario: x\n", where{2, "hub.workers", "from 1 to 10,000 (MaxWorkers)"}},
+		{"too many workers", "name: p\nhub: {workers: 1000000000}\nscenario: x\n", where{2, "hub.workers", "(MaxWorkers)"}},
+		{"a fractional worker", "name: p\nhub: {workers: 1.5}\nscenario: x\n", where{2, "hub.workers", `not "1.5"`}},
+		{"calls per decision", "name: p\nhub: {callsPerDecision: 9223372036854775807}\nscenario: x\n", where{2, "hub.callsPerDecision", "from 0 to 1,000 (MaxCallsPerDecision)"}},
+		{"api latency", "name: p\nhub: {apiLatency: 2562047h}\nscenario: x\n", where{2, "hub.apiLatency", "from 0s to 1m0s (MaxAPILatency)"}},
+		{"negative api latency", "name: p\nsweep:\n  hub.apiLatency: [-1ms]\nscenario: x\n", where{3, "sweep.hub.apiLatency[0]", "(MaxAPILatency)"}},
+		{"qps too small", "name: p\nhub: {qps: 1e-300}\nscenario: x\n", where{2, "hub.qps", "from 0.01 to 1,000,000 (MinQPS, MaxQPS)"}},
+		{"qps too large", "name: p\nhub: {qps: 1e300}\nscenario: x\n", where{2, "hub.qps", "(MinQPS, MaxQPS)"}},
+		{"qps not a number", "name: p\nhub: {qps: .nan}\nscenario: x\n", where{2, "hub.qps", ""}},
+		{"qps a duration", "name: p\nhub: {qps: 5s}\nscenario: x\n", where{2, "hub.qps", `not "5s"`}},
+		{"small sweep", "name: p\nsweep:\n  hub.workers: [1]\nsmall:\n  sweep: {hub.workers: [10001]}\nscenario: x\n", where{5, "small.sweep.hub.workers[0]", "(MaxWorkers)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkRefused(t, tc.want, refused(t, tc.text, ParseOptions{}))
+		})
+	}
+	// At every bound at once, the decision time is exact.
+	pl, err := Parse("p.yaml", []byte("name: p\nhub: {workers: 10000, qps: 0.01, burst: 1000000, callsPerDecision: 1000, apiLatency: 1m}\nscenario: |\n  name: s\n  duration: 1m\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := pl.Scenario(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := scenarios.Hub{Line: 2, Workers: MaxWorkers, QPS: MinQPS, Burst: MaxBurst, CallsPerDecision: MaxCallsPerDecision, DecisionTime: 1000 * time.Minute}
+	if d := cmp.Diff(want, *sc.Hub); d != "" {
+		t.Errorf("hub (-want +got):\n%s", d)
+	}
+}
