@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/fleetsim/fleetsim/scenarios"
+	"github.com/fleetsim/fleetsim/scenarios/input"
 )
 
 // where is the part of a *scenarios.Error the bound tests compare with cmp.Diff, and a
@@ -300,4 +303,44 @@ func TestHubBounds(t *testing.T) {
 	if d := cmp.Diff(want, *sc.Hub); d != "" {
 		t.Errorf("hub (-want +got):\n%s", d)
 	}
+}
+
+// TestPlanFileBounds: a plan file and its template are read with input.ReadFile's bound
+// and refused over MaxPlanBytes; /dev/zero as either ends at once with its name.
+func TestPlanFileBounds(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	big := write("big.tmpl", "name: s\nduration: 1m\n#"+strings.Repeat("x", MaxPlanBytes))
+	for _, tc := range []struct {
+		name, text string
+		want       where
+	}{
+		{"scenarioFile /dev/zero", "name: p\nscenarioFile: /dev/zero\n", where{2, "scenarioFile", "/dev/zero: larger than 64 MiB"}},
+		{"a large template", "name: p\nscenarioFile: " + big + "\n", where{2, "scenarioFile", "is 1,048,598 bytes, larger than the 1,048,576 a template may have (MaxPlanBytes)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(write("plan.yaml", tc.text))
+			var se *scenarios.Error
+			if !errors.As(err, &se) {
+				t.Fatalf("error %v is not a *scenarios.Error", err)
+			}
+			checkRefused(t, tc.want, where{se.Line, se.Field, se.Reason})
+		})
+	}
+	t.Run("a large plan", func(t *testing.T) {
+		checkRefused(t, where{0, "", "1,048,577 bytes, larger than the 1,048,576 a plan file may have (MaxPlanBytes)"},
+			refused(t, "name: p\n#"+strings.Repeat("x", MaxPlanBytes-9)+"\n", ParseOptions{}))
+	})
+	t.Run("plan /dev/zero", func(t *testing.T) {
+		_, err := Load("/dev/zero")
+		if !errors.As(err, new(*input.TooLargeError)) {
+			t.Errorf("Load(/dev/zero) = %v, want an *input.TooLargeError", err)
+		}
+	})
 }

@@ -6,7 +6,6 @@ package plan
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/fleetsim/fleetsim/scenarios"
+	"github.com/fleetsim/fleetsim/scenarios/input"
 )
 
 // Plan is a parsed, validated plan file.
@@ -102,9 +102,10 @@ type ParseOptions struct {
 	maxSteps, maxRendered int
 }
 
-// LoadWith reads and validates a plan file with options.
+// LoadWith reads and validates a plan file with options. The file is read with
+// input.ReadFile's bound, then refused over MaxPlanBytes.
 func LoadWith(path string, o ParseOptions) (*Plan, error) {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -130,6 +131,9 @@ func ParseWith(path string, data []byte, o ParseOptions) (pl *Plan, err error) {
 			pl, err = nil, p.errorf(0, "", "internal error (a bug in fleetsim; please report it with this plan): %v", r)
 		}
 	}()
+	if len(data) > MaxPlanBytes {
+		return nil, p.errorf(0, "", "%s bytes, larger than the %s a plan file may have (MaxPlanBytes); is it the file you meant?", countText(float64(len(data))), countText(MaxPlanBytes))
+	}
 	var doc yaml.Node
 	if err := unmarshalYAML(data, &doc); err != nil {
 		return nil, p.errorf(yamlLine(err), "", "invalid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
@@ -199,9 +203,12 @@ func ParseWith(path string, data []byte, o ParseOptions) (pl *Plan, err error) {
 		if !filepath.IsAbs(tp) {
 			tp = filepath.Join(filepath.Dir(path), tp)
 		}
-		data, err := os.ReadFile(tp)
+		data, err := input.ReadFile(tp)
 		if err != nil {
 			return nil, p.errorf(file.Line, "scenarioFile", "%v", err)
+		}
+		if len(data) > MaxPlanBytes {
+			return nil, p.errorf(file.Line, "scenarioFile", "%s is %s bytes, larger than the %s a template may have (MaxPlanBytes)", tp, countText(float64(len(data))), countText(MaxPlanBytes))
 		}
 		pl.Template, pl.TemplatePath, pl.TemplateLine = string(data), tp, 1
 	default:
