@@ -198,22 +198,15 @@ func newPlanMergeCommand(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return invalid("%w", err)
 			}
-			var parts []*plan.Results
+			var parts []plan.Shard
 			for _, p := range args[1:] {
-				data, err := os.ReadFile(p)
+				r, err := plan.LoadShard(p)
 				if err != nil {
 					return invalid("%w", err)
 				}
-				var r plan.Results
-				if err := json.Unmarshal(data, &r); err != nil {
-					return invalid("%s: %w", p, err)
-				}
-				if r.Shards == 0 {
-					return invalid("%s: not a shard's results (fleetsim plan --shard I/N --format json)", p)
-				}
-				parts = append(parts, &r)
+				parts = append(parts, plan.Shard{Path: p, Results: r})
 			}
-			m, err := plan.Merge(parts)
+			m, err := plan.Merge(pl, parts)
 			if err != nil {
 				return invalid("%w", err)
 			}
