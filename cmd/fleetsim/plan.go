@@ -2,15 +2,16 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
+	"github.com/fleetsim/fleetsim/scenarios/input"
 	"github.com/fleetsim/fleetsim/scenarios/plan"
 )
 
@@ -49,6 +50,8 @@ PLAN_SHARDS is set. A shard writes JSON; "fleetsim plan merge" builds the report
 
 The plan format is documented in scenarios/plan/README.md.
 
+` + planBounds() + `
+
 Exit codes:
   0  the report was written
   2  invalid plan (file, line and field are named), a run that could not complete, or
@@ -76,6 +79,53 @@ Exit codes:
 	fl.BoolVar(&f.small, "small", false, "run the plan at the reduced size of its small: key (a smoke test)")
 	cmd.AddCommand(newPlanMergeCommand(stdout))
 	return cmd
+}
+
+// planBounds is the table of a plan's bounds (scenarios/plan/limits.go) for --help.
+func planBounds() string {
+	return fmt.Sprintf(`Bounds, each refused with exit 2 before any run (file, line and field named):
+  plan file, scenarioFile   at most %d MiB
+  points (sweep product)    at most %s
+  repetitions               1 to %s
+  rendered scenario         at most %d MiB and %s template steps (loop iterations,
+                            template calls, seq values)
+  samples per run           at most %s (the scenario's duration / sample)
+  hub                       workers 1 to %s, qps %g to %s, burst 1 to %s,
+                            callsPerDecision 0 to %s, apiLatency 0s to %s
+  shard file (plan merge)   at most %d MiB`,
+		plan.MaxPlanBytes>>20, planLimit(plan.MaxPoints), planLimit(plan.MaxRepetitions), plan.MaxRenderedBytes>>20, planLimit(plan.MaxTemplateSteps),
+		planLimit(plan.MaxSamplesPerRun), planLimit(plan.MaxWorkers), plan.MinQPS, planLimit(plan.MaxQPS), planLimit(plan.MaxBurst),
+		planLimit(plan.MaxCallsPerDecision), plan.MaxAPILatency, input.MaxFileBytes>>20)
+}
+
+// planLimit prints a bound with thousands separators: 1,000,000.
+func planLimit(n float64) string {
+	s := strconv.FormatFloat(n, 'f', 0, 64)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// planInvalid is exit 2 with err's message made safe for a terminal: messages quote the
+// plan's and the shards' text, which may hold control characters.
+func planInvalid(err error) error {
+	return invalid("%s", input.Printable(err.Error()))
+}
+
+// checkOut refuses, before any run, an --out that is not a directory and cannot be made
+// one, so that hours of runs are not lost to a typo.
+func checkOut(out string) error {
+	if out == "" {
+		return nil
+	}
+	if st, err := os.Stat(out); err == nil && !st.IsDir() {
+		return invalid("--out %s: exists and is not a directory (the report is written as files in it)", input.Printable(out))
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return invalid("--out: %s", input.Printable(err.Error()))
+	}
+	return nil
 }
 
 func checkFormat(format, out string) error {
@@ -119,20 +169,19 @@ func runPlan(path string, f planFlags, stdout, stderr io.Writer) error {
 	}
 	pl, err := plan.LoadWith(path, plan.ParseOptions{Small: f.small})
 	if err != nil {
-		return invalid("%w", err)
+		return planInvalid(err)
 	}
-	pr := newProgress(stderr, "plan "+pl.Name)
+	if err := checkOut(f.out); err != nil {
+		return err
+	}
+	pr := newProgress(stderr, "plan "+input.Printable(pl.Name))
 	res, err := pl.Execute(plan.Options{Parallel: f.parallel, Shard: shard, Shards: shards, Progress: func(done, total int) { pr.count(done, total) }})
 	pr.done()
 	if err != nil {
-		return invalid("%w", err)
+		return planInvalid(err)
 	}
 	if shards > 1 {
-		return writeOut(stdout, f.out, "shard-"+fmt.Sprint(shard)+".json", func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(res)
-		})
+		return writeOut(stdout, f.out, "shard-"+fmt.Sprint(shard)+".json", res.WriteJSON)
 	}
 	return writeReport(pl, res, f, stdout)
 }
@@ -140,12 +189,12 @@ func runPlan(path string, f planFlags, stdout, stderr io.Writer) error {
 func writeReport(pl *plan.Plan, res *plan.Results, f planFlags, stdout io.Writer) error {
 	rep, err := plan.Build(pl, res)
 	if err != nil {
-		return invalid("%w", err)
+		return planInvalid(err)
 	}
 	var figs []plan.Figure
 	if f.format != "json" {
 		if figs, err = rep.Figures(); err != nil {
-			return invalid("%w", err)
+			return planInvalid(err)
 		}
 	}
 	switch f.format {
@@ -186,8 +235,14 @@ func writeOut(stdout io.Writer, dir, name string, write func(io.Writer) error) e
 func newPlanMergeCommand(stdout io.Writer) *cobra.Command {
 	var f planFlags
 	cmd := &cobra.Command{
-		Use:     "merge FILE SHARD.json...",
-		Short:   "Build a plan's report from the JSON results of its shards",
+		Use:   "merge FILE SHARD.json...",
+		Short: "Build a plan's report from the JSON results of its shards",
+		Long: `merge builds a plan's report from the JSON results of its shards (fleetsim plan FILE
+--shard I/N --format json), the same report the unsharded plan gives. It refuses, with exit 2
+and the file and field: a shard of another plan, seed or plan size (a --small run); a shard
+that does not exist (5 of 2); a shard or a run given twice; a run in the wrong shard or
+naming a point or seed the plan does not have; a shard missing runs or edited after it was
+written; and a set missing shards. A shard file is at most ` + fmt.Sprint(input.MaxFileBytes>>20) + ` MiB.`,
 		Example: `  fleetsim plan merge scenarios/plan/kubefleet-scale.yaml shard-*.json --format md --out reports/plan/kubefleet-scale`,
 		Args:    cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -196,26 +251,22 @@ func newPlanMergeCommand(stdout io.Writer) *cobra.Command {
 			}
 			pl, err := plan.LoadWith(args[0], plan.ParseOptions{Small: f.small})
 			if err != nil {
-				return invalid("%w", err)
+				return planInvalid(err)
 			}
-			var parts []*plan.Results
+			if err := checkOut(f.out); err != nil {
+				return err
+			}
+			var parts []plan.Shard
 			for _, p := range args[1:] {
-				data, err := os.ReadFile(p)
+				r, err := plan.LoadShard(p)
 				if err != nil {
-					return invalid("%w", err)
+					return planInvalid(err)
 				}
-				var r plan.Results
-				if err := json.Unmarshal(data, &r); err != nil {
-					return invalid("%s: %w", p, err)
-				}
-				if r.Shards == 0 {
-					return invalid("%s: not a shard's results (fleetsim plan --shard I/N --format json)", p)
-				}
-				parts = append(parts, &r)
+				parts = append(parts, plan.Shard{Path: p, Results: r})
 			}
-			m, err := plan.Merge(parts)
+			m, err := plan.Merge(pl, parts)
 			if err != nil {
-				return invalid("%w", err)
+				return planInvalid(err)
 			}
 			return writeReport(pl, m, f, stdout)
 		},

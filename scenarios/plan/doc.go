@@ -7,5 +7,10 @@
 // laws, knees) use gonum; plots use gonum/plot. `fleetsim plan` is the command.
 //
 // A plan's runs are independent, so a plan shards like a fuzz campaign: run i belongs to
-// shard i mod N, and Merge combines the shards' results into one report.
+// shard i mod N, and Merge combines the shards' results into one report, after checking
+// them against the plan and each other.
+//
+// Every bound of a plan (its size, its points, a render's steps and bytes, samples per
+// run, the hub model's numbers) is a constant of limits.go, so that a bad plan is refused
+// by Parse, naming its file, line and field, instead of hanging or exhausting memory.
 package plan

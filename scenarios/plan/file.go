@@ -6,7 +6,6 @@ package plan
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/fleetsim/fleetsim/scenarios"
+	"github.com/fleetsim/fleetsim/scenarios/input"
 )
 
 // Plan is a parsed, validated plan file.
@@ -52,6 +52,11 @@ type Plan struct {
 	Limits scenarios.Limits
 
 	tmpl *template.Template
+	// sampleLine is the line of sample: (of the plan's first key without one).
+	sampleLine int
+	// maxSteps and maxRendered bound one render: MaxTemplateSteps and MaxRenderedBytes
+	// unless a test lowers them.
+	maxSteps, maxRendered int
 }
 
 // Phase is a named window [From, To) of simulated time.
@@ -91,11 +96,16 @@ type ParseOptions struct {
 	// Small runs the plan at the reduced size its `small:` key gives (swept values and
 	// repetitions replaced), for tests and smoke runs.
 	Small bool
+
+	// maxSteps and maxRendered, when positive, lower MaxTemplateSteps and MaxRenderedBytes
+	// (tests, which must not spend a second of rendering to reach a bound).
+	maxSteps, maxRendered int
 }
 
-// LoadWith reads and validates a plan file with options.
+// LoadWith reads and validates a plan file with options. The file is read with
+// input.ReadFile's bound, then refused over MaxPlanBytes.
 func LoadWith(path string, o ParseOptions) (*Plan, error) {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -118,11 +128,14 @@ func ParseWith(path string, data []byte, o ParseOptions) (pl *Plan, err error) {
 	p := &parser{path: path}
 	defer func() {
 		if r := recover(); r != nil {
-			pl, err = nil, p.errorf(0, "", "the YAML library failed on this input: %v", r)
+			pl, err = nil, p.errorf(0, "", "internal error (a bug in fleetsim; please report it with this plan): %v", r)
 		}
 	}()
+	if len(data) > MaxPlanBytes {
+		return nil, p.errorf(0, "", "%s bytes, larger than the %s a plan file may have (MaxPlanBytes); is it the file you meant?", countText(float64(len(data))), countText(MaxPlanBytes))
+	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := unmarshalYAML(data, &doc); err != nil {
 		return nil, p.errorf(yamlLine(err), "", "invalid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
@@ -136,7 +149,14 @@ func ParseWith(path string, data []byte, o ParseOptions) (pl *Plan, err error) {
 	if err != nil {
 		return nil, err
 	}
-	pl = &Plan{Path: path, Seed: 1, Repetitions: 5, Parameters: map[string]Value{}, Sample: 10 * time.Second}
+	pl = &Plan{Path: path, Seed: 1, Repetitions: 5, Parameters: map[string]Value{}, Sample: 10 * time.Second, sampleLine: root.Line,
+		maxSteps: MaxTemplateSteps, maxRendered: MaxRenderedBytes}
+	if o.maxSteps > 0 {
+		pl.maxSteps = o.maxSteps
+	}
+	if o.maxRendered > 0 {
+		pl.maxRendered = o.maxRendered
+	}
 	if n := f["name"]; n != nil {
 		pl.Name = n.Value
 	}
@@ -155,8 +175,8 @@ func ParseWith(path string, data []byte, o ParseOptions) (pl *Plan, err error) {
 	}
 	if n := f["repetitions"]; n != nil {
 		v, err := strconv.Atoi(n.Value)
-		if err != nil || v < 1 || v > 10000 || n.Kind != yaml.ScalarNode {
-			return nil, p.errorf(n.Line, "repetitions", "must be an integer from 1 to 10000, not %q", n.Value)
+		if err != nil || v < 1 || v > MaxRepetitions || n.Kind != yaml.ScalarNode {
+			return nil, p.errorf(n.Line, "repetitions", "must be an integer from 1 to %s (MaxRepetitions), not %q", countText(MaxRepetitions), n.Value)
 		}
 		pl.Repetitions = v
 	}
@@ -165,7 +185,7 @@ func ParseWith(path string, data []byte, o ParseOptions) (pl *Plan, err error) {
 		if err != nil || d < time.Second {
 			return nil, p.errorf(n.Line, "sample", "must be a duration of at least 1s, not %q", n.Value)
 		}
-		pl.Sample = d
+		pl.Sample, pl.sampleLine = d, n.Line
 	}
 	switch s, file := f["scenario"], f["scenarioFile"]; {
 	case s != nil && file != nil:
@@ -183,9 +203,12 @@ func ParseWith(path string, data []byte, o ParseOptions) (pl *Plan, err error) {
 		if !filepath.IsAbs(tp) {
 			tp = filepath.Join(filepath.Dir(path), tp)
 		}
-		data, err := os.ReadFile(tp)
+		data, err := input.ReadFile(tp)
 		if err != nil {
 			return nil, p.errorf(file.Line, "scenarioFile", "%v", err)
+		}
+		if len(data) > MaxPlanBytes {
+			return nil, p.errorf(file.Line, "scenarioFile", "%s is %s bytes, larger than the %s a template may have (MaxPlanBytes)", tp, countText(float64(len(data))), countText(MaxPlanBytes))
 		}
 		pl.Template, pl.TemplatePath, pl.TemplateLine = string(data), tp, 1
 	default:
@@ -241,6 +264,12 @@ func ParseWith(path string, data []byte, o ParseOptions) (pl *Plan, err error) {
 			}
 			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
 				return nil, p.errorf(v.Line, field, "must be a non-empty list of values, not %s", kindName(v))
+			}
+			// Count the points before making any value: the product cannot overflow.
+			counted, lens := append(slices.Clip(pl.Sweep), Axis{Name: k.Value}), map[string]int{k.Value: len(v.Content)}
+			if _, over := countPoints(counted, lens); over >= 0 {
+				return nil, p.errorf(k.Line, field, "the sweep has more than %s points so far (%s); a plan may have at most %s (MaxPoints)",
+					countText(MaxPoints), axesText(counted, lens), countText(MaxPoints))
 			}
 			ax := Axis{Name: k.Value, Line: k.Line}
 			for j, c := range v.Content {
@@ -319,13 +348,40 @@ func ParseWith(path string, data []byte, o ParseOptions) (pl *Plan, err error) {
 		line, reason := templateError(err)
 		return nil, &scenarios.Error{Path: pl.TemplatePath, Line: pl.TemplateLine + max(line, 1) - 1, Field: "scenario", Reason: "template: " + reason}
 	}
-	// Render and validate every point now: a plan that parses runs.
-	for i := range pl.Points() {
+	if err := pl.instrument(); err != nil {
+		return nil, &scenarios.Error{Path: pl.TemplatePath, Line: pl.TemplateLine, Field: "scenario", Reason: "template: " + err.Error()}
+	}
+	// Render and validate every point now: a plan that parses runs. Each point costs one
+	// render, so this is linear in the points, of which there are at most MaxPoints.
+	for i := range pl.NumPoints() {
 		if _, err := pl.Scenario(i); err != nil {
 			return nil, err
 		}
 	}
 	return pl, nil
+}
+
+// unmarshalYAML decodes a document, turning a panic of the YAML library into an error.
+func unmarshalYAML(data []byte, doc *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the YAML library failed on this input: %v", r)
+		}
+	}()
+	return yaml.Unmarshal(data, doc)
+}
+
+// axesText writes the sweep's lengths as a product: "members 4 × hub.qps 2".
+func axesText(axes []Axis, replace map[string]int) string {
+	var parts []string
+	for _, a := range axes {
+		k, ok := replace[a.Name]
+		if !ok {
+			k = len(a.Values)
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", a.Name, k))
+	}
+	return strings.Join(parts, " × ")
 }
 
 // small checks the `small:` key (sweep: values replacing swept ones or parameter defaults,
@@ -337,8 +393,8 @@ func (p *parser) small(pl *Plan, n *yaml.Node, apply bool) error {
 	}
 	if r := f["repetitions"]; r != nil {
 		v, err := strconv.Atoi(r.Value)
-		if err != nil || v < 1 || v > 10000 || r.Kind != yaml.ScalarNode {
-			return p.errorf(r.Line, "small.repetitions", "must be an integer from 1 to 10000, not %q", r.Value)
+		if err != nil || v < 1 || v > MaxRepetitions || r.Kind != yaml.ScalarNode {
+			return p.errorf(r.Line, "small.repetitions", "must be an integer from 1 to %s (MaxRepetitions), not %q", countText(MaxRepetitions), r.Value)
 		}
 		if apply {
 			pl.Repetitions = v
@@ -350,6 +406,17 @@ func (p *parser) small(pl *Plan, n *yaml.Node, apply bool) error {
 	}
 	if s.Kind != yaml.MappingNode {
 		return p.errorf(s.Line, "small.sweep", "must be a mapping of parameter: [values], not %s", kindName(s))
+	}
+	// Count the points small: gives before making any value.
+	lens := map[string]int{}
+	for i := 0; i+1 < len(s.Content); i += 2 {
+		if k, v := s.Content[i], s.Content[i+1]; v.Kind == yaml.SequenceNode && pl.axis(k.Value) != nil {
+			lens[k.Value] = len(v.Content)
+		}
+	}
+	if _, over := countPoints(pl.Sweep, lens); over >= 0 {
+		return p.errorf(s.Line, "small.sweep", "gives more than %s points (%s); a plan may have at most %s (MaxPoints)",
+			countText(MaxPoints), axesText(pl.Sweep, lens), countText(MaxPoints))
 	}
 	for i := 0; i+1 < len(s.Content); i += 2 {
 		k, v := s.Content[i], s.Content[i+1]

@@ -34,19 +34,29 @@ var DefaultHub = HubModel{Workers: 8, QPS: 250, Burst: 1000, CallsPerDecision: 1
 // hubParams are the hub's parameters a sweep may name as hub.<key>.
 var hubParams = []string{"workers", "qps", "burst", "callsPerDecision", "apiLatency"}
 
+// hubInts are the hub model's integer parameters with their ranges.
+var hubInts = map[string]struct{ min, max int }{
+	"workers":          {1, MaxWorkers},
+	"burst":            {1, MaxBurst},
+	"callsPerDecision": {0, MaxCallsPerDecision},
+}
+
+// checkHubValue checks a value of hub.<key> against its bounds (limits.go), so that no
+// product or wait the hub model computes can overflow and nothing prints wrapped around.
 func checkHubValue(key string, v Value) error {
 	switch key {
 	case "apiLatency":
-		if _, err := time.ParseDuration(v.Text); err != nil || v.Num < 0 {
-			return fmt.Errorf("must be a duration such as 5ms, not %q", v.Text)
+		if d, err := time.ParseDuration(v.Text); err != nil || d < 0 || d > MaxAPILatency {
+			return fmt.Errorf("must be a duration from 0s to %s (MaxAPILatency), such as 5ms, not %q", MaxAPILatency, v.Text)
 		}
 	case "qps":
-		if !v.IsNum || v.Num <= 0 {
-			return fmt.Errorf("must be a positive number, not %q", v.Text)
+		if _, isStr := v.Go.(string); isStr || !(v.Num >= MinQPS && v.Num <= MaxQPS) {
+			return fmt.Errorf("must be a number from %g to %s (MinQPS, MaxQPS), not %q", MinQPS, countText(MaxQPS), v.Text)
 		}
 	default:
-		if _, err := strconv.Atoi(v.Text); err != nil || v.Num < 0 || (key != "callsPerDecision" && v.Num < 1) {
-			return fmt.Errorf("must be a positive integer, not %q", v.Text)
+		r := hubInts[key]
+		if i, err := strconv.Atoi(v.Text); err != nil || i < r.min || i > r.max {
+			return fmt.Errorf("must be an integer from %d to %s (Max%s%s), not %q", r.min, countText(float64(r.max)), strings.ToUpper(key[:1]), key[1:], v.Text)
 		}
 	}
 	return nil
@@ -79,18 +89,18 @@ func (p *parser) hub(n *yaml.Node) (*HubModel, error) {
 	return &h, nil
 }
 
+// setHub sets hub.<key> to a value checkHubValue accepted.
 func setHub(h *HubModel, key string, v Value) {
 	switch key {
 	case "workers":
-		h.Workers = int(v.Num)
+		h.Workers, _ = strconv.Atoi(v.Text)
 	case "qps":
 		h.QPS = v.Num
 	case "burst":
-		h.Burst = int(v.Num)
+		h.Burst, _ = strconv.Atoi(v.Text)
 	case "callsPerDecision":
-		h.CallsPerDecision = int(v.Num)
+		h.CallsPerDecision, _ = strconv.Atoi(v.Text)
 	case "apiLatency":
-		d, _ := time.ParseDuration(v.Text)
-		h.APILatency = d
+		h.APILatency, _ = time.ParseDuration(v.Text)
 	}
 }

@@ -96,14 +96,14 @@ func TestMeasure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := Merge([]*Results{b, a})
+	m, err := Merge(pl, []Shard{{"b.json", b}, {"a.json", a}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.Digest != res.Digest || len(m.Results) != 4 || m.Results[3].Index != 3 {
 		t.Errorf("merged digest %x (%d results), want %x", m.Digest, len(m.Results), res.Digest)
 	}
-	if _, err := Merge([]*Results{a}); err == nil {
+	if _, err := Merge(pl, []Shard{{"a.json", a}}); err == nil {
 		t.Error("merging one of two shards succeeded")
 	}
 }

@@ -1,67 +1,18 @@
 package plan
 
-// A plan's points and their scenarios: the sweep's cartesian product, a point's label,
-// and the scenario template rendered and parsed for a point, with the template's helper
-// functions and its errors' lines. Separate from the parser (file.go): this is what a
-// parsed plan does, once per run.
+// A plan's points and their scenarios: the sweep's cartesian product (counted without
+// overflow, a point computed from its index), a point's label, and the scenario rendered
+// (template.go) and parsed for a point. Separate from the parser
+// (file.go): this is what a parsed plan does, once per run.
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
-	"text/template"
 	"time"
 
 	"github.com/fleetsim/fleetsim/scenarios"
 )
-
-var templateLineRE = regexp.MustCompile(`^template: scenario:(\d+):(?:\d+:)? ?(.*)$`)
-
-var startedRE = regexp.MustCompile(`started at scenario:(\d+)`)
-
-func templateError(err error) (int, string) {
-	msg := err.Error()
-	if m := templateLineRE.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		if s := startedRE.FindStringSubmatch(m[2]); s != nil {
-			n, _ = strconv.Atoi(s[1])
-		}
-		return n, m[2]
-	}
-	return 0, strings.TrimPrefix(msg, "template: ")
-}
-
-// funcs are the template's helpers: seq a b (the integers a..b), add, sub, mul, div (ints).
-var funcs = template.FuncMap{
-	"seq": func(a, b int) ([]int, error) {
-		if b-a > 10_000_000 {
-			return nil, fmt.Errorf("seq %d %d: too many values", a, b)
-		}
-		var out []int
-		for i := a; i <= b; i++ {
-			out = append(out, i)
-		}
-		return out, nil
-	},
-	"add": func(a, b int) int { return a + b },
-	"sub": func(a, b int) int { return a - b },
-	"mul": func(a, b int) int { return a * b },
-	"div": func(a, b int) (int, error) {
-		if b == 0 {
-			return 0, errors.New("div by zero")
-		}
-		return a / b, nil
-	},
-	"mod": func(a, b int) (int, error) {
-		if b == 0 {
-			return 0, errors.New("mod by zero")
-		}
-		return a % b, nil
-	},
-}
 
 func (pl *Plan) axis(name string) *Axis {
 	for i := range pl.Sweep {
@@ -79,23 +30,48 @@ type Point struct {
 	Values []Value
 }
 
-// Points lists the cartesian product of the sweep, the first parameter varying slowest.
-func (pl *Plan) Points() []Point {
+// NumPoints is the number of points: the product of the sweep's lengths, at most MaxPoints
+// for a parsed plan.
+func (pl *Plan) NumPoints() int {
+	n, _ := countPoints(pl.Sweep, nil)
+	return n
+}
+
+// countPoints multiplies the axes' lengths (an axis named in replace counts replace's
+// length instead) with arithmetic that cannot overflow: it stops at the first axis taking
+// the product over MaxPoints and returns that axis' index (-1 when within).
+func countPoints(axes []Axis, replace map[string]int) (int, int) {
 	n := 1
-	for _, a := range pl.Sweep {
-		n *= len(a.Values)
-	}
-	out := make([]Point, n)
-	for i := range out {
-		out[i].Index = i
-		rest := i
-		vals := make([]Value, len(pl.Sweep))
-		for j := len(pl.Sweep) - 1; j >= 0; j-- {
-			k := len(pl.Sweep[j].Values)
-			vals[j] = pl.Sweep[j].Values[rest%k]
-			rest /= k
+	for j, a := range axes {
+		k, ok := replace[a.Name]
+		if !ok {
+			k = len(a.Values)
 		}
-		out[i].Values = vals
+		if k > MaxPoints || n > MaxPoints/k {
+			return 0, j
+		}
+		n *= k
+	}
+	return n, -1
+}
+
+// Point is point i of the sweep's cartesian product, the first parameter varying slowest.
+func (pl *Plan) Point(i int) Point {
+	vals := make([]Value, len(pl.Sweep))
+	rest := i
+	for j := len(pl.Sweep) - 1; j >= 0; j-- {
+		k := len(pl.Sweep[j].Values)
+		vals[j] = pl.Sweep[j].Values[rest%k]
+		rest /= k
+	}
+	return Point{Index: i, Values: vals}
+}
+
+// Points lists the cartesian product of the sweep (NumPoints points).
+func (pl *Plan) Points() []Point {
+	out := make([]Point, pl.NumPoints())
+	for i := range out {
+		out[i] = pl.Point(i)
 	}
 	return out
 }
@@ -112,9 +88,10 @@ func (pl *Plan) Label(pt Point) string {
 	return strings.Join(parts, ", ")
 }
 
-// Scenario renders and parses point i's scenario, with the plan's hub model applied.
+// Scenario renders and parses point i's scenario, with the plan's hub model applied. It
+// costs one render, whatever i and the number of points.
 func (pl *Plan) Scenario(i int) (*scenarios.Scenario, error) {
-	pt := pl.Points()[i]
+	pt := pl.Point(i)
 	data := map[string]any{}
 	hub := map[string]any{}
 	var h *HubModel
@@ -134,12 +111,11 @@ func (pl *Plan) Scenario(i int) (*scenarios.Scenario, error) {
 		data[a.Name] = pt.Values[j].Go
 	}
 	data["hub"] = hub
-	var buf bytes.Buffer
-	if err := pl.tmpl.Execute(&buf, data); err != nil {
-		line, reason := templateError(err)
-		return nil, &scenarios.Error{Path: pl.TemplatePath, Line: pl.TemplateLine + max(line, 1) - 1, Field: "scenario", Reason: fmt.Sprintf("template (%s): %s", pl.Label(pt), reason)}
+	text, line, reason := pl.render(data)
+	if reason != "" {
+		return nil, &scenarios.Error{Path: pl.TemplatePath, Line: line, Field: "scenario", Reason: fmt.Sprintf("template (%s): %s", pl.Label(pt), reason)}
 	}
-	sc, err := scenarios.ParseWith(pl.Path, buf.Bytes(), scenarios.Options{Limits: pl.Limits})
+	sc, err := scenarios.ParseWith(pl.Path, text, scenarios.Options{Limits: pl.Limits})
 	if err != nil {
 		var se *scenarios.Error
 		if errors.As(err, &se) {
@@ -147,6 +123,11 @@ func (pl *Plan) Scenario(i int) (*scenarios.Scenario, error) {
 				Reason: fmt.Sprintf("the scenario rendered for %s is invalid at its line %d: %s", pl.Label(pt), se.Line, strings.TrimPrefix(se.Error(), pl.Path+":"))}
 		}
 		return nil, err
+	}
+	if n := sc.Duration / pl.Sample; n > MaxSamplesPerRun {
+		return nil, &scenarios.Error{Path: pl.Path, Line: pl.sampleLine, Field: "sample",
+			Reason: fmt.Sprintf("the scenario rendered for %s lasts %s: sampling every %s takes %s samples per run, more than %s (MaxSamplesPerRun); sample less often",
+				pl.Label(pt), sc.Duration, pl.Sample, countText(float64(n)), countText(MaxSamplesPerRun))}
 	}
 	if h != nil {
 		sc.Hub = &scenarios.Hub{Line: h.Line, Workers: h.Workers, QPS: h.QPS, Burst: h.Burst, CallsPerDecision: h.CallsPerDecision,

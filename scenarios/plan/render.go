@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -9,13 +10,50 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/fleetsim/fleetsim/scenarios/input"
 )
 
 // WriteJSON writes the report, with the raw results, as indented JSON.
-func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
+func (r *Report) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
+
+// WriteJSON writes a shard's results as indented JSON, as `fleetsim plan merge` reads them.
+func (r *Results) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
+
+// writeJSON encodes v as indented JSON whose text is safe on a terminal: encoding/json
+// escapes control characters below U+0020 but writes DEL, the C1 controls (U+0080 to
+// U+009F, which some terminals obey as escape sequences) and the bidirectional overrides
+// as they are, and a plan's name, question and labels reach the report from its file. Those
+// runes are written as \uXXXX escapes: the same JSON, only spelled safely.
+func writeJSON(w io.Writer, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(terminalSafeJSON(b.Bytes()))
+	return err
+}
+
+// terminalSafeJSON escapes, in encoded JSON, the runes a terminal may act on that
+// encoding/json leaves raw. They can only be inside strings, where \uXXXX means them.
+func terminalSafeJSON(b []byte) []byte {
+	unsafe := func(r rune) bool {
+		return r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029 || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+	}
+	if bytes.IndexFunc(b, unsafe) < 0 {
+		return b
+	}
+	var out bytes.Buffer
+	for _, r := range string(b) {
+		if unsafe(r) {
+			fmt.Fprintf(&out, "\\u%04x", r)
+		} else {
+			out.WriteRune(r)
+		}
+	}
+	return out.Bytes()
 }
 
 // tables renders the report's tables as rows of cells: the caller formats them.
@@ -134,7 +172,8 @@ func (r *Report) WriteMarkdown(w io.Writer, figs []Figure) error {
 			fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	// The plan's name, question and labels come from its file: no control characters.
+	_, err := io.WriteString(w, input.Printable(b.String()))
 	return err
 }
 
@@ -172,6 +211,7 @@ func (r *Report) WriteHTML(w io.Writer, figs []Figure) error {
 		b.WriteString("</table>\n")
 	}
 	b.WriteString("</body></html>\n")
-	_, err := io.WriteString(w, b.String())
+	// The plan's name, question and labels come from its file: no control characters.
+	_, err := io.WriteString(w, input.Printable(b.String()))
 	return err
 }

@@ -1,14 +1,21 @@
 package plan
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/fleetsim/fleetsim/scenarios"
 	"github.com/fleetsim/fleetsim/scenarios/fuzz"
+	"github.com/fleetsim/fleetsim/scenarios/input"
 	"github.com/fleetsim/fleetsim/scenarios/runner"
 	"github.com/fleetsim/fleetsim/sim"
 )
@@ -42,7 +49,7 @@ type Results struct {
 }
 
 // RunCount is the number of runs of the whole plan.
-func (pl *Plan) RunCount() int { return len(pl.Points()) * pl.Repetitions }
+func (pl *Plan) RunCount() int { return pl.NumPoints() * pl.Repetitions }
 
 // RunSeed is repetition r's seed: every point's r-th repetition shares it.
 func (pl *Plan) RunSeed(rep int) uint64 { return fuzz.RunSeed(pl.Seed, rep) }
@@ -50,6 +57,9 @@ func (pl *Plan) RunSeed(rep int) uint64 { return fuzz.RunSeed(pl.Seed, rep) }
 // RunOne runs run index i (point i / repetitions, repetition i % repetitions).
 func (pl *Plan) RunOne(i int) (RunResult, error) {
 	point, rep := i/pl.Repetitions, i%pl.Repetitions
+	if i < 0 || point >= pl.NumPoints() {
+		return RunResult{}, fmt.Errorf("run %d: the plan has runs 0 to %d", i, pl.RunCount()-1)
+	}
 	sc, err := pl.Scenario(point)
 	if err != nil {
 		return RunResult{}, err
@@ -65,12 +75,14 @@ func (pl *Plan) RunOne(i int) (RunResult, error) {
 	rep0, err := runner.Run(sc, runner.Options{Seed: &seed, Setup: func(s *sim.Sim, u time.Duration) {
 		until = u
 		col = newCollector(s, pl.Sample, pl.Phases)
-		for t := pl.Sample; t <= u; t += pl.Sample {
-			s.Barrier(t, col.takeSample)
+		// At most MaxSamplesPerRun (Scenario checked the duration); counted, not summed, so
+		// that no time overflows.
+		for k := range min(u/pl.Sample, MaxSamplesPerRun) {
+			s.Barrier(time.Duration(k+1)*pl.Sample, col.takeSample)
 		}
 	}})
 	if err != nil {
-		return RunResult{}, fmt.Errorf("run %d (%s, seed %d): %w", i, pl.Label(pl.Points()[point]), seed, err)
+		return RunResult{}, fmt.Errorf("run %d (%s, seed %d): %w", i, pl.Label(pl.Point(point)), seed, err)
 	}
 	r := col.result(until, calls)
 	r.Index, r.Point, r.Rep, r.Seed = i, point, rep, seed
@@ -79,7 +91,7 @@ func (pl *Plan) RunOne(i int) (RunResult, error) {
 	return r, nil
 }
 
-func digest(i int, traceHash string) uint64 {
+func digestOf(i int, traceHash string) uint64 {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%d/%s", i, traceHash)
 	return h.Sum64()
@@ -97,10 +109,10 @@ func (pl *Plan) Execute(o Options) (*Results, error) {
 	}
 	total := pl.RunCount()
 	res := &Results{Plan: pl.Name, File: pl.Path, Seed: pl.Seed, Shard: o.Shard, Shards: o.Shards, Runs: total}
-	var idx []int
-	for i := o.Shard; i < total; i += o.Shards {
-		idx = append(idx, i)
-	}
+	// The shard's k-th run is Shard + k×Shards: computed, not listed, so a shard allocates
+	// nothing per run before running it.
+	n := shardRuns(total, o.Shard, o.Shards)
+	idx := func(k int) int { return o.Shard + k*o.Shards }
 	start := time.Now()
 	var (
 		mu     sync.Mutex
@@ -116,22 +128,22 @@ func (pl *Plan) Execute(o Options) (*Results, error) {
 			defer wg.Done()
 			for {
 				k := int(next.Add(1) - 1)
-				if k >= len(idx) {
+				if k >= n {
 					return
 				}
-				r, err := pl.RunOne(idx[k])
+				r, err := pl.RunOne(idx(k))
 				mu.Lock()
 				if err != nil {
-					if errAt < 0 || idx[k] < errAt {
-						firstE, errAt = err, idx[k]
+					if errAt < 0 || idx(k) < errAt {
+						firstE, errAt = err, idx(k)
 					}
 				} else {
 					res.Results = append(res.Results, r)
-					res.Digest += digest(r.Index, r.TraceHash)
+					res.Digest += digestOf(r.Index, r.TraceHash)
 				}
 				done++
 				if o.Progress != nil {
-					o.Progress(done, len(idx))
+					o.Progress(done, n)
 				}
 				mu.Unlock()
 			}
@@ -146,28 +158,126 @@ func (pl *Plan) Execute(o Options) (*Results, error) {
 	return res, nil
 }
 
-// Merge combines the shards of one plan's results.
-func Merge(parts []*Results) (*Results, error) {
+// shardRuns is how many of runs 0..total-1 shard s of n holds (those with i mod n = s),
+// without overflow for any n.
+func shardRuns(total, s, n int) int {
+	if s < 0 || s >= total || n < 1 {
+		return 0
+	}
+	return (total-1-s)/n + 1
+}
+
+// Shard is one shard's results and the file they were read from.
+type Shard struct {
+	Path    string
+	Results *Results
+}
+
+// LoadShard reads a shard's results (fleetsim plan --shard I/N --format json), with
+// input.ReadFile's bound. A file that is not JSON of a shard is refused as a
+// *scenarios.Error naming the file and, where the JSON decoder knows them, the line and
+// field.
+func LoadShard(path string) (*Results, error) {
+	data, err := input.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Results
+	if err := json.Unmarshal(data, &r); err != nil {
+		e := &scenarios.Error{Path: path, Reason: "not a shard's results (fleetsim plan --shard I/N --format json): " + strings.TrimPrefix(err.Error(), "json: ")}
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syn):
+			e.Line = 1 + bytes.Count(data[:min(max(syn.Offset, 0), int64(len(data)))], []byte("\n"))
+		case errors.As(err, &typ):
+			e.Line = 1 + bytes.Count(data[:min(max(typ.Offset, 0), int64(len(data)))], []byte("\n"))
+			e.Field = typ.Field
+		}
+		return nil, e
+	}
+	if r.Shards == 0 {
+		return nil, &scenarios.Error{Path: path, Field: "shards", Reason: "missing: not a shard's results (fleetsim plan --shard I/N --format json)"}
+	}
+	return &r, nil
+}
+
+// Merge combines the shards of pl's results into the unsharded plan's. It refuses, naming
+// the file and field, a shard of another plan or seed or of another plan size, a shard that
+// does not exist (5 of 2), one given twice, a run given twice, a run in the wrong shard or
+// naming a point or seed the plan does not have, a shard missing runs or whose digest does
+// not add up, and shards missing from the set.
+func Merge(pl *Plan, parts []Shard) (*Results, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("merge: no results")
 	}
-	out := &Results{Plan: parts[0].Plan, File: parts[0].File, Seed: parts[0].Seed, Shards: parts[0].Shards, Runs: parts[0].Runs}
-	seen := map[int]bool{}
-	for _, p := range parts {
-		if p.Plan != out.Plan || p.Seed != out.Seed || p.Shards != out.Shards || p.Runs != out.Runs {
-			return nil, fmt.Errorf("merge: shard %d/%d of plan %q (seed %d, %d runs) does not belong with plan %q (seed %d, %d runs, %d shards)",
-				p.Shard, p.Shards, p.Plan, p.Seed, p.Runs, out.Plan, out.Seed, out.Runs, out.Shards)
+	total := pl.RunCount()
+	shards := parts[0].Results.Shards
+	out := &Results{Plan: pl.Name, File: pl.Path, Seed: pl.Seed, Shards: shards, Runs: total}
+	byShard := map[int]string{}
+	byRun := map[int]string{}
+	for _, part := range parts {
+		p, at := part.Results, func(field, format string, args ...any) error {
+			return &scenarios.Error{Path: part.Path, Field: field, Reason: fmt.Sprintf(format, args...)}
 		}
-		if seen[p.Shard] {
-			return nil, fmt.Errorf("merge: shard %d given twice", p.Shard)
+		switch {
+		case p.Plan != pl.Name:
+			return nil, at("plan", "the results of plan %q, not of %s's %q", p.Plan, pl.Path, pl.Name)
+		case p.Seed != pl.Seed:
+			return nil, at("seed", "run with seed %d; %s has seed %d", p.Seed, pl.Path, pl.Seed)
+		case p.Runs != total:
+			return nil, at("runs", "a plan of %d runs; %s has %d (is it a shard of a --small run, or of another version of the plan?)", p.Runs, pl.Path, total)
+		case p.Shards < 1:
+			return nil, at("shards", "%d shards: there is at least one", p.Shards)
+		case p.Shards != shards:
+			return nil, at("shards", "shard %d of %d, but %s is a shard of %d", p.Shard, p.Shards, parts[0].Path, shards)
+		case p.Shard < 0 || p.Shard >= p.Shards:
+			return nil, at("shard", "shard %d of %d does not exist: the shards are 0 to %d", p.Shard, p.Shards, p.Shards-1)
 		}
-		seen[p.Shard] = true
+		if prev, dup := byShard[p.Shard]; dup {
+			return nil, at("shard", "shard %d of %d is also %s: each shard once", p.Shard, p.Shards, prev)
+		}
+		byShard[p.Shard] = part.Path
+		var digest uint64
+		for k, r := range p.Results {
+			field := fmt.Sprintf("results[%d]", k)
+			switch {
+			case r.Index < 0 || r.Index >= total:
+				return nil, at(field+".index", "run %d does not exist: the plan has runs 0 to %d", r.Index, total-1)
+			case r.Index%p.Shards != p.Shard:
+				return nil, at(field+".index", "run %d belongs to shard %d of %d, not %d", r.Index, r.Index%p.Shards, p.Shards, p.Shard)
+			case r.Point != r.Index/pl.Repetitions || r.Rep != r.Index%pl.Repetitions:
+				return nil, at(field+".point", "run %d is repetition %d of point %d, not repetition %d of point %d", r.Index, r.Index%pl.Repetitions, r.Index/pl.Repetitions, r.Rep, r.Point)
+			case r.Seed != pl.RunSeed(r.Rep):
+				return nil, at(field+".seed", "run %d ran with seed %d; repetition %d of %s runs with %d", r.Index, r.Seed, r.Rep, pl.Path, pl.RunSeed(r.Rep))
+			}
+			if prev, dup := byRun[r.Index]; dup {
+				return nil, at(field+".index", "run %d is also in %s: each run once", r.Index, prev)
+			}
+			byRun[r.Index] = part.Path
+			digest += digestOf(r.Index, r.TraceHash)
+		}
+		if want := shardRuns(total, p.Shard, p.Shards); len(p.Results) != want {
+			return nil, at("results", "%d runs; shard %d of %d has %d", len(p.Results), p.Shard, p.Shards, want)
+		}
+		if digest != p.Digest {
+			return nil, at("digest", "%d does not add up to its runs' %d: the file was changed after the shard wrote it", p.Digest, digest)
+		}
 		out.Digest += p.Digest
 		out.Seconds = max(out.Seconds, p.Seconds)
 		out.Results = append(out.Results, p.Results...)
 	}
-	if len(seen) != out.Shards {
-		return nil, fmt.Errorf("merge: %d of %d shards given", len(seen), out.Shards)
+	if len(byShard) != shards {
+		var missing []string
+		for s := 0; s < shards && len(missing) < 10; s++ {
+			if _, ok := byShard[s]; !ok {
+				missing = append(missing, strconv.Itoa(s))
+			}
+		}
+		if shards-len(byShard) > len(missing) {
+			missing = append(missing, "…")
+		}
+		return nil, fmt.Errorf("merge: %d of %d shards given; missing shard %s", len(byShard), shards, strings.Join(missing, ", "))
 	}
 	sort.Slice(out.Results, func(a, b int) bool { return out.Results[a].Index < out.Results[b].Index })
 	return out, nil

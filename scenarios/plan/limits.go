@@ -1,0 +1,67 @@
+package plan
+
+// The bounds of a plan: every number a plan file gives, and everything a plan makes from
+// them (points, rendered scenarios, samples), is bounded here, so that a bad plan is refused
+// by Parse with its file, line and field, in bounded time and memory, instead of hanging,
+// exhausting memory or wrapping around. scenarios/plan/README.md and `fleetsim plan --help`
+// state them; the scenario a point renders is bounded further by scenarios.Limits.
+
+import "time"
+
+// MaxPlanBytes is the largest plan file, and the largest scenarioFile template, a plan
+// reads. The plans here are at most 4 KB; YAML parsing takes up to about a hundred bytes of
+// memory per byte of input (a long flow list of small numbers), so 1 MiB costs at most
+// about 120 MB, where the 64 MiB every fleetsim input may have (input.MaxFileBytes) could
+// take 8 GB.
+const MaxPlanBytes = 1 << 20
+
+// MaxPoints is the most points a sweep may have: the product of its axes' lengths, with
+// small: applied or not. It is counted with overflow-safe arithmetic before any point is
+// made. Every point is rendered and validated before the first run (about a millisecond for
+// the plans here) and is a row of every table of the report, so 10,000 points validate in
+// seconds and already make tables no one reads.
+const MaxPoints = 10_000
+
+// MaxRepetitions is the most seeds per point (repetitions, small.repetitions): with
+// MaxPoints, a plan has at most 10^8 runs, far from overflowing a run index.
+const MaxRepetitions = 10_000
+
+// MaxRenderedBytes is the largest scenario a point's template may render. The largest plan
+// here (kubefleet-scale at 1,000 members) renders 0.5 MB; 8 MiB is sixteen times that and
+// keeps a rendered scenario's YAML tree, parsed once per run in flight, well under a
+// gigabyte. A template that writes more is stopped when it crosses the bound.
+const MaxRenderedBytes = 8 << 20
+
+// MaxTemplateSteps bounds the work of rendering one point: every iteration of a range (over
+// seq, a number, a list or a map), every call of a defined template and every value seq
+// makes is a step. A template that takes more is stopped, so a loop that writes nothing
+// (`{{range 1000000}}{{range 1000000}}{{end}}{{end}}`, a template calling itself twice) ends
+// too. A million steps is ten per member of a 100,000-member fleet (kubefleet-scale at full
+// size takes 5,000) and about a second of rendering.
+const MaxTemplateSteps = 1_000_000
+
+// MaxSamplesPerRun is the most time-series samples one run takes (the scenario's duration /
+// sample). A day sampled every 10 s is 8,640; a sample is about 100 bytes of a run's JSON,
+// and a plot has fewer pixels across than that. Without it, `sample: 1s` over a 2,000,000 h
+// scenario would schedule 7.2 × 10^9 samples before the run starts.
+const MaxSamplesPerRun = 10_000
+
+// The hub model's bounds. Each bounds the simulator's work or keeps the figures it derives
+// from them in range: the wait for tokens is at most MaxBurst / MinQPS = 10^8 s and a
+// decision's calls take at most MaxCallsPerDecision × MaxAPILatency = 1,000 minutes, so no
+// time the hub model computes comes near time.Duration's 292 years.
+const (
+	// MaxWorkers: the simulator keeps a slot per worker and scans them for every decision;
+	// `fleet hub` runs 8 by default.
+	MaxWorkers = 10_000
+	// MinQPS and MaxQPS: from one request every 100 s to a million a second, far beyond
+	// any API server.
+	MinQPS = 0.01
+	MaxQPS = 1_000_000
+	// MaxBurst: the token bucket's size; `fleet hub` allows 1,000 by default.
+	MaxBurst = 1_000_000
+	// MaxCallsPerDecision: API requests one decision makes (10 by default).
+	MaxCallsPerDecision = 1_000
+	// MaxAPILatency: the API server's latency per request.
+	MaxAPILatency = time.Minute
+)
