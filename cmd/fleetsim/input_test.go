@@ -9,7 +9,7 @@ import (
 // bounded reader, so /dev/zero (an input that never ends) is refused with exit 2 and a
 // message naming it, instead of being read until memory runs out.
 func TestEndlessInputRefused(t *testing.T) {
-	const want = "/dev/zero: larger than 64 MiB, the most fleetsim reads from one file"
+	const want = "/dev/zero: larger than 64 MiB, the most fleetsim reads from such a file"
 	for _, args := range [][]string{
 		{"run", "/dev/zero"},
 		{"validate", "/dev/zero"},

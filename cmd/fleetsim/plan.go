@@ -95,7 +95,7 @@ func planBounds() string {
   shard file (plan merge)   at most %d MiB`,
 		plan.MaxPlanBytes>>20, planLimit(plan.MaxPoints), planLimit(plan.MaxRepetitions), plan.MaxRenderedBytes>>20, planLimit(plan.MaxTemplateSteps),
 		planLimit(plan.MaxSamplesPerRun), planLimit(plan.MaxWorkers), plan.MinQPS, planLimit(plan.MaxQPS), planLimit(plan.MaxBurst),
-		planLimit(plan.MaxCallsPerDecision), plan.MaxAPILatency, input.MaxFileBytes>>20)
+		planLimit(plan.MaxCallsPerDecision), plan.MaxAPILatency, plan.MaxShardBytes>>20)
 }
 
 // planLimit prints a bound with thousands separators: 1,000,000.
@@ -242,7 +242,7 @@ func newPlanMergeCommand(stdout io.Writer) *cobra.Command {
 and the file and field: a shard of another plan, seed or plan size (a --small run); a shard
 that does not exist (5 of 2); a shard or a run given twice; a run in the wrong shard or
 naming a point or seed the plan does not have; a shard missing runs or edited after it was
-written; and a set missing shards. A shard file is at most ` + fmt.Sprint(input.MaxFileBytes>>20) + ` MiB.`,
+written; and a set missing shards. A shard file is at most ` + fmt.Sprint(plan.MaxShardBytes>>20) + ` MiB.`,
 		Example: `  fleetsim plan merge scenarios/plan/kubefleet-scale.yaml shard-*.json --format md --out reports/plan/kubefleet-scale`,
 		Args:    cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -58,10 +58,10 @@ func TestPlanBoundsExit2(t *testing.T) {
 		args []string
 		want string // the message, after "fleetsim: "
 	}{
-		{"plan /dev/zero", []string{"plan", "/dev/zero"}, "/dev/zero: larger than 64 MiB, the most fleetsim reads from one file (is it the file you meant?)"},
-		{"merge /dev/zero", []string{"plan", "merge", file, "/dev/zero"}, "/dev/zero: larger than 64 MiB, the most fleetsim reads from one file (is it the file you meant?)"},
+		{"plan /dev/zero", []string{"plan", "/dev/zero"}, "/dev/zero: larger than 1 MiB, the most fleetsim reads from such a file (is it the file you meant?)"},
+		{"merge /dev/zero", []string{"plan", "merge", file, "/dev/zero"}, "/dev/zero: larger than 256 MiB, the most fleetsim reads from such a file (is it the file you meant?)"},
 		{"scenarioFile /dev/zero", []string{"plan", write("zero.yaml", "name: z\nscenarioFile: /dev/zero\n")},
-			dir + "/zero.yaml:2: scenarioFile: /dev/zero: larger than 64 MiB, the most fleetsim reads from one file (is it the file you meant?)"},
+			dir + "/zero.yaml:2: scenarioFile: /dev/zero: larger than 1 MiB, the most fleetsim reads from such a file (is it the file you meant?)"},
 		{"seq at the largest int", []string{"plan", write("seq.yaml", "name: s\nscenario: |\n  name: s\n  duration: 1m\n  # {{range seq -9223372036854775807 9223372036854775807}}{{end}}\n")},
 			dir + "/seq.yaml:5: scenario: template (default): executing \"scenario\" at <seq -9223372036854775807 9223372036854775807>: error calling seq: seq -9223372036854775807 9223372036854775807: 1.84e+19 values, more than the 999,999 steps left of the 1,000,000 a render may take (MaxTemplateSteps)"},
 		{"10^9 points", []string{"plan", write("points.yaml", "name: p\nsweep:\n"+
@@ -110,7 +110,7 @@ func TestPlanHelpStatesBounds(t *testing.T) {
 	code, out, _ := run(t, "plan", "--help")
 	for _, want := range []string{"plan file, scenarioFile   at most 1 MiB", "points (sweep product)    at most 10,000",
 		"rendered scenario         at most 8 MiB and 1,000,000 template steps", "samples per run           at most 10,000",
-		"burst 1 to 1,000,000", "shard file (plan merge)   at most 64 MiB"} {
+		"burst 1 to 1,000,000", "shard file (plan merge)   at most 256 MiB"} {
 		if code != exitOK || !strings.Contains(out, want) {
 			t.Errorf("plan --help = exit %d, lacks %q:\n%s", code, want, out)
 		}

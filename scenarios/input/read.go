@@ -19,16 +19,18 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("%s: larger than %d MiB, the most fleetsim reads from one file (is it the file you meant?)", e.Path, e.Limit>>20)
+	return fmt.Sprintf("%s: larger than %d MiB, the most fleetsim reads from such a file (is it the file you meant?)", e.Path, e.Limit>>20)
 }
 
 // ReadFile reads the file at path, refusing one larger than MaxFileBytes with a
 // *TooLargeError. Other errors are the *fs.PathError of os.Open or of the read.
 func ReadFile(path string) ([]byte, error) {
-	return readFileLimit(path, MaxFileBytes)
+	return ReadFileLimit(path, MaxFileBytes)
 }
 
-func readFileLimit(path string, limit int64) ([]byte, error) {
+// ReadFileLimit is ReadFile with another bound, for inputs that are rightly larger or
+// smaller than most (a plan's shard of many runs; a plan file).
+func ReadFileLimit(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

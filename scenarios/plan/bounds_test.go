@@ -321,8 +321,8 @@ func TestPlanFileBounds(t *testing.T) {
 		name, text string
 		want       where
 	}{
-		{"scenarioFile /dev/zero", "name: p\nscenarioFile: /dev/zero\n", where{2, "scenarioFile", "/dev/zero: larger than 64 MiB"}},
-		{"a large template", "name: p\nscenarioFile: " + big + "\n", where{2, "scenarioFile", "is 1,048,598 bytes, larger than the 1,048,576 a template may have (MaxPlanBytes)"}},
+		{"scenarioFile /dev/zero", "name: p\nscenarioFile: /dev/zero\n", where{2, "scenarioFile", "/dev/zero: larger than 1 MiB"}},
+		{"a large template", "name: p\nscenarioFile: " + big + "\n", where{2, "scenarioFile", "big.tmpl: larger than 1 MiB, the most fleetsim reads from such a file"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load(write("plan.yaml", tc.text))

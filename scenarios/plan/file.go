@@ -105,7 +105,7 @@ type ParseOptions struct {
 // LoadWith reads and validates a plan file with options. The file is read with
 // input.ReadFile's bound, then refused over MaxPlanBytes.
 func LoadWith(path string, o ParseOptions) (*Plan, error) {
-	data, err := input.ReadFile(path)
+	data, err := input.ReadFileLimit(path, MaxPlanBytes+1)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +203,7 @@ func ParseWith(path string, data []byte, o ParseOptions) (pl *Plan, err error) {
 		if !filepath.IsAbs(tp) {
 			tp = filepath.Join(filepath.Dir(path), tp)
 		}
-		data, err := input.ReadFile(tp)
+		data, err := input.ReadFileLimit(tp, MaxPlanBytes+1)
 		if err != nil {
 			return nil, p.errorf(file.Line, "scenarioFile", "%v", err)
 		}

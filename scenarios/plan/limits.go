@@ -65,3 +65,8 @@ const (
 	// MaxAPILatency: the API server's latency per request.
 	MaxAPILatency = time.Minute
 )
+
+// MaxShardBytes is the largest shard file plan merge reads: a shard holds each of its runs'
+// samples and sketches (up to about 1.5 MB a run at full size), so a shard of a hundred or more
+// of large runs is rightly far over the 64 MiB most inputs may have.
+const MaxShardBytes = 256 << 20

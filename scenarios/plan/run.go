@@ -173,12 +173,12 @@ type Shard struct {
 	Results *Results
 }
 
-// LoadShard reads a shard's results (fleetsim plan --shard I/N --format json), with
-// input.ReadFile's bound. A file that is not JSON of a shard is refused as a
+// LoadShard reads a shard's results (fleetsim plan --shard I/N --format json), up to
+// MaxShardBytes. A file that is not JSON of a shard is refused as a
 // *scenarios.Error naming the file and, where the JSON decoder knows them, the line and
 // field.
 func LoadShard(path string) (*Results, error) {
-	data, err := input.ReadFile(path)
+	data, err := input.ReadFileLimit(path, MaxShardBytes)
 	if err != nil {
 		return nil, err
 	}
