@@ -19,30 +19,30 @@ func (p *parser) parseHub(n *yaml.Node, keyLine int) (*Hub, error) {
 	}
 	h := &Hub{Line: keyLine, Workers: 8, QPS: 250, Burst: 1000, CallsPerDecision: 10, DecisionTime: 5 * time.Millisecond}
 	for _, i := range []struct {
-		name string
-		dst  *int
-		min  int
-	}{{"workers", &h.Workers, 1}, {"burst", &h.Burst, 1}, {"callsPerDecision", &h.CallsPerDecision, 0}} {
+		name     string
+		dst      *int
+		min, max int
+	}{{"workers", &h.Workers, 1, HubMaxWorkers}, {"burst", &h.Burst, 1, HubMaxBurst}, {"callsPerDecision", &h.CallsPerDecision, 0, HubMaxCallsPerDecision}} {
 		if v := f.get(i.name); v != nil {
 			if *i.dst, err = p.int(v, f.child(i.name)); err != nil {
 				return nil, err
 			}
-			if *i.dst < i.min {
-				return nil, p.errorf(v.Line, f.child(i.name), "must be at least %d", i.min)
+			if *i.dst < i.min || *i.dst > i.max {
+				return nil, p.errorf(v.Line, f.child(i.name), "must be from %d to %d, not %d", i.min, i.max, *i.dst)
 			}
 		}
 	}
 	if v := f.get("qps"); v != nil {
-		if v.Kind != yaml.ScalarNode || (v.ShortTag() != "!!float" && v.ShortTag() != "!!int") || safely(func() error { return v.Decode(&h.QPS) }) != nil || !(h.QPS > 0) {
-			return nil, p.errorf(v.Line, f.child("qps"), "must be a positive number, not %s", describe(v))
+		if v.Kind != yaml.ScalarNode || (v.ShortTag() != "!!float" && v.ShortTag() != "!!int") || safely(func() error { return v.Decode(&h.QPS) }) != nil || !(h.QPS >= HubMinQPS && h.QPS <= HubMaxQPS) {
+			return nil, p.errorf(v.Line, f.child("qps"), "must be a number from %g to %d, not %s", HubMinQPS, HubMaxQPS, describe(v))
 		}
 	}
 	if v := f.get("decisionTime"); v != nil {
 		if h.DecisionTime, err = p.durationValue(v, f.child("decisionTime")); err != nil {
 			return nil, err
 		}
-		if h.DecisionTime < 0 {
-			return nil, p.errorf(v.Line, f.child("decisionTime"), "must not be negative")
+		if h.DecisionTime < 0 || h.DecisionTime > HubMaxDecisionTime {
+			return nil, p.errorf(v.Line, f.child("decisionTime"), "must be from 0s to %s, not %s", HubMaxDecisionTime, h.DecisionTime)
 		}
 	}
 	if h.CallsPerDecision > h.Burst {

@@ -353,8 +353,8 @@ func TestParseErrors(t *testing.T) {
 		{"network loss out of range", head + "network: {loss: 1.5}\n", 3, "network.loss", "out of range"},
 		{"network unknown distribution", head + "network: {distribution: gaussian}\n", 3, "network.distribution", "gaussian"},
 		{"network uniform range reversed", head + "network: {distribution: uniform, min: 2s, max: 1s}\n", 3, "network", "min <= max"},
-		{"hub zero workers", head + "hub: {workers: 0}\n", 3, "hub.workers", "at least 1"},
-		{"hub qps not a number", head + "hub: {qps: fast}\n", 3, "hub.qps", "positive number"},
+		{"hub zero workers", head + "hub: {workers: 0}\n", 3, "hub.workers", "must be from 1 to 10000, not 0"},
+		{"hub qps not a number", head + "hub: {qps: fast}\n", 3, "hub.qps", "must be a number from 0.01 to 1000000"},
 		{"hub calls beyond burst", head + "hub: {burst: 5, callsPerDecision: 6}\n", 3, "hub", "exceeds burst"},
 		{"hub unknown key", head + "hub: {threads: 4}\n", 3, "hub", `unknown field "threads"`},
 		{"skew needs an offset", head + members + "timeline:\n  - at: 1m\n    skew: {member: c1}\n", 7, "timeline[0].skew.offset", "required"},
@@ -633,5 +633,33 @@ func TestParseServedVersions(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("stored versions (-want +got):\n%s", diff)
+	}
+}
+
+// TestHubBounds: a scenario's hub: section is bounded as a plan's hub model is, so a hub of
+// 10^18 workers is refused at its line instead of allocating a slot per worker.
+func TestHubBounds(t *testing.T) {
+	head := "name: h\nduration: 10m\nmembers:\n  - name: m1\nhub:\n"
+	for _, tc := range []struct {
+		name, hub, field, reason string
+	}{
+		{"workers", "  workers: 1000000000000000000\n", "hub.workers", "must be from 1 to 10000, not 1000000000000000000"},
+		{"burst", "  burst: 9223372036854775807\n", "hub.burst", "must be from 1 to 1000000, not 9223372036854775807"},
+		{"qps", "  qps: 1e300\n", "hub.qps", `must be a number from 0.01 to 1000000, not "1e300"`},
+		{"decisionTime", "  decisionTime: 1000h\n", "hub.decisionTime", "must be from 0s to 1m0s, not 1000h0m0s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("h.yaml", []byte(head+tc.hub))
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("Parse = %v, want an *Error", err)
+			}
+			if diff := cmp.Diff([]any{6, tc.field, tc.reason}, []any{e.Line, e.Field, e.Reason}); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, err := Parse("h.yaml", []byte(head+"  workers: 10000\n  burst: 1000000\n  qps: 1000000\n  decisionTime: 1m\n")); err != nil {
+		t.Errorf("the bounds themselves: %v", err)
 	}
 }

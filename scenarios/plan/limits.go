@@ -6,7 +6,7 @@ package plan
 // exhausting memory or wrapping around. scenarios/plan/README.md and `fleetsim plan --help`
 // state them; the scenario a point renders is bounded further by scenarios.Limits.
 
-import "time"
+import "github.com/fleetsim/fleetsim/scenarios"
 
 // MaxPlanBytes is the largest plan file, and the largest scenarioFile template, a plan
 // reads. The plans here are at most 4 KB; YAML parsing takes up to about a hundred bytes of
@@ -46,24 +46,15 @@ const MaxTemplateSteps = 1_000_000
 // scenario would schedule 7.2 × 10^9 samples before the run starts.
 const MaxSamplesPerRun = 10_000
 
-// The hub model's bounds. Each bounds the simulator's work or keeps the figures it derives
-// from them in range: the wait for tokens is at most MaxBurst / MinQPS = 10^8 s and a
-// decision's calls take at most MaxCallsPerDecision × MaxAPILatency = 1,000 minutes, so no
-// time the hub model computes comes near time.Duration's 292 years.
+// The hub model's bounds are the scenario's (scenarios.HubMax*), since every point renders a
+// scenario whose hub: section the scenario parser checks again.
 const (
-	// MaxWorkers: the simulator keeps a slot per worker and scans them for every decision;
-	// `fleet hub` runs 8 by default.
-	MaxWorkers = 10_000
-	// MinQPS and MaxQPS: from one request every 100 s to a million a second, far beyond
-	// any API server.
-	MinQPS = 0.01
-	MaxQPS = 1_000_000
-	// MaxBurst: the token bucket's size; `fleet hub` allows 1,000 by default.
-	MaxBurst = 1_000_000
-	// MaxCallsPerDecision: API requests one decision makes (10 by default).
-	MaxCallsPerDecision = 1_000
-	// MaxAPILatency: the API server's latency per request.
-	MaxAPILatency = time.Minute
+	MaxWorkers          = scenarios.HubMaxWorkers
+	MinQPS              = scenarios.HubMinQPS
+	MaxQPS              = scenarios.HubMaxQPS
+	MaxBurst            = scenarios.HubMaxBurst
+	MaxCallsPerDecision = scenarios.HubMaxCallsPerDecision
+	MaxAPILatency       = scenarios.HubMaxDecisionTime
 )
 
 // MaxShardBytes is the largest shard file plan merge reads: a shard holds each of its runs'
