@@ -147,8 +147,13 @@ func (p *parser) checkWork(s *Scenario) error {
 	return nil
 }
 
-// count prints a whole number with thousands separators: 153722820 → 153,722,820.
-func count(v float64) string {
+// count prints a whole number with thousands separators: 153722820 → 153,722,820, or in
+// scientific notation from 10^18. Capacity plans print their counts with it too.
+func count(v float64) string { return FormatCount(v) }
+
+// FormatCount prints a whole number with thousands separators: 153722820 → 153,722,820, or
+// in scientific notation from 10^18.
+func FormatCount(v float64) string {
 	if v >= 1e18 || math.IsInf(v, 0) || math.IsNaN(v) {
 		return strconv.FormatFloat(v, 'g', 3, 64)
 	}

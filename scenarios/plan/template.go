@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/fleetsim/fleetsim/scenarios"
 	"math"
 	"reflect"
 	"regexp"
@@ -375,15 +376,6 @@ func (pl *Plan) render(data map[string]any) ([]byte, int, string) {
 	return nil, pl.TemplateLine + max(line, 1) - 1, reason
 }
 
-// countText prints a count with thousands separators (1000000 → 1,000,000), or in
-// scientific notation from 10^18.
-func countText(v float64) string {
-	if v >= 1e18 || math.IsInf(v, 0) || math.IsNaN(v) {
-		return strconv.FormatFloat(v, 'g', 3, 64)
-	}
-	s := strconv.FormatInt(int64(math.Round(v)), 10)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+// countText prints a count as scenarios do: with thousands separators, or in scientific
+// notation from 10^18.
+func countText(v float64) string { return scenarios.FormatCount(v) }

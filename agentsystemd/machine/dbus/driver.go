@@ -36,10 +36,10 @@ type Driver struct {
 	known map[string]bool
 }
 
-// Dial connects to the system bus (DBUS_SYSTEM_BUS_ADDRESS, or /run/dbus/system_bus_socket)
-// and returns a Driver keeping its unit files in dir. If address is not empty it is used
-// instead of the environment. The connection is closed when ctx ends.
-func Dial(ctx context.Context, address, dir string) (*Driver, error) {
+// Connect opens a connection to systemd on the system bus (DBUS_SYSTEM_BUS_ADDRESS, or
+// /run/dbus/system_bus_socket), or on the bus at address if it is not empty (a sandboxed
+// systemd's).
+func Connect(ctx context.Context, address string) (*sddbus.Conn, error) {
 	var conn *sddbus.Conn
 	var err error
 	if address == "" {
@@ -63,6 +63,17 @@ func Dial(ctx context.Context, address, dir string) (*Driver, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("connect to systemd over D-Bus: %w", err)
+	}
+	return conn, nil
+}
+
+// Dial connects to the system bus (DBUS_SYSTEM_BUS_ADDRESS, or /run/dbus/system_bus_socket)
+// and returns a Driver keeping its unit files in dir. If address is not empty it is used
+// instead of the environment. The connection is closed when ctx ends.
+func Dial(ctx context.Context, address, dir string) (*Driver, error) {
+	conn, err := Connect(ctx, address)
+	if err != nil {
+		return nil, err
 	}
 	return New(conn, dir)
 }

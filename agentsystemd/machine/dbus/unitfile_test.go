@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	sddbus "github.com/coreos/go-systemd/v22/dbus"
-	godbus "github.com/godbus/dbus/v5"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/fleetsim/fleetsim/agentsystemd"
@@ -48,21 +47,7 @@ func TestSystemdReadsWhatTheAPIShows(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(d.Close)
-	conn, err := sddbus.NewConnection(func() (*godbus.Conn, error) {
-		c, err := godbus.Dial(sb.BusAddress)
-		if err != nil {
-			return nil, err
-		}
-		if err := c.Auth(nil); err != nil {
-			_ = c.Close()
-			return nil, err
-		}
-		if err := c.Hello(); err != nil {
-			_ = c.Close()
-			return nil, err
-		}
-		return c, nil
-	})
+	conn, err := sdbus.Connect(ctx, sb.BusAddress)
 	if err != nil {
 		t.Fatal(err)
 	}
