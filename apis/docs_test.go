@@ -44,7 +44,7 @@ var (
 )
 
 // docsEnv names the directory holding the KubeFleet documentation as text files (*.txt),
-// which the repository does not carry; .ci/run sets it when a copy is beside the checkout.
+// which the repository does not carry; whoever has a copy sets it (CI too) to check it.
 const docsEnv = "FLEETSIM_KUBEFLEET_DOCS"
 
 // repoRoot is the repository's top directory.
