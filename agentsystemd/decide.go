@@ -17,11 +17,17 @@ import (
 //     file is present;
 //   - target loaded or launched: if the file is missing, its hash differs, or systemd does not
 //     know the unit (not-found), write it; a started unit whose hash differs is stopped first;
-//   - target loaded: a started unit is stopped;
+//   - target loaded: a started unit is stopped, unless the agent has already acted on loaded
+//     for this content (CurrentUnit.Acted): then systemd started it (a dependency's [Install]
+//     pulled it in, say) and the agent leaves it be, as upstream does;
 //   - target launched: a unit that is not started (inactive or failed), or was stopped to be
-//     rewritten, is started. A masked unit is never started, and neither is a unit whose file
-//     systemd rejected (load state error or bad-setting), unless this plan rewrites the file or
-//     systemd has not read the current file yet (NeedDaemonReload).
+//     rewritten, is started, once: a unit the agent has already acted on launched for (its
+//     Acted is launched with the desired hash) is not started again when it fails or exits,
+//     until its desired state or content changes or systemd loses it (upstream starts a unit
+//     once per desired-state change and leaves restarts to systemd's Restart=). A masked unit
+//     is never started, and neither is a unit whose file systemd rejected (load state error or
+//     bad-setting), unless this plan rewrites the file or systemd has not read the current
+//     file yet (NeedDaemonReload).
 //
 // One daemon-reload follows the file writes and removals, if there are any, or if any unit
 // reports NeedDaemonReload (a previous round wrote a file and failed before its reload;
@@ -37,13 +43,7 @@ import (
 // but neither Hash nor File is ignored together with its current state: Decide plans nothing for
 // that unit rather than guess (DesiredUnit.Validate reports why).
 func Decide(desired []DesiredUnit, current []CurrentUnit) Plan {
-	want := make(map[string]DesiredUnit, len(desired))
-	for _, d := range desired {
-		if old, ok := want[d.Name]; ok && !preferDesired(d, old) {
-			continue
-		}
-		want[d.Name] = d
-	}
+	want := indexDesired(desired)
 	have := indexCurrent(current)
 
 	names := make([]string, 0, len(want)+len(have))
@@ -88,12 +88,15 @@ func Decide(desired []DesiredUnit, current []CurrentUnit) Plan {
 		h := d.EffectiveHash()
 		changed := c.Hash != h
 		needLoad := changed || unknownToSystemd(c.LoadState)
+		// acted: the agent already brought this content to this target state; what systemd
+		// did with the unit since (a failure, a start by a dependency) is systemd's business.
+		acted := c.Acted.on(d.State, h)
 		stopped := false
 		switch {
 		case c.Started() && changed:
 			stops = append(stops, Task{Kind: TaskStop, Unit: name, Reason: reasonHashChanged(name, d.State, c.Hash, h)})
 			stopped = true
-		case c.Started() && d.State == TargetLoaded:
+		case c.Started() && d.State == TargetLoaded && !acted:
 			stops = append(stops, Task{Kind: TaskStop, Unit: name,
 				Reason: fmt.Sprintf("unit %s is loaded on this machine but systemd reports it %s", name, describe(c))})
 			stopped = true
@@ -110,7 +113,7 @@ func Decide(desired []DesiredUnit, current []CurrentUnit) Plan {
 			}
 			loads = append(loads, Task{Kind: TaskLoad, Unit: name, Reason: why, Hash: h, File: d.File})
 		}
-		if d.State != TargetLaunched || (c.Started() && !stopped) {
+		if d.State != TargetLaunched || (c.Started() && !stopped) || (acted && !needLoad) {
 			continue
 		}
 		if c.LoadState == LoadMasked || (loadRejected(c.LoadState) && !needLoad && !c.NeedDaemonReload) {
@@ -151,6 +154,18 @@ func Decide(desired []DesiredUnit, current []CurrentUnit) Plan {
 	}
 	plan = append(plan, starts...)
 	return plan
+}
+
+// indexDesired returns desired keyed by name, duplicates resolved by preferDesired.
+func indexDesired(desired []DesiredUnit) map[string]DesiredUnit {
+	want := make(map[string]DesiredUnit, len(desired))
+	for _, d := range desired {
+		if old, ok := want[d.Name]; ok && !preferDesired(d, old) {
+			continue
+		}
+		want[d.Name] = d
+	}
+	return want
 }
 
 func reasonNotScheduled(name string) string {

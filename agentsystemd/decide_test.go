@@ -43,6 +43,12 @@ func failed(name string, h unitfile.Hash) CurrentUnit {
 	return CurrentUnit{Name: name, Hash: h, LoadState: LoadLoaded, ActiveState: ActiveFailed, SubState: SubFailed}
 }
 
+// actedOn returns c as the agent remembers it: acted on state s for content h.
+func actedOn(c CurrentUnit, s TargetState, h unitfile.Hash) CurrentUnit {
+	c.Acted = Acted{State: s, Hash: h}
+	return c
+}
+
 func stopTask(name, reason string) Task   { return Task{Kind: TaskStop, Unit: name, Reason: reason} }
 func unloadTask(name, reason string) Task { return Task{Kind: TaskUnload, Unit: name, Reason: reason} }
 func startTask(name, reason string) Task  { return Task{Kind: TaskStart, Unit: name, Reason: reason} }

@@ -106,7 +106,7 @@ func TestPropertyConvergesInOneRound(t *testing.T) {
 				}
 			case c.Hash != d.EffectiveHash():
 				t.Errorf("unit %s has hash %s, want %s", c.Name, c.Hash.Short(), d.EffectiveHash().Short())
-			case d.State == TargetLoaded && got != CurrentLoaded && got != CurrentFailed:
+			case d.State == TargetLoaded && got != CurrentLoaded:
 				t.Errorf("unit %s (target loaded) is %v (%+v)", c.Name, got, c)
 			case d.State == TargetLaunched && got != CurrentLaunched && c.LoadState != LoadMasked && !loadRejected(c.LoadState):
 				t.Errorf("unit %s (target launched) is %v (%+v)", c.Name, got, c)

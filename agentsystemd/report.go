@@ -8,14 +8,19 @@ import (
 )
 
 // UnitState is what the agent publishes for one unit on its machine (spec §3 "Unit state
-// reporting"): the hash of the file on disk, systemd's three states verbatim, and the machine.
+// reporting"): the hash of the file on disk, systemd's three states verbatim, fleet's current
+// state (what the agent has acted on), and the machine.
 type UnitState struct {
 	Name        string
 	Hash        unitfile.Hash
 	LoadState   string
 	ActiveState string
 	SubState    string
-	MachineID   string
+	// Current is fleet's current state of the unit (CurrentUnit.State): what the fleet API
+	// shows as the unit's currentState. Empty in a state published by an agent that did not
+	// report it; State then falls back on systemd's view.
+	Current   CurrentState
+	MachineID string
 }
 
 // ReportState returns the state the agent on machineID reports for c.
@@ -26,12 +31,24 @@ func ReportState(c CurrentUnit, machineID string) UnitState {
 		LoadState:   c.LoadState,
 		ActiveState: c.ActiveState,
 		SubState:    c.SubState,
+		Current:     c.State(),
 		MachineID:   machineID,
 	}
 }
 
-// State returns fleet's current state for s; see CurrentUnit.State.
-func (s UnitState) State() CurrentState { return fleetState(s.Hash, s.LoadState, s.ActiveState) }
+// State returns fleet's current state for s: Current if it is one of the three states,
+// otherwise (a state from an agent that did not report it) derived from systemd's view as
+// CurrentUnit.State does for a unit the agent has not acted on.
+func (s UnitState) State() CurrentState {
+	switch s.Current {
+	case CurrentInactive, CurrentLoaded, CurrentLaunched:
+		if s.Hash.IsZero() {
+			return CurrentInactive
+		}
+		return s.Current
+	}
+	return fleetState(s.Hash, s.LoadState, s.ActiveState, Acted{})
+}
 
 // Publishable reports whether s may be published: it names a unit and a machine and has a
 // hash. As upstream, a state without a unit hash or machine ID is never published; a unit
@@ -115,6 +132,7 @@ func preferState(a, b UnitState) bool {
 		{a.LoadState, b.LoadState},
 		{a.ActiveState, b.ActiveState},
 		{a.SubState, b.SubState},
+		{string(a.Current), string(b.Current)},
 		{a.MachineID, b.MachineID},
 	} {
 		if f[0] != f[1] {

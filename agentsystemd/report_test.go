@@ -23,7 +23,14 @@ func TestCurrentState(t *testing.T) {
 		{"exited but active", CurrentUnit{Name: "a.service", Hash: hA, LoadState: LoadLoaded, ActiveState: ActiveActive, SubState: SubExited}, CurrentLaunched},
 		{"activating", CurrentUnit{Name: "a.service", Hash: hA, LoadState: LoadLoaded, ActiveState: ActiveActivating, SubState: "auto-restart"}, CurrentLaunched},
 		{"deactivating", CurrentUnit{Name: "a.service", Hash: hA, LoadState: LoadLoaded, ActiveState: ActiveDeactivating, SubState: "stop-sigterm"}, CurrentLaunched},
-		{"failed is failed, not launched", failed("a.service", hA), CurrentFailed},
+		{"failed, not acted on: loaded", failed("a.service", hA), CurrentLoaded},
+		{"failed, acted on launched: launched", actedOn(failed("a.service", hA), TargetLaunched, hA), CurrentLaunched},
+		{"rejected, acted on launched: launched", actedOn(CurrentUnit{Name: "a.service", Hash: hA, LoadState: LoadBadSetting, ActiveState: ActiveInactive, SubState: SubDead}, TargetLaunched, hA), CurrentLaunched},
+		{"failed, acted on loaded: loaded", actedOn(failed("a.service", hA), TargetLoaded, hA), CurrentLoaded},
+		{"running, acted on loaded: loaded", actedOn(running("a.service", hA), TargetLoaded, hA), CurrentLoaded},
+		{"running, acted on launched for other content: systemd's view", actedOn(running("a.service", hA), TargetLaunched, hB), CurrentLaunched},
+		{"failed, acted on launched for other content: systemd's view", actedOn(failed("a.service", hA), TargetLaunched, hB), CurrentLoaded},
+		{"no file, acted on launched: inactive", actedOn(CurrentUnit{Name: "a.service"}, TargetLaunched, hA), CurrentInactive},
 		{"masked", CurrentUnit{Name: "a.service", Hash: hA, LoadState: LoadMasked, ActiveState: ActiveInactive, SubState: SubDead}, CurrentLoaded},
 		{"rejected file", CurrentUnit{Name: "a.service", Hash: hA, LoadState: LoadBadSetting, ActiveState: ActiveInactive, SubState: SubDead}, CurrentLoaded},
 	}
@@ -42,7 +49,7 @@ func TestCurrentState(t *testing.T) {
 func TestReportState(t *testing.T) {
 	c := failed("a.service", hA)
 	got := ReportState(c, "m1")
-	want := UnitState{Name: "a.service", Hash: hA, LoadState: LoadLoaded, ActiveState: ActiveFailed, SubState: SubFailed, MachineID: "m1"}
+	want := UnitState{Name: "a.service", Hash: hA, LoadState: LoadLoaded, ActiveState: ActiveFailed, SubState: SubFailed, Current: CurrentLoaded, MachineID: "m1"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ReportState(%+v, m1) (-want +got):\n%s", c, diff)
 	}

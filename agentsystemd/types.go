@@ -40,18 +40,35 @@ func (t TargetState) rank() int {
 	return -1
 }
 
-// CurrentState is fleet's view of a unit on this machine, derived from systemd (the STATE
-// column of fleetctl). Unlike upstream fleet, it is taken from systemd, not from the agent's
-// intent, so it has a fourth value: failed.
+// CurrentState is fleet's current state of a unit on this machine (the STATE column of
+// `fleetctl list-unit-files` and currentState in the fleet API): the target state the agent
+// has acted on for the unit's present content, as upstream fleet means it. It is not
+// systemd's view: a unit systemd refuses to start, or that failed after its start, is still
+// launched once the agent has acted on launched, and a failed unit the agent stopped is
+// loaded. systemd's view is reported next to it (UnitState's LoadState, ActiveState and
+// SubState, the fleet API's /state and `fleetctl list-units`).
 type CurrentState string
 
-// The current states.
+// The three current states.
 const (
 	CurrentInactive CurrentState = "inactive"
 	CurrentLoaded   CurrentState = "loaded"
 	CurrentLaunched CurrentState = "launched"
-	CurrentFailed   CurrentState = "failed"
 )
+
+// Acted is what the agent last acted on for a unit (upstream fleet's agent cache): the
+// target state it brought the unit to and the content it did so for. The zero value means
+// nothing: the agent has not acted on the unit since it started. Memory keeps it between
+// rounds and sets it on CurrentUnits; Decide and CurrentUnit.State read it.
+type Acted struct {
+	State TargetState
+	Hash  unitfile.Hash
+}
+
+// on reports whether the agent has acted on target state t for content h.
+func (a Acted) on(t TargetState, h unitfile.Hash) bool {
+	return a.State == t && a.Hash == h && !h.IsZero()
+}
 
 // systemd LOAD states that the agent tells apart. Other values are possible and are treated as
 // "systemd knows the unit".
@@ -149,6 +166,9 @@ type CurrentUnit struct {
 	// since systemd last read it, so LoadState may describe the old content. It is set when a
 	// round wrote or removed a file and then failed before its daemon-reload.
 	NeedDaemonReload bool
+	// Acted is what the agent last acted on for the unit (see Memory); zero if nothing. It is
+	// the agent's, not systemd's: drivers leave it zero and Memory.Recall fills it in.
+	Acted Acted
 }
 
 // Started reports whether systemd considers the unit started: its ActiveState is anything
@@ -158,15 +178,14 @@ func (c CurrentUnit) Started() bool { return started(c.ActiveState) }
 // State returns fleet's current state for c (see CurrentState):
 //
 //   - no unit file on disk → inactive;
-//   - ActiveState failed → failed;
-//   - started → launched;
-//   - systemd does not know the unit (LoadState not-found or empty) → inactive;
-//   - otherwise (file present and known to systemd, but not started) → loaded.
-//
-// A masked unit, or one whose file systemd rejected, that is not started is therefore loaded;
-// its LoadState shows why it does not run.
+//   - the agent has acted on launched or loaded for the file on disk (c.Acted) → that state,
+//     whatever systemd reports;
+//   - otherwise, when the agent has not acted on this content (it has just started, or the
+//     unit is on its way out), systemd's view stands in: started → launched; unknown to
+//     systemd (LoadState not-found or empty) → inactive; anything else, failed included →
+//     loaded.
 func (c CurrentUnit) State() CurrentState {
-	return fleetState(c.Hash, c.LoadState, c.ActiveState)
+	return fleetState(c.Hash, c.LoadState, c.ActiveState, c.Acted)
 }
 
 func started(active string) bool {
@@ -177,12 +196,14 @@ func unknownToSystemd(load string) bool { return load == "" || load == LoadNotFo
 
 func loadRejected(load string) bool { return load == LoadError || load == LoadBadSetting }
 
-func fleetState(h unitfile.Hash, load, active string) CurrentState {
+func fleetState(h unitfile.Hash, load, active string, acted Acted) CurrentState {
 	switch {
 	case h.IsZero():
 		return CurrentInactive
-	case active == ActiveFailed:
-		return CurrentFailed
+	case acted.on(TargetLaunched, h):
+		return CurrentLaunched
+	case acted.on(TargetLoaded, h):
+		return CurrentLoaded
 	case started(active):
 		return CurrentLaunched
 	case unknownToSystemd(load):
@@ -211,7 +232,7 @@ func preferDesired(a, b DesiredUnit) bool {
 
 // preferCurrent reports whether a should replace b when both name the same unit (systemd
 // lists a name once; this only makes the result independent of input order): the greatest
-// (Hash, LoadState, ActiveState, SubState, NeedDaemonReload) wins.
+// (Hash, LoadState, ActiveState, SubState, NeedDaemonReload, Acted) wins.
 func preferCurrent(a, b CurrentUnit) bool {
 	if c := bytes.Compare(a.Hash[:], b.Hash[:]); c != 0 {
 		return c > 0
@@ -225,7 +246,13 @@ func preferCurrent(a, b CurrentUnit) bool {
 	if a.SubState != b.SubState {
 		return a.SubState > b.SubState
 	}
-	return a.NeedDaemonReload && !b.NeedDaemonReload
+	if a.NeedDaemonReload != b.NeedDaemonReload {
+		return a.NeedDaemonReload
+	}
+	if a.Acted.State != b.Acted.State {
+		return a.Acted.State > b.Acted.State
+	}
+	return bytes.Compare(a.Acted.Hash[:], b.Acted.Hash[:]) > 0
 }
 
 // indexCurrent returns current keyed by name, duplicates resolved by preferCurrent, skipping

@@ -28,11 +28,20 @@ type fleetRegistry struct {
 	// each agent last reconciled with. Both only feed the unit invariants (Settled).
 	agentPending map[string]int
 	agentSeen    map[string]map[string]string
+	// memory is each machine agent's record of what it acted on (agentsystemd.Memory),
+	// together with the systemd it was made against: a crashed machine boots with a new
+	// systemd and a new agent, which remembers nothing.
+	memory map[string]agentMemory
+}
+
+type agentMemory struct {
+	sd  *agentsystemd.SimSystemd
+	mem *agentsystemd.Memory
 }
 
 func newFleetRegistry() fleetRegistry {
 	return fleetRegistry{units: map[string]*units.Unit{}, target: map[string]string{}, reported: map[string][]agentsystemd.UnitState{}, duplicates: map[string]string{},
-		agentPending: map[string]int{}, agentSeen: map[string]map[string]string{}}
+		agentPending: map[string]int{}, agentSeen: map[string]map[string]string{}, memory: map[string]agentMemory{}}
 }
 
 // engineHolder is the name of the simulated engine; every hub restart starts a new term.
@@ -205,15 +214,19 @@ func (s *Sim) reconcileMachineAgent(machine string) {
 	machines := units.MachinesFromMembers(s.machineMembers(), s.Now(), s.cfg.MachineTTL)
 	desired := agentsystemd.DesiredOn(machine, machines, s.jobs())
 	sd := a.systemd
-	plan := agentsystemd.Decide(desired, sd.CurrentUnits())
-	done, err := agentsystemd.Apply(plan, sd.Run)
+	am := fr.memory[machine]
+	if am.sd != sd {
+		am = agentMemory{sd: sd, mem: &agentsystemd.Memory{}}
+		fr.memory[machine] = am
+	}
+	_, done, err := am.mem.Reconcile(desired, sd)
 	for _, t := range done {
 		s.Record("systemd-"+t.Kind.String(), machine, t.Unit)
 	}
 	if err != nil {
 		s.Record("systemd-task-failed", machine, err.Error())
 	}
-	states := agentsystemd.ReportStates(sd.CurrentUnits(), machine)
+	states := am.mem.ReportStates(sd.CurrentUnits(), machine)
 	s.checkDuplicates()
 	s.sendMessage(a, "unit-states", func() { fr.reported[machine] = states })
 }
@@ -258,8 +271,9 @@ type UnitStatus struct {
 	DesiredState string `json:"desiredState"`
 	// Machine is where the engine scheduled it ("" when unscheduled or global).
 	Machine string `json:"machine,omitempty"`
-	// State is what the agent of Machine last published (fleetctl's view): inactive, loaded,
-	// launched or failed. For a global unit, launched if any machine published it launched.
+	// State is what the agent of Machine last published (fleetctl's view): the state it acted
+	// on, inactive, loaded or launched (systemd's view is in Running). For a global unit,
+	// launched if any machine published it launched.
 	State string `json:"state"`
 	// Running lists the machines whose systemd really runs the unit: several for a global
 	// unit, or for a duplicate left on a partitioned machine, which the registry cannot see.

@@ -48,6 +48,8 @@ type Agent struct {
 	sd   Systemd
 	o    Options
 	wake chan struct{}
+	// mem is what the agent has acted on (agentsystemd.Memory); Round alone uses it.
+	mem agentsystemd.Memory
 
 	mu        sync.Mutex
 	lastRound time.Time
@@ -205,7 +207,7 @@ func (a *Agent) Round(ctx context.Context) error {
 		return a.done(fmt.Errorf("list machines: %w", err))
 	}
 	desired := Desired(a.o.MachineID, ul.Items, ml.Items, time.Now(), a.o.MachineTTL)
-	plan, done, rerr := agentsystemd.Reconcile(desired, a.sd)
+	plan, done, rerr := a.mem.Reconcile(desired, a.sd)
 	for _, t := range done {
 		a.o.Log.Info("task done", "task", t.String(), "reason", t.Reason)
 	}
@@ -216,7 +218,7 @@ func (a *Agent) Round(ctx context.Context) error {
 	if err != nil {
 		return a.done(fmt.Errorf("read units from systemd: %w", err))
 	}
-	states := toAPI(agentsystemd.ReportStates(cur, a.o.MachineID))
+	states := toAPI(a.mem.ReportStates(cur, a.o.MachineID))
 	if err := a.publish(ctx, states); err != nil {
 		return a.done(err)
 	}
@@ -241,7 +243,7 @@ func (a *Agent) done(err error) error {
 func toAPI(in []agentsystemd.UnitState) []fleetv1.UnitState {
 	out := make([]fleetv1.UnitState, 0, len(in))
 	for _, s := range in {
-		out = append(out, fleetv1.UnitState{Name: s.Name, Hash: s.Hash.String(), LoadState: s.LoadState, ActiveState: s.ActiveState, SubState: s.SubState})
+		out = append(out, fleetv1.UnitState{Name: s.Name, Hash: s.Hash.String(), LoadState: s.LoadState, ActiveState: s.ActiveState, SubState: s.SubState, State: string(s.Current)})
 	}
 	return out
 }

@@ -23,7 +23,7 @@ const discovery = `{
     "Unit": {"id": "Unit", "type": "object", "properties": {
       "name": {"type": "string"}, "options": {"type": "array", "items": {"$ref": "UnitOption"}},
       "desiredState": {"type": "string", "enum": ["inactive", "loaded", "launched"]},
-      "currentState": {"type": "string", "enum": ["inactive", "loaded", "launched", "failed"]},
+      "currentState": {"type": "string", "enum": ["inactive", "loaded", "launched"]},
       "machineID": {"type": "string"}}},
     "UnitPage": {"id": "UnitPage", "type": "object", "properties": {
       "units": {"type": "array", "items": {"$ref": "Unit"}}, "nextPageToken": {"type": "string"}}},

@@ -55,9 +55,11 @@ func (s *Server) units(ctx context.Context) ([]*Unit, error) {
 	return out, nil
 }
 
-// toUnit converts a stored unit. currentState is what the machine the unit is scheduled to
-// reports from systemd (inactive, loaded, launched or failed); inactive when unscheduled;
-// empty for global units, which have no single machine.
+// toUnit converts a stored unit. currentState is fleet's: the state the agent of the machine
+// the unit is scheduled to reports having acted on (inactive, loaded or launched; see
+// agentsystemd.CurrentState), for the unit's present content; inactive when unscheduled or
+// not reported; empty for global units, which have no single machine. systemd's own view is
+// the state resource's.
 func (s *Server) toUnit(u *fleetv1.Unit, machines []fleetv1.Machine) *Unit {
 	out := &Unit{Name: u.Spec.Name, DesiredState: u.Spec.DesiredState, MachineID: u.Status.MachineID, Options: []*UnitOption{}}
 	f, err := unitfile.Parse(u.Spec.File)
@@ -81,7 +83,8 @@ func (s *Server) toUnit(u *fleetv1.Unit, machines []fleetv1.Machine) *Unit {
 		}
 		for _, st := range m.Status.Units {
 			if st.Name == u.Spec.Name && st.Hash == h.String() {
-				out.CurrentState = string(agentsystemd.UnitState{Hash: h, LoadState: st.LoadState, ActiveState: st.ActiveState}.State())
+				out.CurrentState = string(agentsystemd.UnitState{Hash: h, LoadState: st.LoadState, ActiveState: st.ActiveState,
+					Current: agentsystemd.CurrentState(st.State)}.State())
 			}
 		}
 	}

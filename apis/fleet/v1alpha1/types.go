@@ -57,6 +57,13 @@ type UnitState struct {
 	LoadState   string `json:"loadState,omitempty"`
 	ActiveState string `json:"activeState,omitempty"`
 	SubState    string `json:"subState,omitempty"`
+	// State is fleet's current state of the unit on the machine: the target state the agent
+	// has acted on (inactive, loaded or launched), which the fleet API shows as the unit's
+	// currentState. Empty from an agent that does not report it; systemd's states then
+	// stand in.
+	// +optional
+	// +kubebuilder:validation:Enum=inactive;loaded;launched
+	State string `json:"state,omitempty"`
 }
 
 // +kubebuilder:object:root=true
