@@ -439,41 +439,68 @@ func applyState(g *globals, c *apiClient, w io.Writer, names []string, state str
 	}
 	ips := machineIPs(c)
 	for _, u := range wait {
-		got, err := waitFor(g, func() (bool, error) {
-			cur, err := c.unit(u.Name)
-			if err != nil || cur == nil {
-				return false, err
-			}
-			if cur.CurrentState != state {
-				return false, nil
-			}
-			if state == "launched" { // then systemd must say loaded and active
-				sts, err := c.states(u.Name)
-				if err != nil {
-					return false, err
-				}
-				for _, s := range sts {
-					if s.MachineID == cur.MachineID && s.SystemdLoadState == "loaded" && s.SystemdActiveState == "active" {
-						u.MachineID = cur.MachineID
-						return true, nil
-					}
-				}
-				return false, nil
-			}
-			u.MachineID = cur.MachineID
-			return true, nil
-		})
-		if err != nil {
+		if err := waitState(g, c, u, state); err != nil {
 			return err
-		}
-		if !got {
-			return fmt.Errorf("unit %s did not reach %s in %d attempts", u.Name, state, g.blockAttempts)
 		}
 		if state == "inactive" {
 			fmt.Fprintf(w, "Unit %s inactive\n", u.Name)
 		} else {
 			fmt.Fprintf(w, "Unit %s %s on %s\n", u.Name, state, machineLegend(u.MachineID, ips[u.MachineID], g.full))
 		}
+	}
+	return nil
+}
+
+// waitState waits until u's currentState is state (fleet's: what the agent acted on), then,
+// for launched, until systemd on its machine reports it loaded and active, as upstream's
+// fleetctl does. It records the machine in u. A unit systemd cannot run (a load state other
+// than loaded, or failed) is an error at once: no active unit will be found, however long
+// one waits.
+func waitState(g *globals, c *apiClient, u *fleethttp.Unit, state string) error {
+	got, err := waitFor(g, func() (bool, error) {
+		cur, err := c.unit(u.Name)
+		if err != nil || cur == nil {
+			return false, err
+		}
+		u.MachineID = cur.MachineID
+		return cur.CurrentState == state, nil
+	})
+	if err != nil {
+		return err
+	}
+	if !got {
+		return fmt.Errorf("unit %s did not reach %s in %d attempts", u.Name, state, g.blockAttempts)
+	}
+	if state != "launched" {
+		return nil
+	}
+	var last *fleethttp.UnitState
+	got, err = waitFor(g, func() (bool, error) {
+		sts, err := c.states(u.Name)
+		if err != nil {
+			return false, err
+		}
+		for _, s := range sts {
+			if s.MachineID != u.MachineID {
+				continue
+			}
+			last = s
+			if s.SystemdLoadState != "loaded" || s.SystemdActiveState == "failed" {
+				return false, fmt.Errorf("no active unit %s found: systemd on %s reports it %s, %s/%s",
+					u.Name, shortID(u.MachineID, g.full), s.SystemdLoadState, s.SystemdActiveState, s.SystemdSubState)
+			}
+			return s.SystemdActiveState == "active", nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		return err
+	}
+	if !got {
+		if last == nil {
+			return fmt.Errorf("no active unit %s found: no state reported from %s in %d attempts", u.Name, shortID(u.MachineID, g.full), g.blockAttempts)
+		}
+		return fmt.Errorf("no active unit %s found: systemd on %s reports it %s/%s after %d attempts", u.Name, shortID(u.MachineID, g.full), last.SystemdActiveState, last.SystemdSubState, g.blockAttempts)
 	}
 	return nil
 }
