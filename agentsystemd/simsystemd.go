@@ -39,6 +39,11 @@ const (
 //     a started unit does nothing.
 //   - stop ends a started unit inactive/dead. A failed or inactive unit is left as it is.
 //     Stopping a unit systemd does not know is an error.
+//   - [Install]: load enables a file with an [Install] section (the agent does, as fleet's
+//     did), unload disables it. Once systemd has read the file (daemon-reload), a successful
+//     start of a unit also starts every loaded unit whose WantedBy= or RequiredBy= names it,
+//     in name order and transitively, as systemd's wants do, whatever fleet wants of them.
+//     Alias= and Also= are not modelled.
 type SimSystemd struct {
 	// StartFails names the units whose start fails.
 	StartFails map[string]bool
@@ -62,6 +67,10 @@ type simUnit struct {
 	// rejected is content systemd refuses to load, and rejectedAs the load state it then shows.
 	rejected   unitfile.Hash
 	rejectedAs string
+	// install is the [Install] section of the file on disk (enabled at load); wantedBy is
+	// the one systemd read at the last daemon-reload: the units whose start pulls this one in.
+	install  unitfile.Install
+	wantedBy unitfile.Install
 }
 
 // NewSimSystemd returns a SimSystemd holding the given units (see Set).
@@ -210,6 +219,10 @@ func (s *SimSystemd) loadUnit(t Task) error {
 		s.units[t.Unit] = u
 	}
 	u.file = t.Hash
+	u.install = unitfile.Install{}
+	if unitfile.HasInstall(t.File) {
+		u.install = unitfile.ParseInstall(t.File)
+	}
 	return nil
 }
 
@@ -219,6 +232,7 @@ func (s *SimSystemd) unloadUnit(name string) {
 		return
 	}
 	u.file = unitfile.Hash{}
+	u.install = unitfile.Install{}
 	if u.active == ActiveFailed {
 		u.active, u.sub = ActiveInactive, SubDead
 	}
@@ -238,6 +252,7 @@ func (s *SimSystemd) daemonReload() {
 		default:
 			u.load, u.loaded = LoadLoaded, u.file
 		}
+		u.wantedBy = u.install
 		if !u.masked && u.file.IsZero() && (u.active == "" || u.active == ActiveInactive) {
 			delete(s.units, name)
 		}
@@ -245,6 +260,28 @@ func (s *SimSystemd) daemonReload() {
 }
 
 func (s *SimSystemd) start(name string) error {
+	if err := s.startOne(name); err != nil {
+		return err
+	}
+	// systemd's wants: what an enabled [Install] hangs on this unit starts with it.
+	queue := []string{name}
+	for len(queue) > 0 {
+		by := queue[0]
+		queue = queue[1:]
+		for _, n := range s.names() {
+			u := s.units[n]
+			if n == by || started(u.active) || u.masked || u.load != LoadLoaded || !u.wantedBy.PulledInBy(by) {
+				continue
+			}
+			if s.startOne(n) == nil && started(s.units[n].active) {
+				queue = append(queue, n)
+			}
+		}
+	}
+	return nil
+}
+
+func (s *SimSystemd) startOne(name string) error {
 	u, ok := s.units[name]
 	switch {
 	case !ok:

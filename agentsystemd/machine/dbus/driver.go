@@ -278,6 +278,16 @@ func (d *Driver) load(ctx context.Context, t agentsystemd.Task) error {
 	if _, err := d.conn.LinkUnitFilesContext(ctx, []string{p}, true, true); err != nil {
 		return fmt.Errorf("load %s: link unit file: %w", t.Unit, err)
 	}
+	// A unit with an [Install] section is enabled (runtime, forced), as upstream's agent did
+	// ([Unit Files › Definition of the Install Section]); if systemd refuses, the load fails
+	// and the file is removed, so the next round tries again from scratch.
+	if unitfile.HasInstall(t.File) {
+		if _, _, err := d.conn.EnableUnitFilesContext(ctx, []string{p}, true, true); err != nil {
+			_, _ = d.conn.DisableUnitFilesContext(ctx, []string{t.Unit}, true)
+			_ = os.Remove(p)
+			return fmt.Errorf("load %s: enable its [Install] section: %w", t.Unit, err)
+		}
+	}
 	return nil
 }
 
