@@ -26,7 +26,9 @@ func TestInstallSectionsInSimSystemd(t *testing.T) {
 	chained := parse("[Service]\nExecStart=/bin/sleep 3\n\n[Install]\nRequiredBy=my_discovery.service\n")
 	plain := parse("[Service]\nExecStart=/bin/sleep 4\n")
 	other := parse("[Service]\nExecStart=/bin/sleep 5\n\n[Install]\nWantedBy=multi-user.target\n")
-	d := func(name string, f *unitfile.File, s TargetState) DesiredUnit { return DesiredUnit{Name: name, File: f, State: s} }
+	d := func(name string, f *unitfile.File, s TargetState) DesiredUnit {
+		return DesiredUnit{Name: name, File: f, State: s}
+	}
 	loadedAll := []DesiredUnit{d("my.service", main, TargetLoaded), d("my_discovery.service", discovery, TargetLoaded),
 		d("chained.service", chained, TargetLoaded), d("plain.service", plain, TargetLoaded), d("other.service", other, TargetLoaded)}
 
