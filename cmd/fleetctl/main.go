@@ -24,6 +24,9 @@ func main() {
 // execute runs fleetctl with args and returns its exit code: 0 success, 1 an operation
 // failed, 2 bad usage.
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// A unique prefix names a command ("star" is start; "st" is ambiguous), as in upstream
+	// fleetctl. cobra keeps this switch in a package variable.
+	cobra.EnablePrefixMatching = true
 	root := newRootCommand(stdout, stderr)
 	root.SetArgs(args)
 	started := false // set once flags and arguments are valid and a command runs

@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path"
+	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fleetsim/fleetsim/model/unitfile"
+	"github.com/fleetsim/fleetsim/model/units"
 	"github.com/fleetsim/fleetsim/prod/fleethttp"
 )
 
@@ -131,8 +135,39 @@ FLEETCTL_ENDPOINT. Exit codes: 0 success, 1 an operation failed, 2 bad usage.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return catUnit(g, cmd.OutOrStdout(), args[0]) }}
 	status := &cobra.Command{Use: "status UNIT...", Short: "Show what systemd reports for units, through their agents", Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return statusUnits(g, cmd.OutOrStdout(), args) }}
-	root.AddCommand(lm, lu, lf, submit, load, start, stop, unload, destroy, cat, status)
+	restart := &cobra.Command{Use: "restart UNIT...", Short: "Stop and start units again", Args: cobra.MinimumNArgs(1),
+		Long: `restart stops each unit (desired state loaded) and waits until its agent has stopped it,
+then starts it (desired state launched) and, unless --no-block, waits until it runs, as
+upstream fleetctl's restart does. The wait for the stop is not optional: an agent that never
+saw the stop would not start the unit again.`,
+		Example: "  fleetctl restart hello.service\n  fleetctl restart --block-attempts 10 web@1 web@2",
+		RunE: func(cmd *cobra.Command, args []string) error { return restartUnits(g, cmd.OutOrStdout(), args) }}
+	blockFlags(restart)
+	verify := &cobra.Command{Use: "verify UNIT_FILE...", Short: "Check unit files as the fleet API would (DEPRECATED: signatures are not supported)", Args: cobra.MinimumNArgs(1),
+		Long: `verify checks local unit files without a hub: each must parse, have a valid unit name
+(the file's base name, .service added as for every command) and [X-Fleet] options fleet
+accepts, exactly the checks the fleet API makes when a unit is submitted. Upstream fleetctl's
+verify checked unit signatures, a feature fleet dropped; that is not supported, and verify
+says so on stderr.`,
+		Example: "  fleetctl verify hello.service web@.service",
+		RunE: func(cmd *cobra.Command, args []string) error { return verifyUnits(cmd.OutOrStdout(), cmd.ErrOrStderr(), args) }}
+	ver := &cobra.Command{Use: "version", Short: "Print the version of fleetctl", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "fleetctl version %s\n", version())
+			return err
+		}}
+	root.Version = version()
+	root.SetVersionTemplate("fleetctl version {{.Version}}\n")
+	root.AddCommand(lm, lu, lf, submit, load, start, stop, unload, destroy, cat, status, restart, verify, ver)
 	return root
+}
+
+// version is the module version fleetctl was built from, "(devel)" from a source tree.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(unknown)"
 }
 
 // unitName returns the unit name of an argument: its base name, with ".service" added when it
@@ -364,6 +399,12 @@ func ensure(g *globals, c *apiClient, args []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
+		if cur == nil && !local {
+			if f, err = instanceFile(c, arg, name); err != nil {
+				return nil, err
+			}
+			local = f != nil
+		}
 		switch {
 		case cur == nil && !local:
 			return nil, fmt.Errorf("unable to find unit file %s and unit %s is not in the registry", arg, name)
@@ -381,6 +422,45 @@ func ensure(g *globals, c *apiClient, args []string) ([]string, error) {
 		}
 	}
 	return names, nil
+}
+
+// instanceFile is the file of an instance (web@1.service) that is neither in the registry nor
+// on disk: its template's from the registry (units.InstanceFile, the rule the simulator
+// shares), or else the template's file next to arg, checked as the instance's. nil if name
+// is not an instance or no template is found.
+func instanceFile(c *apiClient, arg, name string) (*unitfile.File, error) {
+	var lookupErr error
+	f, err := units.InstanceFile(func(n string) *units.Unit {
+		u, err := c.unit(n)
+		if err != nil || u == nil {
+			lookupErr = errors.Join(lookupErr, err)
+			return nil
+		}
+		mu, err := units.New(n, fileOf(u))
+		if err != nil {
+			lookupErr = errors.Join(lookupErr, fmt.Errorf("template %s in the registry: %w", n, err))
+			return nil
+		}
+		return mu
+	}, name)
+	if err := errors.Join(lookupErr, err); err != nil {
+		return nil, err
+	}
+	if f != nil {
+		return f, nil
+	}
+	tmpl, ok := unitfile.TemplateOf(name)
+	if !ok {
+		return nil, nil
+	}
+	tf, local, err := readUnitFile(filepath.Join(filepath.Dir(arg), tmpl))
+	if err != nil || !local {
+		return nil, err
+	}
+	if _, err := units.New(name, tf); err != nil {
+		return nil, fmt.Errorf("instance %s of template file %s: %w", name, tmpl, err)
+	}
+	return tf, nil
 }
 
 // setState is submit (state ""), load and start: create what is missing, then set the state.
@@ -618,6 +698,104 @@ func statusUnits(g *globals, w io.Writer, args []string) error {
 	}
 	if g.output == "json" {
 		return printJSON(w, nonNil(all))
+	}
+	return nil
+}
+
+// restartUnits is restart: stop (desired loaded) and wait for the agent to act on it, then
+// start (launched) and wait as start does. A global unit is stopped and started the same
+// way; it has no single current state, so the wait for its stop is for no machine to report
+// it active any more.
+func restartUnits(g *globals, w io.Writer, args []string) error {
+	c, err := newAPIClient(g)
+	if err != nil {
+		return &usageError{err}
+	}
+	ips := machineIPs(c)
+	for _, a := range args {
+		name := unitName(a)
+		u, err := c.unit(name)
+		if err != nil {
+			return err
+		}
+		if u == nil {
+			return fmt.Errorf("unit %s does not exist", name)
+		}
+		if u.DesiredState != "launched" {
+			return fmt.Errorf("unable to restart unit %s: desired state %s, not launched", name, u.DesiredState)
+		}
+		if err := c.setUnit(&fleethttp.Unit{Name: name, DesiredState: "loaded"}); err != nil {
+			return fmt.Errorf("stopping unit %s: %w", name, err)
+		}
+		if isGlobal(u) {
+			got, err := waitFor(g, func() (bool, error) {
+				sts, err := c.states(name)
+				if err != nil {
+					return false, err
+				}
+				for _, s := range sts {
+					if s.SystemdActiveState == "active" || s.SystemdActiveState == "activating" {
+						return false, nil
+					}
+				}
+				return true, nil
+			})
+			if err != nil {
+				return err
+			}
+			if !got {
+				return fmt.Errorf("global unit %s was not stopped in %d attempts", name, g.blockAttempts)
+			}
+		} else if err := waitState(g, c, u, "loaded"); err != nil {
+			return err
+		}
+		if err := c.setUnit(&fleethttp.Unit{Name: name, DesiredState: "launched"}); err != nil {
+			return fmt.Errorf("starting unit %s: %w", name, err)
+		}
+		if isGlobal(u) {
+			fmt.Fprintf(w, "Triggered global unit %s restart\n", name)
+			continue
+		}
+		if !g.noBlock {
+			if err := waitState(g, c, u, "launched"); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(w, "Unit %s restarted on %s\n", name, machineLegend(u.MachineID, ips[u.MachineID], g.full))
+	}
+	return nil
+}
+
+// verifyUnits is verify: each local unit file must pass the fleet API's checks for a new unit.
+func verifyUnits(w, stderr io.Writer, args []string) error {
+	fmt.Fprintln(stderr, "WARNING: unit signatures are not supported (upstream deprecated them); checking unit files only")
+	var errs []error
+	for _, a := range args {
+		name := unitName(a)
+		f, local, err := readUnitFile(a)
+		if err == nil && !local {
+			err = fmt.Errorf("unit file %s not found", a)
+		}
+		if err == nil {
+			err = verifyFile(name, f)
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fmt.Fprintf(w, "Unit %s: OK\n", name)
+	}
+	return errors.Join(errs...)
+}
+
+// verifyFile makes the fleet API's checks of a new unit (prod/fleethttp createUnit): a valid
+// name, [X-Fleet] options fleet accepts, and values systemd reads as fleet does.
+func verifyFile(name string, f *unitfile.File) error {
+	if _, err := units.New(name, f); err != nil {
+		return err
+	}
+	if err := f.Validate(); err != nil {
+		return fmt.Errorf("unit %s: %w", name, err)
 	}
 	return nil
 }
