@@ -141,7 +141,7 @@ then starts it (desired state launched) and, unless --no-block, waits until it r
 upstream fleetctl's restart does. The wait for the stop is not optional: an agent that never
 saw the stop would not start the unit again.`,
 		Example: "  fleetctl restart hello.service\n  fleetctl restart --block-attempts 10 web@1 web@2",
-		RunE: func(cmd *cobra.Command, args []string) error { return restartUnits(g, cmd.OutOrStdout(), args) }}
+		RunE:    func(cmd *cobra.Command, args []string) error { return restartUnits(g, cmd.OutOrStdout(), args) }}
 	blockFlags(restart)
 	verify := &cobra.Command{Use: "verify UNIT_FILE...", Short: "Check unit files as the fleet API would (DEPRECATED: signatures are not supported)", Args: cobra.MinimumNArgs(1),
 		Long: `verify checks local unit files without a hub: each must parse, have a valid unit name
@@ -150,7 +150,9 @@ accepts, exactly the checks the fleet API makes when a unit is submitted. Upstre
 verify checked unit signatures, a feature fleet dropped; that is not supported, and verify
 says so on stderr.`,
 		Example: "  fleetctl verify hello.service web@.service",
-		RunE: func(cmd *cobra.Command, args []string) error { return verifyUnits(cmd.OutOrStdout(), cmd.ErrOrStderr(), args) }}
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return verifyUnits(cmd.OutOrStdout(), cmd.ErrOrStderr(), args)
+		}}
 	ver := &cobra.Command{Use: "version", Short: "Print the version of fleetctl", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := fmt.Fprintf(cmd.OutOrStdout(), "fleetctl version %s\n", version())
