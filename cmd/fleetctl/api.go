@@ -46,6 +46,7 @@ func newAPIClient(g *globals) (*apiClient, error) {
 	timeout := time.Duration(g.requestTimeout * float64(time.Second))
 	tr := &http.Transport{}
 	c := &apiClient{hc: &http.Client{Transport: tr, Timeout: timeout}, token: g.token}
+	g.clients = append(g.clients, c)
 	switch u.Scheme {
 	case "unix":
 		path := u.Path

@@ -189,14 +189,14 @@ func TestFleetctlEndToEnd(t *testing.T) {
 	ca, sc, sk, cc, ck := certs(t, dir)
 	api := freePort(t)
 	hubArgs := []string{"hub", "--kubeconfig", kc, "--leader-elect=false", "--metrics-bind-address", "0", "--health-probe-bind-address", "0",
-		"--machine-ttl", "6s", "--engine-lease-ttl", "3s", "--fleet-api-bind-address", api,
+		"--machine-ttl", "15s", "--engine-lease-ttl", "3s", "--fleet-api-bind-address", api,
 		"--fleet-api-tls-cert-file", sc, "--fleet-api-tls-key-file", sk, "--fleet-api-client-ca-file", ca}
 	hub := startProc(t, dir, "hub", bin, hubArgs...)
 	agents := map[string]*proc{}
 	for i, sb := range sbs {
 		id := fmt.Sprintf("m%d", i+1)
 		agents[id] = startProc(t, dir, "agent-"+id, bin, "agent", "--kubeconfig", kc, "--machine-id", id, "--public-ip", fmt.Sprintf("10.0.0.%d", i+1),
-			"--metadata", "role=web", "--dbus-address", sb.BusAddress, "--unit-dir", sb.UnitDir, "--interval", "1s", "--machine-ttl", "6s",
+			"--metadata", "role=web", "--dbus-address", sb.BusAddress, "--unit-dir", sb.UnitDir, "--interval", "1s", "--machine-ttl", "15s",
 			"--metrics-bind-address", "0", "--health-probe-bind-address", "0")
 	}
 	sbOf := map[string]*sdtest.Sandbox{"m1": sbs[0], "m2": sbs[1]}
@@ -282,6 +282,8 @@ func TestFleetctlEndToEnd(t *testing.T) {
 		return nil
 	})
 
+	fleetParity(t, g, dir, sbOf)
+
 	// A restarted hub loses nothing.
 	hub.kill(syscall.SIGTERM)
 	startProc(t, dir, "hub2", bin, hubArgs...) // stopped by the test's cleanup
@@ -315,4 +317,125 @@ func TestFleetctlEndToEnd(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// fleetParity: issue 30, items 8 to 10, through fleetctl, the fleet API and the real agents:
+// currentState is what the agent acted on (a unit systemd refuses reports launched, so start
+// fails with no active unit found instead of hanging; stop then works; a failed unit stopped
+// reports loaded); a failing unit is started once, not on every round; an instance starts
+// from a submitted template (or one next to the argument); restart restarts.
+func fleetParity(t *testing.T, g []string, dir string, sbOf map[string]*sdtest.Sandbox) {
+	t.Helper()
+	write := func(name, text string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	unitState := func(name string) (state, machine string) {
+		t.Helper()
+		_, out, _ := fleetctl(g, "list-unit-files", "--output", "json")
+		var files []fleethttp.Unit
+		if err := json.Unmarshal([]byte(out), &files); err != nil {
+			t.Fatalf("list-unit-files --output json: %v\n%s", err, out)
+		}
+		for _, f := range files {
+			if f.Name == name {
+				return f.CurrentState + "/" + f.DesiredState, f.MachineID
+			}
+		}
+		return "", ""
+	}
+
+	// No ExecStart=: systemd refuses it (bad-setting). start reports that no active unit runs.
+	noexec := write("noexec.service", "[Unit]\nDescription=no ExecStart\n\n[Service]\nType=simple\n")
+	code, out, errs := fleetctl(g, "start", "--block-attempts", "30", noexec)
+	if code != 1 || !strings.Contains(errs, "no active unit noexec.service found") || !strings.Contains(errs, "bad-setting") {
+		t.Fatalf("start noexec.service: exit %d %q %s", code, out, errs)
+	}
+	if st, _ := unitState("noexec.service"); st != "launched/launched" {
+		t.Fatalf("noexec.service current/desired after start: %s, want launched/launched", st)
+	}
+	if _, out, _ := fleetctl(g, "list-units", "--no-legend", "--fields", "unit,load,active"); !strings.Contains(cols(out), "noexec.service bad-setting inactive") {
+		t.Fatalf("list-units shows systemd's view:\n%s", out)
+	}
+	if code, out, errs := fleetctl(g, "stop", "--block-attempts", "30", "noexec"); code != 0 || !strings.HasPrefix(out, "Unit noexec.service loaded on ") {
+		t.Fatalf("stop noexec.service: exit %d %q %s", code, out, errs)
+	}
+	if st, _ := unitState("noexec.service"); st != "loaded/loaded" {
+		t.Fatalf("noexec.service current/desired after stop: %s, want loaded/loaded", st)
+	}
+
+	// A unit that fails at once: started once however many rounds the agent makes (each run
+	// appends a line to runs.log in its machine's unit directory), launched until stopped,
+	// then loaded.
+	falseText := func(m string) string {
+		return "[Service]\nExecStart=/bin/sh -c 'echo run >> " + sbOf[m].UnitDir + "/runs.log; exec /bin/false'\n\n[X-Fleet]\nMachineID=" + m + "\n"
+	}
+	fails := write("fails.service", falseText("m1"))
+	if code, _, errs := fleetctl(g, "start", "--no-block", fails); code != 0 {
+		t.Fatalf("start --no-block fails.service: exit %d %s", code, errs)
+	}
+	eventually(t, "fails.service failed in systemd", func() error {
+		if got := sdState(sbOf["m1"], "fails.service"); got != "failed/failed" {
+			return fmt.Errorf("%s", got)
+		}
+		return nil
+	})
+	time.Sleep(6 * time.Second) // the agent's interval is 1 s: several rounds
+	if b, err := os.ReadFile(filepath.Join(sbOf["m1"].UnitDir, "runs.log")); err != nil || strings.Count(string(b), "run\n") != 1 {
+		t.Fatalf("fails.service ran %q (%v), want exactly once", b, err)
+	}
+	if st, _ := unitState("fails.service"); st != "launched/launched" {
+		t.Fatalf("fails.service current/desired while failed: %s, want launched/launched", st)
+	}
+	if code, out, errs := fleetctl(g, "stop", "--block-attempts", "30", "fails.service"); code != 0 || !strings.HasPrefix(out, "Unit fails.service loaded on m1") {
+		t.Fatalf("stop fails.service: exit %d %q %s", code, out, errs)
+	}
+	if st, _ := unitState("fails.service"); st != "loaded/loaded" {
+		t.Fatalf("fails.service current/desired after stop: %s, want loaded/loaded", st)
+	}
+	for _, u := range []string{"noexec.service", "fails.service"} {
+		if code, _, errs := fleetctl(g, "destroy", u); code != 0 {
+			t.Fatalf("destroy %s: exit %d %s", u, code, errs)
+		}
+	}
+
+	// Instances: from the submitted template, and from a template file next to the argument.
+	web := write("web@.service", "[Service]\nExecStart=/bin/sleep 36%i\n")
+	if code, _, errs := fleetctl(g, "submit", web); code != 0 {
+		t.Fatalf("submit web@.service: exit %d %s", code, errs)
+	}
+	code, out, errs = fleetctl(g, "start", "--block-attempts", "30", "web@1.service")
+	if code != 0 || !strings.HasPrefix(out, "Unit web@1.service launched on m") {
+		t.Fatalf("start web@1.service from the submitted template: exit %d %q %s", code, out, errs)
+	}
+	webOn := strings.Split(strings.TrimPrefix(out, "Unit web@1.service launched on "), "/")[0]
+	write("api@.service", "[Service]\nExecStart=/bin/sleep 37%i\n")
+	if code, out, errs := fleetctl(g, "start", "--block-attempts", "30", filepath.Join(dir, "api@2.service")); code != 0 || !strings.HasPrefix(out, "Unit api@2.service launched on m") {
+		t.Fatalf("start api@2.service from the template file: exit %d %q %s", code, out, errs)
+	}
+	if _, out, _ := fleetctl(g, "cat", "api@2"); !strings.Contains(out, "ExecStart=/bin/sleep 37%i") {
+		t.Fatalf("cat api@2.service:\n%s", out)
+	}
+
+	// restart: a new process (systemd's InvocationID changes), through a command prefix.
+	invocation := func() string {
+		out, _ := sbOf[webOn].Systemctl("show", "-p", "InvocationID", "--value", "web@1.service")
+		return strings.TrimSpace(out)
+	}
+	before := invocation()
+	if code, out, errs := fleetctl(g, "resta", "--block-attempts", "30", "web@1"); code != 0 || !strings.HasPrefix(out, "Unit web@1.service restarted on "+webOn) {
+		t.Fatalf("restart web@1: exit %d %q %s", code, out, errs)
+	}
+	if after := invocation(); after == "" || after == before || sdState(sbOf[webOn], "web@1.service") != "active/running" {
+		t.Fatalf("web@1.service after restart: invocation %s (before %s), %s", after, before, sdState(sbOf[webOn], "web@1.service"))
+	}
+	for _, u := range []string{"web@1.service", "api@2.service", "web@.service"} {
+		if code, _, errs := fleetctl(g, "destroy", u); code != 0 {
+			t.Fatalf("destroy %s: exit %d %s", u, code, errs)
+		}
+	}
 }

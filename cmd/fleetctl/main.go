@@ -27,7 +27,8 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// A unique prefix names a command ("star" is start; "st" is ambiguous), as in upstream
 	// fleetctl. cobra keeps this switch in a package variable.
 	cobra.EnablePrefixMatching = true
-	root := newRootCommand(stdout, stderr)
+	root, g := newRoot(stdout, stderr)
+	defer g.closeClients()
 	root.SetArgs(args)
 	started := false // set once flags and arguments are valid and a command runs
 	pre := root.PersistentPreRunE

@@ -37,9 +37,27 @@ type globals struct {
 	noBlock       bool
 	blockAttempts int
 	replace       bool
+
+	// clients are the API clients the command opened; closeClients closes their idle
+	// connections, so a process running many commands (the tests) holds none open: the hub
+	// limits the connections one client holds.
+	clients []*apiClient
+}
+
+func (g *globals) closeClients() {
+	for _, c := range g.clients {
+		c.hc.CloseIdleConnections()
+	}
+	g.clients = nil
 }
 
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
+	root, _ := newRoot(stdout, stderr)
+	return root
+}
+
+// newRoot returns the root command and the globals its commands share.
+func newRoot(stdout, stderr io.Writer) (*cobra.Command, *globals) {
 	g := &globals{}
 	root := &cobra.Command{
 		Use:   "fleetctl",
@@ -161,7 +179,7 @@ says so on stderr.`,
 	root.Version = version()
 	root.SetVersionTemplate("fleetctl version {{.Version}}\n")
 	root.AddCommand(lm, lu, lf, submit, load, start, stop, unload, destroy, cat, status, restart, verify, ver)
-	return root
+	return root, g
 }
 
 // version is the module version fleetctl was built from, "(devel)" from a source tree.
