@@ -91,7 +91,7 @@ func (p *parser) unitExpectation(n *yaml.Node, fieldPath string, keyLine int) (*
 		return nil, p.errorf(f.line, fieldPath, "needs at least one of state, machine and machines")
 	}
 	if f.get("state") != nil {
-		if ue.State, err = p.enum(f, "state", "", "inactive", "loaded", "launched", "failed"); err != nil {
+		if ue.State, err = p.enum(f, "state", "", "inactive", "loaded", "launched"); err != nil {
 			return nil, err
 		}
 	}
