@@ -12,9 +12,13 @@
 //   - the reconcile decision, Decide: desired and current units → an ordered Plan of Tasks
 //     (stop, unload, load, daemon-reload, start), each with a reason a person can read;
 //   - the execution rule, Apply: run a plan's tasks in order and stop at the first failure;
+//   - the agent's memory across rounds, Memory: per unit, the target state and content it has
+//     acted on (Acted), which Decide reads (start once per desired-state change) and which is
+//     fleet's current state of the unit;
 //   - unit state reporting: ReportState and ReportStates (what the agent publishes for each
-//     unit), the mapping from systemd states to fleet's current state (CurrentState), and
-//     ReportChanged and DiffReports, which decide what must be published again or removed;
+//     unit), fleet's current state (CurrentState: what the agent acted on, with systemd's view
+//     when it has not acted yet), and ReportChanged and DiffReports, which decide what must be
+//     published again or removed;
 //   - SimSystemd, a deterministic in-memory systemd that runs Tasks and reports CurrentUnits.
 //     The discrete-event simulator drives it, and the tests use it.
 //
@@ -47,10 +51,13 @@
 //     the first failure, a failed stop also prevents the unload (upstream issue #1216), and the stop
 //     no longer races the daemon-reload that follows the removal (issue #1000). The order within a
 //     phase is by name, so plans are deterministic.
-//   - Current state comes from systemd, not from an in-memory intent cache. A unit with target
-//     launched that systemd reports inactive or failed gets a start task, and its state is
-//     reported as failed (not launched) until it runs again. After an agent restart nothing
-//     is reloaded or restarted needlessly.
+//   - Decisions read systemd's state, and the agent's memory only for what it cannot tell:
+//     whether it already acted on a unit's target state. As upstream, the reported current
+//     state is the acted-on state (a failed unit stays launched), and a failed unit is started
+//     once per desired-state change, not in every round. Unlike upstream, a unit systemd lost
+//     (not-found) or whose file changed is loaded again, and after an agent restart, when the
+//     memory is empty, a unit already in its target state in systemd needs no task: nothing is
+//     reloaded or restarted needlessly (a failed one is started once).
 //   - A start that cannot succeed is not planned: a masked unit is never started, and a unit
 //     whose current file systemd rejected (load state error or bad-setting) is started only
 //     when this plan rewrites the file. Otherwise, since Apply stops at the first failure, such
