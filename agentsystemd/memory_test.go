@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"github.com/fleetsim/fleetsim/model/unitfile"
 )
@@ -254,3 +255,75 @@ type failingUnits struct{}
 
 func (failingUnits) Units() ([]CurrentUnit, error) { return nil, errors.New("no bus") }
 func (failingUnits) Run(Task) error                { return errors.New("no bus") }
+
+// TestPropertyOneStartPerDesiredChange: over any sequence of rounds with an agent Memory,
+// against units that fail or exit after their start or whose start fails, each unit is
+// started at most once per round in which its target state or content differs from the
+// previous round's (the first round counts as a change): a failing unit is not started
+// again while its desired state stays.
+func TestPropertyOneStartPerDesiredChange(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		_, current := genUnique(t)
+		sys := &countStarts{SimSystemd: NewSimSystemd(current...), starts: map[string]int{}}
+		for _, n := range rapid.SliceOfDistinct(rapid.SampledFrom(propNames), rapid.ID).Draw(t, "start fails") {
+			sys.StartFails[n] = true
+		}
+		for _, n := range rapid.SliceOfDistinct(rapid.SampledFrom(propNames), rapid.ID).Draw(t, "exits") {
+			sys.ExitsAfterStart[n] = Exit(rapid.IntRange(int(ExitClean), int(ExitFailure)).Draw(t, "exit"))
+		}
+		var m Memory
+		changes := map[string]int{}
+		prev := map[string]DesiredUnit{}
+		for round := range rapid.IntRange(1, 6).Draw(t, "rounds") {
+			var desired []DesiredUnit
+			for _, n := range rapid.SliceOfDistinct(rapid.SampledFrom(propNames), rapid.ID).Draw(t, "desired names") {
+				desired = append(desired, genDesired(t, []string{n}))
+			}
+			now := map[string]DesiredUnit{}
+			for _, d := range desired {
+				now[d.Name] = d
+				if p, ok := prev[d.Name]; !ok || p.State != d.State || p.EffectiveHash() != d.EffectiveHash() {
+					changes[d.Name]++
+				}
+			}
+			prev = now
+			_, _, _ = m.Reconcile(desired, sys)
+			for name, n := range sys.starts {
+				if n > changes[name] {
+					t.Fatalf("round %d: %s started %d times for %d desired changes", round, name, n, changes[name])
+				}
+			}
+		}
+	})
+}
+
+// TestPropertyReportsActedOnTarget: after a round that completed, every desired unit whose
+// file is on the machine reports its target state, whatever systemd did with it.
+func TestPropertyReportsActedOnTarget(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		desired, current := genUnique(t)
+		sys := NewSimSystemd(current...)
+		for _, n := range rapid.SliceOfDistinct(rapid.SampledFrom(propNames), rapid.ID).Draw(t, "exits") {
+			sys.ExitsAfterStart[n] = Exit(rapid.IntRange(int(ExitClean), int(ExitFailure)).Draw(t, "exit"))
+		}
+		var m Memory
+		if _, _, err := m.Reconcile(desired, sys); err != nil {
+			t.Fatalf("round failed: %v", err)
+		}
+		got := map[string]CurrentState{}
+		for _, s := range m.ReportStates(sys.CurrentUnits(), "m1") {
+			got[s.Name] = s.State()
+		}
+		for _, d := range desired {
+			if d.State == TargetInactive {
+				if _, ok := got[d.Name]; ok {
+					t.Fatalf("%s (target inactive) still reported %s", d.Name, got[d.Name])
+				}
+				continue
+			}
+			if got[d.Name] != CurrentState(d.State) {
+				t.Fatalf("%s (target %s) reports %q", d.Name, d.State, got[d.Name])
+			}
+		}
+	})
+}
