@@ -3,6 +3,7 @@ package agentsystemd
 import (
 	"fmt"
 	"sort"
+	"sync"
 )
 
 // Memory is what a fleet agent remembers between its rounds: for each unit, the target state
@@ -19,18 +20,26 @@ import (
 //     that systemd itself started.
 //
 // A new agent starts with an empty Memory: its first round acts on every unit again, and
-// units already in their target state need nothing. The zero value is ready to use. A
-// Memory is not safe for concurrent use; an agent's rounds run one at a time.
+// units already in their target state need nothing. The zero value is ready to use; a Memory
+// must not be copied once used. Its methods may be called concurrently, but an agent's rounds
+// are meant to run one at a time (two concurrent rounds would each act on what they saw).
 type Memory struct {
+	mu    sync.Mutex
 	acted map[string]Acted
 }
 
 // Acted returns what the agent last acted on for the unit; zero if nothing.
-func (m *Memory) Acted(name string) Acted { return m.acted[name] }
+func (m *Memory) Acted(name string) Acted {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.acted[name]
+}
 
 // Recall returns current with each unit's Acted set from the memory (a copy: current is not
 // modified).
 func (m *Memory) Recall(current []CurrentUnit) []CurrentUnit {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	out := make([]CurrentUnit, len(current))
 	for i, c := range current {
 		c.Acted = m.acted[c.Name]
@@ -76,6 +85,8 @@ func (m *Memory) Learn(desired []DesiredUnit, plan Plan, done []Task) {
 			}
 		}
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.acted == nil {
 		m.acted = map[string]Acted{}
 	}
