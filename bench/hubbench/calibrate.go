@@ -229,6 +229,19 @@ func calibrateHub(ctx context.Context, o Options, c *timing.Calibration) error {
 	rounds := math.Ceil(float64(calibratePlacements) / float64(max(workers, 1)))
 	perDecision := 1000*(res.RestartSeconds-res.RestartFirstDecisionSeconds)/rounds - perBinding*calibrateMembers
 	c.Hub.CPUPerDecision = msConst(perDecision, run+": the restarted hub's time from its first decision to settled, per round of workers, less its bindings' CPU")
+	// The API server's CPU per write with everything watching, against the workload alone.
+	var hubWrites float64
+	for _, v := range res.Writes {
+		hubWrites += v
+	}
+	reports := bindings
+	other := float64(3*calibratePlacements) + 2*calibrateMembers*res.PlacementPhaseSeconds/max(o.Heartbeat.Seconds(), 1)
+	if mix := timing.MixCost(c, res.Writes, reports, other); res.APIServer != nil && mix > 0 {
+		perWrite := 1000 * (res.APIServer.CPUSeconds + res.Etcd.CPUSeconds) / (hubWrites + reports + other)
+		c.APIServer.Watched = timing.Constant{Value: math.Round(perWrite/mix*100) / 100, Unit: "ratio", Source: run +
+			fmt.Sprintf(": kube-apiserver and etcd CPU per write in the placement phase (%.2f ms: the hub's writes, the agents' reports, the bench's creates and the heartbeats) over the workload's cost of the same writes (%.2f ms)", perWrite, mix)}
+	}
+	c.Hub.FirstPlacement = msConst(1000*(res.Available.Max-res.Available.P50), run+": the first placement's time to Available (the maximum) less the median")
 	objects := float64(calibratePlacements*(3+2*calibrateMembers) + 2*calibrateMembers)
 	c.Hub.StartDelay = msConst(1000*res.RestartFirstDecisionSeconds-objects*c.APIServer.ListPerObject.Value,
 		run+": the restarted hub's time to its first decision, less listing what is stored at apiServer.listPerObject")

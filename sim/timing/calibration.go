@@ -52,6 +52,10 @@ type APIServer struct {
 	HeartbeatWrite  Constant `yaml:"heartbeatWrite"`
 	// ListPerObject: a restarted hub's informers listing what is stored, per object.
 	ListPerObject Constant `yaml:"listPerObject"`
+	// Watched: how much more CPU a write takes with the hub's, the agents' and the bench's
+	// informers watching and the hub's reads, than in the write workload alone (the ratio of
+	// kube-apiserver's and etcd's CPU per write in a hub run to the workload's).
+	Watched Constant `yaml:"watched"`
 }
 
 // Hub is the production hub's side.
@@ -62,6 +66,9 @@ type Hub struct {
 	CPUPerBinding Constant `yaml:"cpuPerBinding"`
 	// CPUPerDecision: a decision's time beyond its bindings (reading its placement, deciding).
 	CPUPerDecision Constant `yaml:"cpuPerDecision"`
+	// FirstPlacement: how much longer the first placement after the hub starts takes than
+	// the next ones (informers and caches starting on first use).
+	FirstPlacement Constant `yaml:"firstPlacement"`
 	// StartDelay: a new hub's time from its start to listing (leader election, informers).
 	StartDelay Constant `yaml:"startDelay"`
 	// Constants of prod/hub's code: the writes of one flush phase in flight, and the
@@ -102,9 +109,11 @@ func (c *Calibration) fields() []field {
 		ms("apiServer.placementStatus", &a.PlacementStatus, 60_000),
 		ms("apiServer.heartbeatWrite", &a.HeartbeatWrite, 60_000),
 		ms("apiServer.listPerObject", &a.ListPerObject, 60_000),
+		{"apiServer.watched", &a.Watched, "ratio", 0.1, 100},
 		ms("hub.informerDelay", &h.InformerDelay, 60_000),
 		ms("hub.cpuPerBinding", &h.CPUPerBinding, 60_000),
 		ms("hub.cpuPerDecision", &h.CPUPerDecision, 60_000),
+		ms("hub.firstPlacement", &h.FirstPlacement, 600_000),
 		ms("hub.startDelay", &h.StartDelay, 3_600_000),
 		{"hub.flushParallelism", &h.FlushParallelism, "writes", 1, 10_000},
 		ms("hub.reportBatchDelay", &h.ReportBatchDelay, 60_000),

@@ -165,6 +165,16 @@ func (m *model) write(kind string, cost Constant, done func()) {
 	if kind != writeOther {
 		m.writes[kind]++
 	}
+	end := m.serve(time.Duration(float64(ms(cost)) * m.c.APIServer.Watched.Value))
+	if done != nil {
+		m.at(end+ms(m.c.APIServer.RoundTrip), done)
+	}
+}
+
+// serve takes cpu of the machine's cores, first come first served, and returns when it is
+// done. The API server's writes and the hub's decisions share the cores: on the machine
+// measured they are one machine's.
+func (m *model) serve(cpu time.Duration) time.Duration {
 	s := 0
 	for i, free := range m.servers {
 		if free < m.servers[s] {
@@ -172,17 +182,38 @@ func (m *model) write(kind string, cost Constant, done func()) {
 		}
 	}
 	start := max(m.now, m.servers[s])
-	end := start + time.Duration(float64(ms(cost))*m.stretch)
+	end := start + time.Duration(float64(cpu)*m.stretch)
 	m.servers[s] = end
-	if done != nil {
-		m.at(end+ms(m.c.APIServer.RoundTrip), done)
-	}
+	return end
 }
 
 // write is one write of a chain: its kind and cost.
 type write struct {
 	kind string
 	cost Constant
+}
+
+// MixCost is the mean CPU cost in ms, in the write workload alone, of the writes of a run:
+// the hub's by kind (as Result.Writes names them), reports the agents' reports and other
+// the heartbeats' and the bench's writes. Calibrate divides a hub run's CPU per write by it.
+func MixCost(c *Calibration, hubWrites map[string]float64, reports, other float64) float64 {
+	a := c.APIServer
+	cost := map[string]Constant{writePlacement: a.SnapshotCreate, writePolicySnapshot: a.SnapshotCreate,
+		writePolicyStatus: a.PlacementStatus, writeResourceSnapshot: a.SnapshotCreate, writeBindingCreate: a.BindingCreate,
+		writeWorkCreate: a.WorkCreate, writeBindingStatus: a.BindingStatus, writePlacementStatus: a.PlacementStatus}
+	sum, n := reports*a.WorkStatus.Value+other*a.HeartbeatWrite.Value, reports+other
+	for k, v := range hubWrites {
+		kc, ok := cost[k]
+		if !ok {
+			kc = a.BindingStatus // a write the model does not make (an event, a member's status): an update
+		}
+		sum += v * kc.Value
+		n += v
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / n
 }
 
 // chain writes ws one after the other, then runs then.
@@ -230,7 +261,7 @@ func (m *model) decide(ctrl string, read func() (time.Duration, func(release fun
 	start := func() {
 		m.decisions[ctrl]++
 		cpu, body := read()
-		m.after(cpu, func() { body(m.release) })
+		m.at(m.serve(cpu), func() { body(m.release) })
 	}
 	if m.idle > 0 {
 		m.idle--
@@ -263,9 +294,14 @@ func (m *model) create() {
 	p := &placement{created: m.now, bindings: m.w.PerPlacement()}
 	m.placements = append(m.placements, p)
 	var bench func(i int)
+	first := m.next == 1
 	bench = func(i int) {
 		if i == benchCreates {
-			m.after(ms(m.c.Hub.InformerDelay), func() { m.placementWide(p) })
+			d := ms(m.c.Hub.InformerDelay)
+			if first {
+				d += ms(m.c.Hub.FirstPlacement)
+			}
+			m.after(d, func() { m.placementWide(p) })
 			return
 		}
 		m.write(writeOther, m.c.APIServer.BindingCreate, func() { bench(i + 1) })
