@@ -87,7 +87,7 @@ func runBenchHub(ctx context.Context, w timing.Workload, mode benchMode, stdout,
 	var cal *timing.Calibration
 	if mode == predict || w.Compare {
 		var err error
-		if cal, err = timing.Load(w.Calibration); err != nil {
+		if cal, err = timing.LoadWith(w.Calibration, w.Set); err != nil {
 			return &exitError{code: exitInvalid, err: err}
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -178,6 +180,25 @@ func Reference() *Calibration {
 		panic(err) // TestReferenceCalibration keeps the embedded file valid
 	}
 	return c
+}
+
+// LoadWith is Load, then the NAME=VALUE overrides of sets (--set), in order.
+func LoadWith(path string, sets []string) (*Calibration, error) {
+	c, err := Load(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sets {
+		name, val, ok := strings.Cut(s, "=")
+		v, perr := strconv.ParseFloat(val, 64)
+		if !ok || perr != nil {
+			return nil, fmt.Errorf("--set %q: want NAME=NUMBER, such as apiServer.cores=4", s)
+		}
+		if err := c.Set(name, v, "--set "+s); err != nil {
+			return nil, fmt.Errorf("--set: %w", err)
+		}
+	}
+	return c, nil
 }
 
 // Parse reads a calibration; name is its file, for the errors.

@@ -122,7 +122,7 @@ func TestPredictOnePlacement(t *testing.T) {
 	}
 	one := func(s float64) Percentiles { return Percentiles{P50: s, P90: s, P99: s, Max: s, Mean: s} }
 	want := &Result{Source: "predicted", Members: 1, Placements: 1, Concurrent: 1, Available: one(0.58),
-		Steps: []Step{{StepBindingsMade, one(0.03)}, {StepBindingsBound, one(0.03)}, {StepWorksMade, one(0.03)}, {StepReported, one(0.54)}},
+		Steps:                 []Step{{StepBindingsMade, one(0.03)}, {StepBindingsBound, one(0.03)}, {StepWorksMade, one(0.03)}, {StepReported, one(0.54)}},
 		PlacementPhaseSeconds: 0.58, Decisions: 2, DecisionsByController: map[string]float64{"policy-snapshot": 1, "rollout": 1},
 		APICalls: 10, APICallsPerDecision: 5, WritesPerBinding: 10,
 		Writes: map[string]float64{"ClusterResourcePlacement update": 1, "ClusterSchedulingPolicySnapshot create": 1,
@@ -223,6 +223,28 @@ func TestWriteText(t *testing.T) {
 	for _, not := range []string{"join", "kube-apiserver", "hub   "} {
 		if strings.Contains(buf.String(), not) {
 			t.Errorf("text has %q, which a prediction does not give:\n%s", not, buf.String())
+		}
+	}
+}
+
+// TestLoadWith: --set overrides constants of the reference in order and names what it
+// refuses.
+func TestLoadWith(t *testing.T) {
+	c, err := LoadWith("", []string{"apiServer.cores=16", "hub.cpuPerBinding=2.5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]float64{16, 2.5}, []float64{c.APIServer.Cores.Value, c.Hub.CPUPerBinding.Value}); diff != "" {
+		t.Errorf("set values (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct{ set, want string }{
+		{"apiServer.cores", "want NAME=NUMBER"},
+		{"apiServer.cores=four", "want NAME=NUMBER"},
+		{"apiServer.corez=4", `"apiServer.corez" is not a constant`},
+		{"apiServer.cores=-1", "apiServer.cores: -1 cores is outside"},
+	} {
+		if _, err := LoadWith("", []string{tc.set}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("--set %s: %v, want %q", tc.set, err, tc.want)
 		}
 	}
 }

@@ -43,6 +43,8 @@ type Workload struct {
 	Output string
 	// Calibration is the calibration file a prediction uses ("" for the reference one).
 	Calibration string
+	// Set overrides constants of the calibration, as NAME=VALUE (Calibration.Set).
+	Set []string
 	// Calibrate, when set, measures this machine's calibration and writes it to that file.
 	Calibrate string
 	// Compare runs both the prediction and the measurement and prints them side by side.
@@ -69,6 +71,7 @@ func AddFlags(f *pflag.FlagSet, w *Workload) {
 	f.StringVar(&w.Fleet, "fleet", "", "the fleet binary whose hub is measured (default: fleet beside this binary, else on $PATH)")
 	f.StringVarP(&w.Output, "output", "o", "text", "text or json")
 	f.StringVar(&w.Calibration, "calibration", "", "the calibration file of the prediction (default: the embedded reference, reports/calibration/reference.yaml)")
+	f.StringArrayVar(&w.Set, "set", nil, "override a constant of the calibration, NAME=VALUE in its unit (repeatable), e.g. --set apiServer.cores=4")
 	f.StringVar(&w.Calibrate, "calibrate", "", "measure this machine's API server and hub and write the calibration YAML to this file (- for stdout)")
 	f.BoolVar(&w.Compare, "compare", false, "run the prediction and the measurement and print both with the error of each figure")
 }
