@@ -3,7 +3,6 @@ package timing
 import (
 	"container/heap"
 	"fmt"
-	"math"
 	"time"
 )
 
@@ -76,10 +75,10 @@ type placement struct {
 	wakeAt time.Duration
 	// awaited Works written whose report has not reached the hub; arrived reports not yet
 	// fanned in; served reports fanned in.
-	awaited, arrived, served          int
-	worksMade, bindingsMade, reported int
-	steps                             [4]time.Duration
-	available                         time.Duration
+	awaited, arrived, served int
+	reported                 int
+	steps                    [4]time.Duration
+	available                time.Duration
 }
 
 type model struct {
@@ -89,10 +88,8 @@ type model struct {
 	q   events
 	seq uint64
 
-	// The API server: when each of its servers is next free, and how much longer than its
-	// CPU cost a write holds one (servers over cores).
-	servers []time.Duration
-	stretch float64
+	// The machine's cores, which serve the API server's writes and the hub's decisions.
+	cores *Cores
 
 	// The hub's workers and the decisions waiting for one, first come first served.
 	idle    int
@@ -109,10 +106,7 @@ type model struct {
 }
 
 func newModel(w Workload, c *Calibration) *model {
-	k := max(1, int(math.Ceil(c.APIServer.Cores.Value)))
-	m := &model{w: w, c: c, servers: make([]time.Duration, k), stretch: float64(k) / c.APIServer.Cores.Value,
-		idle: w.Workers, writes: map[string]float64{}, decisions: map[string]float64{}}
-	return m
+	return &model{w: w, c: c, cores: NewCores(c), idle: w.Workers, writes: map[string]float64{}, decisions: map[string]float64{}}
 }
 
 func (m *model) at(t time.Duration, fn func()) {
@@ -165,32 +159,10 @@ func (m *model) write(kind string, cost Constant, done func()) {
 	if kind != writeOther {
 		m.writes[kind]++
 	}
-	end := m.serve(time.Duration(float64(ms(cost)) * m.c.APIServer.Watched.Value))
+	end := m.cores.Serve(m.now, m.c.WriteCPU(cost))
 	if done != nil {
-		m.at(end+ms(m.c.APIServer.RoundTrip), done)
+		m.at(end+m.c.RoundTrip(), done)
 	}
-}
-
-// serve takes cpu of the machine's cores, first come first served, and returns when it is
-// done. The API server's writes and the hub's decisions share the cores: on the machine
-// measured they are one machine's.
-func (m *model) serve(cpu time.Duration) time.Duration {
-	s := 0
-	for i, free := range m.servers {
-		if free < m.servers[s] {
-			s = i
-		}
-	}
-	start := max(m.now, m.servers[s])
-	end := start + time.Duration(float64(cpu)*m.stretch)
-	m.servers[s] = end
-	return end
-}
-
-// write is one write of a chain: its kind and cost.
-type write struct {
-	kind string
-	cost Constant
 }
 
 // MixCost is the mean CPU cost in ms, in the write workload alone, of the writes of a run:
@@ -217,12 +189,12 @@ func MixCost(c *Calibration, hubWrites map[string]float64, reports, other float6
 }
 
 // chain writes ws one after the other, then runs then.
-func (m *model) chain(ws []write, then func()) {
+func (m *model) chain(ws []Write, then func()) {
 	if len(ws) == 0 {
 		then()
 		return
 	}
-	m.write(ws[0].kind, ws[0].cost, func() { m.chain(ws[1:], then) })
+	m.write(ws[0].Kind, ws[0].Cost, func() { m.chain(ws[1:], then) })
 }
 
 // parallel writes n objects of kind, flushParallelism at a time as a flush phase does; each
@@ -261,7 +233,7 @@ func (m *model) decide(ctrl string, read func() (time.Duration, func(release fun
 	start := func() {
 		m.decisions[ctrl]++
 		cpu, body := read()
-		m.at(m.serve(cpu), func() { body(m.release) })
+		m.at(m.cores.Serve(m.now, cpu), func() { body(m.release) })
 	}
 	if m.idle > 0 {
 		m.idle--
@@ -281,9 +253,7 @@ func (m *model) release() {
 	m.idle++
 }
 
-func (m *model) cpu(bindings int) time.Duration {
-	return ms(m.c.Hub.CPUPerDecision) + time.Duration(bindings)*ms(m.c.Hub.CPUPerBinding)
-}
+func (m *model) cpu(bindings int) time.Duration { return m.c.DecisionCPU(bindings) }
 
 // create is the bench creating the next placement, if any is left.
 func (m *model) create() {
@@ -334,9 +304,8 @@ func (m *model) placementWide(p *placement) {
 				statuses()
 			})
 		}
-		m.chain([]write{{writePlacement, a.SnapshotCreate}, {writePolicySnapshot, a.SnapshotCreate},
-			{writePolicyStatus, a.PlacementStatus}, {writeResourceSnapshot, a.SnapshotCreate}}, func() {
-			m.parallel(p.bindings, writeBindingCreate, a.BindingCreate, func() { p.bindingsMade++ }, works)
+		m.chain(m.c.DecisionWrites(ctrlPlacementWide, 0), func() {
+			m.parallel(p.bindings, writeBindingCreate, a.BindingCreate, nil, works)
 		})
 	}
 	m.decide(ctrlPlacementWide, func() (time.Duration, func(func())) { return m.cpu(p.bindings), flush })
