@@ -13,6 +13,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/scenarios/input"
 	"github.com/fleetsim/fleetsim/scenarios/plan"
+	"github.com/fleetsim/fleetsim/sim/timing"
 )
 
 type planFlags struct {
@@ -21,6 +22,8 @@ type planFlags struct {
 	parallel int
 	shard    string
 	small    bool
+	// calibration is the calibrated hub model's calibration file ("": the reference).
+	calibration string
 }
 
 func newPlanCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -77,6 +80,7 @@ Exit codes:
 	fl.IntVar(&f.parallel, "parallel", runtime.GOMAXPROCS(0), "runs at once")
 	fl.StringVar(&f.shard, "shard", "", "I/N: run the I-th (from 0) of N disjoint slices of the runs, and write JSON")
 	fl.BoolVar(&f.small, "small", false, "run the plan at the reduced size of its small: key (a smoke test)")
+	fl.StringVar(&f.calibration, "calibration", "", "the calibration of the calibrated hub model (default: the embedded reference, reports/calibration/reference.yaml); see fleet bench hub --calibrate")
 	cmd.AddCommand(newPlanMergeCommand(stdout))
 	return cmd
 }
@@ -170,6 +174,11 @@ func runPlan(path string, f planFlags, stdout, stderr io.Writer) error {
 	pl, err := plan.LoadWith(path, plan.ParseOptions{Small: f.small})
 	if err != nil {
 		return planInvalid(err)
+	}
+	if f.calibration != "" {
+		if pl.Calibration, err = timing.Load(f.calibration); err != nil {
+			return invalid("--calibration: %w", err)
+		}
 	}
 	if err := checkOut(f.out); err != nil {
 		return err
