@@ -243,6 +243,20 @@ func ParseWith(path string, data []byte, o ParseOptions) (pl *Plan, err error) {
 			return nil, err
 		}
 	}
+	sweptTokenBucket := false
+	if n := f["sweep"]; n != nil && n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if key, ok := strings.CutPrefix(n.Content[i].Value, "hub."); ok && hubModelOf(key) == TokenBucket {
+				sweptTokenBucket = true
+			}
+		}
+	}
+	if pl.Hub == nil && !sweptTokenBucket {
+		// No hub: section: the calibrated model with its defaults, as every plan's hub
+		// unless it asks for the token bucket.
+		h := DefaultHub
+		pl.Hub = &h
+	}
 	if n := f["sweep"]; n != nil {
 		if n.Kind != yaml.MappingNode {
 			return nil, p.errorf(n.Line, "sweep", "must be a mapping of parameter: [values], not %s", kindName(n))
