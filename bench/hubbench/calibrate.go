@@ -19,6 +19,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/fleetsim/fleetsim/apis"
@@ -30,7 +32,7 @@ import (
 // watched creates, and one small hub run (not one of the accuracy cases, which are 10, 40,
 // 100, 300 and 1,000 members).
 const (
-	calibrateWrites     = 1000
+	calibrateWrites     = 500
 	calibrateSerial     = 200
 	calibrateWatched    = 100
 	calibrateMembers    = 20
@@ -94,7 +96,7 @@ func calibrateAPIServer(ctx context.Context, o Options, c *timing.Calibration) e
 	}
 	cfg := *b.cfg
 	cfg.QPS, cfg.Burst = 10000, 10000 // the server, not the client, is measured
-	cl, err := client.NewWithWatch(&cfg, client.Options{Scheme: scheme})
+	cl, err := client.New(&cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		return err
 	}
@@ -158,7 +160,7 @@ func calibrateAPIServer(ctx context.Context, o Options, c *timing.Calibration) e
 	a.ListPerObject = msConst(float64(time.Since(start).Microseconds())/1000/float64(max(n, 1)),
 		fmt.Sprintf("fleet bench hub --calibrate: one LIST of the %d bindings and Works the workload stored, time per object", n))
 
-	delay, err := watchDelay(ctx, cl)
+	delay, err := watchDelay(ctx, &cfg)
 	if err != nil {
 		return err
 	}
@@ -166,35 +168,38 @@ func calibrateAPIServer(ctx context.Context, o Options, c *timing.Calibration) e
 	return nil
 }
 
-// watchDelay is the median time in ms from a create's answer to its event on a watch.
-func watchDelay(ctx context.Context, c client.WithWatch) (float64, error) {
-	ns := "fleet-calibrate-watch"
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+// watchDelay is the median time in ms from a create's answer to its event on a watch (a
+// client-go watch, as the informers of the hub, the agents and the bench use).
+func watchDelay(ctx context.Context, cfg *rest.Config) (float64, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
 		return 0, err
 	}
-	w, err := c.Watch(ctx, &corev1.ConfigMapList{}, client.InNamespace(ns))
+	ns := "fleet-calibrate-watch"
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		return 0, err
+	}
+	w, err := cs.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{})
 	if err != nil {
 		return 0, err
 	}
 	defer w.Stop()
-	seen := make(chan string, calibrateWatched)
-	go func() {
-		for e := range w.ResultChan() {
-			if cm, ok := e.Object.(*corev1.ConfigMap); ok && e.Type == watch.Added {
-				seen <- cm.Name
-			}
-		}
-	}()
 	var ds []float64
 	for i := range calibrateWatched {
 		name := fmt.Sprintf("watched-%03d", i)
-		if err := c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}); err != nil {
+		if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
 			return 0, err
 		}
 		answered := time.Now()
-		for got := ""; got != name; {
+		for seen := false; !seen; {
 			select {
-			case got = <-seen:
+			case e, ok := <-w.ResultChan():
+				if !ok {
+					return 0, fmt.Errorf("the watch of ConfigMaps ended before %s was seen", name)
+				}
+				if cm, isCM := e.Object.(*corev1.ConfigMap); isCM && e.Type == watch.Added && cm.Name == name {
+					seen = true
+				}
 			case <-time.After(30 * time.Second):
 				return 0, fmt.Errorf("no watch event for ConfigMap %s after 30s", name)
 			}
