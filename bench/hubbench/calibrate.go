@@ -18,9 +18,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/fleetsim/fleetsim/apis"
@@ -100,6 +100,13 @@ func calibrateAPIServer(ctx context.Context, o Options, c *timing.Calibration) e
 	if err != nil {
 		return err
 	}
+	// First the informer delay (the cheapest, and the one that depends on the watch path).
+	delay, err := watchDelay(ctx, &cfg, scheme, cl)
+	if err != nil {
+		return err
+	}
+	c.Hub.InformerDelay = msConst(delay, fmt.Sprintf("fleet bench hub --calibrate: %d ConfigMaps created one by one, median time from the create's answer to an informer's add event", calibrateWatched))
+	b.log("informer delay %.1f ms", delay)
 	wl := &writeLoad{c: cl}
 	if err := wl.setUp(ctx); err != nil {
 		return err
@@ -160,48 +167,50 @@ func calibrateAPIServer(ctx context.Context, o Options, c *timing.Calibration) e
 	a.ListPerObject = msConst(float64(time.Since(start).Microseconds())/1000/float64(max(n, 1)),
 		fmt.Sprintf("fleet bench hub --calibrate: one LIST of the %d bindings and Works the workload stored, time per object", n))
 
-	delay, err := watchDelay(ctx, &cfg)
-	if err != nil {
-		return err
-	}
-	c.Hub.InformerDelay = msConst(delay, fmt.Sprintf("fleet bench hub --calibrate: %d ConfigMaps created one by one, median time from the create's answer to its watch event", calibrateWatched))
 	return nil
 }
 
-// watchDelay is the median time in ms from a create's answer to its event on a watch (a
-// client-go watch, as the informers of the hub, the agents and the bench use).
-func watchDelay(ctx context.Context, cfg *rest.Config) (float64, error) {
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return 0, err
-	}
+// watchDelay is the median time in ms from a create's answer to its event in an informer's
+// handler (a controller-runtime cache, as the hub's and the bench's).
+func watchDelay(ctx context.Context, cfg *rest.Config, scheme *kruntime.Scheme, c client.Client) (float64, error) {
 	ns := "fleet-calibrate-watch"
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		return 0, err
 	}
-	w, err := cs.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cache, err := ctrlcache.New(cfg, ctrlcache.Options{Scheme: scheme})
 	if err != nil {
 		return 0, err
 	}
-	defer w.Stop()
+	inf, err := cache.GetInformer(ctx, &corev1.ConfigMap{})
+	if err != nil {
+		return 0, err
+	}
+	seen := make(chan string, calibrateWatched+16)
+	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: func(o any) {
+		if cm, ok := o.(*corev1.ConfigMap); ok && cm.Namespace == ns {
+			seen <- cm.Name
+		}
+	}}); err != nil {
+		return 0, err
+	}
+	go func() { _ = cache.Start(ctx) }()
+	if !cache.WaitForCacheSync(ctx) {
+		return 0, errors.New("the calibration's informer did not sync")
+	}
 	var ds []float64
 	for i := range calibrateWatched {
 		name := fmt.Sprintf("watched-%03d", i)
-		if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		if err := c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}); err != nil {
 			return 0, err
 		}
 		answered := time.Now()
-		for seen := false; !seen; {
+		for got := ""; got != name; {
 			select {
-			case e, ok := <-w.ResultChan():
-				if !ok {
-					return 0, fmt.Errorf("the watch of ConfigMaps ended before %s was seen", name)
-				}
-				if cm, isCM := e.Object.(*corev1.ConfigMap); isCM && e.Type == watch.Added && cm.Name == name {
-					seen = true
-				}
+			case got = <-seen:
 			case <-time.After(30 * time.Second):
-				return 0, fmt.Errorf("no watch event for ConfigMap %s after 30s", name)
+				return 0, fmt.Errorf("no informer event for ConfigMap %s after 30s", name)
 			}
 		}
 		ds = append(ds, float64(time.Since(answered).Microseconds())/1000)
@@ -224,16 +233,9 @@ func calibrateHub(ctx context.Context, o Options, c *timing.Calibration) error {
 	// the rollout that fans its report in.
 	perBinding := 1000 * res.Hub.CPUSeconds / (2 * bindings)
 	c.Hub.CPUPerBinding = msConst(perBinding, run+": the hub's CPU in the placement phase over twice the bindings")
-	// A restarted hub decides each placement once and writes nothing: its decision time.
-	workers := 8
-	for i, f := range o.HubFlags {
-		if f == "--workers" && i+1 < len(o.HubFlags) {
-			_, _ = fmt.Sscan(o.HubFlags[i+1], &workers)
-		}
-	}
-	rounds := math.Ceil(float64(calibratePlacements) / float64(max(workers, 1)))
-	perDecision := 1000*(res.RestartSeconds-res.RestartFirstDecisionSeconds)/rounds - perBinding*calibrateMembers
-	c.Hub.CPUPerDecision = msConst(perDecision, run+": the restarted hub's time from its first decision to settled, per round of workers, less its bindings' CPU")
+	// One run gives one CPU figure: it is charged per binding, and no part of it per
+	// decision.
+	c.Hub.CPUPerDecision = msConst(0, run+": the hub's CPU of the run is charged per binding (hub.cpuPerBinding); one run does not separate a per-decision part")
 	// The API server's CPU per write with everything watching, against the workload alone.
 	var hubWrites float64
 	for _, v := range res.Writes {
