@@ -33,8 +33,10 @@ func newPlanCommand(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Run a capacity plan: a scenario swept over parameters and seeds, with statistics and plots",
 		Long: `plan runs a plan file: a scenario template (a Go text/template of a scenario file) swept over
 parameters (member count, placements, heartbeat period, rollout budgets, staged stages and
-waits, failure rates, and the hub's API latency and client rate limits), each point repeated
-over seeds. Every run is an ordinary deterministic simulation; runs go in parallel.
+waits, failure rates, and the hub model's constants), each point repeated over seeds. Every
+run is an ordinary deterministic simulation; runs go in parallel. The hub is the calibrated
+model of sim/timing (the embedded reference calibration, or --calibration FILE), unless the
+plan names the earlier token bucket's parameters (qps, burst, callsPerDecision, apiLatency).
 
 Each run measures, from the simulator's events: placement creation to Scheduled, Applied and
 Available (per cluster and for the whole placement), rollout and staged-run durations, the
@@ -95,7 +97,8 @@ func planBounds() string {
                             template calls, seq values)
   samples per run           at most %s (the scenario's duration / sample)
   hub                       workers 1 to %s, qps %g to %s, burst 1 to %s,
-                            callsPerDecision 0 to %s, apiLatency 0s to %s
+                            callsPerDecision 0 to %s, apiLatency 0s to %s; the calibrated
+                            model's constants within the ranges of sim/timing (Calibration.Set)
   shard file (plan merge)   at most %d MiB`,
 		plan.MaxPlanBytes>>20, planLimit(plan.MaxPoints), planLimit(plan.MaxRepetitions), plan.MaxRenderedBytes>>20, planLimit(plan.MaxTemplateSteps),
 		planLimit(plan.MaxSamplesPerRun), planLimit(plan.MaxWorkers), plan.MinQPS, planLimit(plan.MaxQPS), planLimit(plan.MaxBurst),
