@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -46,5 +49,40 @@ func TestBenchHubPredicts(t *testing.T) {
 	}
 	if diff := cmp.Diff(*want, got); diff != "" {
 		t.Errorf("printed prediction (-want +got):\n%s", diff)
+	}
+}
+
+// TestRunCalibration: `fleetsim run --calibration` runs the scenario's hub on the calibrated
+// model: the scenario still passes, deterministically, with another trace than the default
+// model's (which the flag's absence keeps); a bad calibration exits 2 naming the file.
+func TestRunCalibration(t *testing.T) {
+	hash := func(args ...string) string {
+		code, out, errOut := run(t, append([]string{"run", quickstart, "-o", "json"}, args...)...)
+		if code != exitOK {
+			t.Fatalf("fleetsim run %v: exit %d: %s", args, code, errOut)
+		}
+		var r struct {
+			TraceHash string
+			Passed    bool
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r.TraceHash
+	}
+	def, cal, again := hash(), hash("--calibration", "reference"), hash("--calibration", "reference")
+	if cal != again {
+		t.Errorf("--calibration reference gave hashes %s and %s", cal, again)
+	}
+	if cal == def {
+		t.Errorf("--calibration reference gave the default model's hash %s", def)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("apiServer: {cores: {value: 1, unit: ms, source: x}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := run(t, "run", quickstart, "--calibration", bad)
+	if code != exitInvalid || !strings.Contains(errOut, bad+`: apiServer.cores: unit "ms", want "cores"`) {
+		t.Errorf("bad calibration: exit %d, stderr %q", code, errOut)
 	}
 }
