@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/model/units"
+	"github.com/fleetsim/fleetsim/sim/timing"
 )
 
 // Config tunes a simulation. Zero fields take the defaults documented on each.
@@ -41,6 +42,9 @@ type Config struct {
 	DriftCheckDelay time.Duration
 	// Hub, when set, models the production hub's decision capacity instead of HubDelay.
 	Hub *HubCapacity
+	// HubModel, when set, is the calibrated model of the production hub (sim/timing)
+	// instead of HubDelay or Hub.
+	HubModel *HubModel
 	// Trace receives the JSONL event log when non-nil.
 	Trace io.Writer
 }
@@ -71,6 +75,30 @@ func (h *HubCapacity) Validate() error {
 		return fmt.Errorf("hub: callsPerDecision %d must be from 0 to burst (%d)", h.CallsPerDecision, h.Burst)
 	case h.DecisionTime < 0:
 		return fmt.Errorf("hub: decisionTime %s must not be negative", h.DecisionTime)
+	}
+	return nil
+}
+
+// HubModel is the production hub as sim/timing measures it: a queued decision waits for one
+// of Workers, then takes the hub's CPU for the bindings it handles and the API server's CPU
+// for the writes the hub's decision of that controller makes (timing.DecisionWrites), both
+// on the calibration's cores, which every decision shares first come first served, plus a
+// write's round trip; its effects land when it ends.
+type HubModel struct {
+	Workers     int
+	Calibration *timing.Calibration
+}
+
+// Validate checks a hub model.
+func (h *HubModel) Validate() error {
+	if h.Workers < 1 {
+		return fmt.Errorf("hub model: workers %d must be 1 or more", h.Workers)
+	}
+	if h.Calibration == nil {
+		return fmt.Errorf("hub model: no calibration")
+	}
+	if err := h.Calibration.Validate(); err != nil {
+		return fmt.Errorf("hub model: calibration: %w", err)
 	}
 	return nil
 }
@@ -183,6 +211,14 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Hub != nil {
 		if err := c.Hub.Validate(); err != nil {
+			return c, err
+		}
+	}
+	if c.HubModel != nil {
+		if c.Hub != nil {
+			return c, fmt.Errorf("hub: a capacity and a calibrated model are two models of the hub: give one")
+		}
+		if err := c.HubModel.Validate(); err != nil {
 			return c, err
 		}
 	}

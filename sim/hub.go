@@ -7,6 +7,7 @@ import (
 	mhub "github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/membership"
 	"github.com/fleetsim/fleetsim/model/triggers"
+	"github.com/fleetsim/fleetsim/sim/timing"
 )
 
 // controller identifies one of the hub's reconcilers.
@@ -39,6 +40,8 @@ type hub struct {
 	workerFree []time.Duration
 	tokens     float64
 	bucketAt   time.Duration
+	// With Config.HubModel: the API server's and the hub's cores.
+	cores *timing.Cores
 	// recs caches member records by interned key, valid while the store's memberGen is
 	// recsGen: a health timer finds its member without hashing its name.
 	recs    []*memberRecord
@@ -84,11 +87,72 @@ func (h *hub) reset() {
 		}
 		h.tokens, h.bucketAt = float64(hc.Burst), h.s.now
 	}
+	if hm := h.s.cfg.HubModel; hm != nil {
+		h.workerFree = make([]time.Duration, hm.Workers)
+		for i := range h.workerFree {
+			h.workerFree[i] = h.s.now
+		}
+		if h.cores == nil {
+			h.cores = timing.NewCores(hm.Calibration) // the API server outlives a hub restart
+		}
+	}
+}
+
+// modelDelay is decisionDelay under Config.HubModel for a decision of controller c about
+// key: a worker, then the decision's CPU and its writes on the shared cores, then a round
+// trip.
+func (h *hub) modelDelay(c controller, key string) time.Duration {
+	cal := h.s.cfg.HubModel.Calibration
+	w := 0
+	for i, free := range h.workerFree {
+		if free < h.workerFree[w] {
+			w = i
+		}
+	}
+	start := max(h.s.now, h.workerFree[w])
+	n := h.bindingsHandled(c, key)
+	decided := h.cores.Serve(start, cal.DecisionCPU(n))
+	end := decided
+	for _, wr := range cal.DecisionWrites(controllerNames[c], n) {
+		end = max(end, h.cores.Serve(decided, cal.WriteCPU(wr.Cost)))
+	}
+	end += cal.RoundTrip()
+	h.workerFree[w] = end
+	return end - h.s.now
+}
+
+// bindingsHandled is how many bindings a decision about key handles: one for a binding's,
+// the placement's bindings (or, before it has any, the clusters its policy asks for) for a
+// placement-wide one, none for a member's.
+func (h *hub) bindingsHandled(c controller, key string) int {
+	switch c {
+	case ctrlMembership:
+		return 0
+	case ctrlWork:
+		return 1
+	}
+	st := h.s.store
+	n := len(st.byCRP[key])
+	if p := st.placements[key]; p != nil && n == 0 {
+		pol := p.CRP.Spec.Policy
+		switch {
+		case pol != nil && pol.NumberOfClusters != nil:
+			n = int(*pol.NumberOfClusters)
+		case pol != nil && len(pol.ClusterNames) > 0:
+			n = len(pol.ClusterNames)
+		default:
+			n = len(st.members)
+		}
+	}
+	return n
 }
 
 // decisionDelay is how long from now a decision queued now ends: HubDelay, or with
 // Config.Hub the wait for a worker and for the decision's API tokens plus DecisionTime.
-func (h *hub) decisionDelay() time.Duration {
+func (h *hub) decisionDelay(c controller, key string) time.Duration {
+	if h.s.cfg.HubModel != nil {
+		return h.modelDelay(c, key)
+	}
 	hc := h.s.cfg.Hub
 	if hc == nil {
 		return h.s.cfg.HubDelay
@@ -131,7 +195,7 @@ func (h *hub) enqueue(c controller, key string) {
 		return
 	}
 	h.queued[c][id] = true
-	h.s.push(h.decisionDelay(), event{kind: evReconcile, ctrl: c, ref: id, epoch: h.epoch})
+	h.s.push(h.decisionDelay(c, key), event{kind: evReconcile, ctrl: c, ref: id, epoch: h.epoch})
 }
 
 // enqueueAll queues every placement for controller c, in name order.

@@ -31,6 +31,30 @@ import (
 	"github.com/fleetsim/fleetsim/prod/testenv"
 )
 
+// startServers starts kube-apiserver and etcd from the assets.
+func (b *bench) startServers() error {
+	assets := b.o.Assets
+	if assets == "" {
+		assets = os.Getenv("KUBEBUILDER_ASSETS")
+	}
+	if assets == "" {
+		home, _ := os.UserHomeDir()
+		assets = filepath.Join(home, ".cache", "fleetsim", "k8s-1.37.1", "assets")
+	}
+	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); err != nil {
+		return fmt.Errorf("no kube-apiserver in %s: run `hack/test-assets.sh` first, or pass --kubeconfig", assets)
+	}
+	b.env = &envtest.Environment{CRDDirectoryPaths: []string{testenv.CRDDir()}, ErrorIfCRDPathMissing: true, BinaryAssetsDirectory: assets,
+		ControlPlaneStartTimeout: 2 * time.Minute, ControlPlaneStopTimeout: time.Minute}
+	b.log("starting kube-apiserver and etcd from %s", assets)
+	cfg, err := b.env.Start()
+	if err != nil {
+		return fmt.Errorf("start kube-apiserver and etcd: %w", err)
+	}
+	b.cfg = cfg
+	return nil
+}
+
 // start brings up the API server, the bench's own cache and the member objects.
 func (b *bench) start(ctx context.Context) error {
 	b.scheme = runtime.NewScheme()
@@ -44,25 +68,9 @@ func (b *bench) start(ctx context.Context) error {
 		}
 		b.cfg = cfg
 	} else {
-		assets := b.o.Assets
-		if assets == "" {
-			assets = os.Getenv("KUBEBUILDER_ASSETS")
+		if err := b.startServers(); err != nil {
+			return err
 		}
-		if assets == "" {
-			home, _ := os.UserHomeDir()
-			assets = filepath.Join(home, ".cache", "fleetsim", "k8s-1.37.1", "assets")
-		}
-		if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); err != nil {
-			return fmt.Errorf("no kube-apiserver in %s: run `hack/test-assets.sh` first, or pass --kubeconfig", assets)
-		}
-		b.env = &envtest.Environment{CRDDirectoryPaths: []string{testenv.CRDDir()}, ErrorIfCRDPathMissing: true, BinaryAssetsDirectory: assets,
-			ControlPlaneStartTimeout: 2 * time.Minute, ControlPlaneStopTimeout: time.Minute}
-		b.log("starting kube-apiserver and etcd from %s", assets)
-		cfg, err := b.env.Start()
-		if err != nil {
-			return fmt.Errorf("start kube-apiserver and etcd: %w", err)
-		}
-		b.cfg = cfg
 	}
 	cfg := rest.CopyConfig(b.cfg)
 	cfg.QPS, cfg.Burst = 1000, 2000

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 	clusterv1beta1 "github.com/fleetsim/fleetsim/apis/cluster/v1beta1"
 	v1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
 	"github.com/fleetsim/fleetsim/model/placement"
+	"github.com/fleetsim/fleetsim/sim/timing"
 )
 
 // quietPeriod: a restarted hub is done when it made no decision for this long.
@@ -29,7 +29,8 @@ const quietPeriod = 5 * time.Second
 
 // The steps of a placement from creation to Available, in order, as the bench's watches
 // see them: they split the time to Available, so a slow run says which step is slow.
-var stepNames = []string{"all bindings made", "all bindings bound", "all Works made", "all Works reported available"}
+// stepNames are the steps of a placement, as the prediction names them.
+var stepNames = timing.StepNames
 
 // milestones are one placement's steps: the objects seen at each, and when each had them
 // all.
@@ -54,7 +55,7 @@ func (b *bench) step(placement string, i int, name string) {
 }
 
 func (b *bench) run(ctx context.Context) (*Result, error) {
-	res := &Result{Members: b.o.Members, Placements: b.o.Placements, Pick: b.o.Pick, Concurrent: max(b.o.Concurrent, 1)}
+	res := &Result{Source: "measured", Members: b.o.Members, Placements: b.o.Placements, Pick: b.o.Pick, Concurrent: max(b.o.Concurrent, 1)}
 	start := time.Now()
 	if err := b.startHub(); err != nil {
 		return nil, err
@@ -334,22 +335,6 @@ func (b *bench) perPlacement() int {
 	return b.o.Members
 }
 
-func round(f float64) float64 { return math.Round(f*100) / 100 }
+func round(f float64) float64 { return timing.Round2(f) }
 
-func percentiles(ds []time.Duration) Percentiles {
-	if len(ds) == 0 {
-		return Percentiles{}
-	}
-	s := make([]float64, len(ds))
-	sum := 0.0
-	for i, d := range ds {
-		s[i] = d.Seconds()
-		sum += s[i]
-	}
-	slices.Sort(s)
-	at := func(p float64) float64 {
-		i := int(math.Ceil(p*float64(len(s)))) - 1
-		return round(s[max(i, 0)])
-	}
-	return Percentiles{P50: at(0.5), P90: at(0.9), P99: at(0.99), Max: round(s[len(s)-1]), Mean: round(sum / float64(len(s)))}
-}
+func percentiles(ds []time.Duration) Percentiles { return timing.PercentilesOf(ds) }

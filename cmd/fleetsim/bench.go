@@ -17,15 +17,15 @@ func newBenchCommand(stdout, stderr io.Writer) *cobra.Command {
 	var simulated time.Duration
 	cmd := &cobra.Command{
 		Use:   "bench scheduler|sim|hub",
-		Short: "Measure the scheduler or the simulator on a generated fleet, or the production hub",
+		Short: "Measure the scheduler or the simulator on a generated fleet, or predict the production hub",
 		Long: `bench runs the project's benchmarks outside go test, on a fleet of the size you give:
 
   scheduler  one whole PickN decision (one required term, two preferred terms, a property
              sorter, a topology spread constraint) and one PickAll decision
   sim        members heartbeating every 60s for the simulated time, with the hub
              evaluating their health
-  hub        the production hub (the fleet binary) on a real API server with stand-in
-             member agents; see fleetsim bench hub --help
+  hub        the prediction, from the calibrated hub model (sim/timing), of what
+             fleet bench hub measures, with the same flags; see fleetsim bench hub --help
 
 Figures go to stdout as go test -bench prints them. reports/benchmarks.md records the
 reference figures and the commands that produced them.`,

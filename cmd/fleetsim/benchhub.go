@@ -1,93 +1,189 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/fleetsim/fleetsim/bench/hubbench"
+	"github.com/fleetsim/fleetsim/sim/timing"
 )
 
-// newBenchHubCommand is `fleetsim bench hub`. It lives in fleetsim, not in the production
-// binary fleet, because the harness starts kube-apiserver and etcd with envtest and shares
-// the stand-in agents of the integration tests: fleet links no test code.
+// benchMode is what a bench hub command does with its workload.
+type benchMode int
+
+const (
+	predict benchMode = iota // the model of sim/timing on a calibration
+	measure                  // the production hub on a real API server (bench/hubbench)
+)
+
+// newBenchHubCommand is `fleetsim bench hub`: the prediction of what `fleet bench hub`
+// measures, with the same flags (timing.AddFlags) and the same output (timing.Result). Its
+// hidden subcommand `measured` is the measurement itself, which `fleet bench hub` runs: the
+// harness starts kube-apiserver and etcd with envtest and shares the integration tests'
+// stand-in agents, and the production binary fleet links no test code.
 func newBenchHubCommand(stdout, stderr io.Writer) *cobra.Command {
-	o := hubbench.Options{}
-	var fleetBinary string
-	var output string
-	var workers int
-	var qps float64
-	var burst int
-	var hubFlags []string
+	var w timing.Workload
 	hub := &cobra.Command{
 		Use:   "hub",
-		Short: "Measure the hub on a real API server with stand-in member agents",
-		Long: `bench hub starts kube-apiserver and etcd from hack/test-assets.sh's cache (or uses the API
-server of --kubeconfig), runs the hub of the fleet binary (--fleet) as its own process, joins --members stand-in
-member agents (heartbeating every --heartbeat, reporting each Work applied and available
-after --report-delay), then creates --placements placements, --concurrent at a time, each of
-a namespace with a ConfigMap, picking --pick members by label affinity (0: PickAll).
+		Short: "Predict what `fleet bench hub` measures, from the calibrated hub model",
+		Long: `bench hub predicts, with the hub model of sim/timing and a calibration (--calibration, default
+the embedded reference measured on the project's machine), what ` + "`fleet bench hub`" + ` measures for the same
+flags: --members member clusters with agents reporting each Work after --report-delay,
+--placements placements, --concurrent in flight at once, each picking --pick members (0: all);
+the time from each placement's creation to all its bindings bound (Scheduled), all its Works
+reported by the agents (Applied) and Available (p50, p90), the hub's decisions by controller and
+its writes by kind; with --restart, a new hub's time to decide everything again.
 
-It prints the time from each placement's creation to ClusterResourcePlacementAvailable
-(percentiles), the hub's decisions and API calls, and the CPU and memory of the hub,
-kube-apiserver and etcd. --restart then SIGKILLs the hub and times a new one until it has
-decided every stored placement again and made no decision for 5s.`,
-		Example: `  fleetsim bench hub --members 40 --placements 3 --pick 0
-  fleetsim bench hub --members 100 --placements 20 --pick 10 --concurrent 20 --restart --output json
-  fleetsim bench hub --members 1000 --placements 3 --pick 100 --hub-flag=--pprof-bind-address=127.0.0.1:6060`,
+--compare runs the prediction and the measurement (the real hub on a real API server, as
+` + "`fleet bench hub`" + `) and prints each figure with the prediction's error. --calibrate FILE measures this
+machine (the API server's cost per write by kind, its cores and round trip, the informer delay,
+the hub's CPU per binding and decision) and writes the calibration to FILE. Flags that only a
+measurement uses (--kubeconfig, --steady, --timeout, --hub-flag, --fleet) are accepted and
+ignored by a prediction.`,
+		Example: `  fleetsim bench hub --members 40 --placements 3
+  fleetsim bench hub --members 1000 --placements 10 --pick 100 --concurrent 10 -o json
+  fleetsim bench hub --members 100 --placements 10 --pick 10 --calibration my-machine.yaml
+  fleetsim bench hub --members 40 --placements 3 --compare`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if output != "text" && output != "json" {
-				return invalid("--output %q: must be text or json", output)
-			}
-			exe, err := findFleetBinary(fleetBinary)
-			if err != nil {
-				return &exitError{code: exitInvalid, err: err}
-			}
-			o.HubCommand = []string{exe}
-			o.HubFlags = append([]string{"--workers", fmt.Sprint(workers), "--kube-api-qps", fmt.Sprint(qps), "--kube-api-burst", fmt.Sprint(burst)}, hubFlags...)
-			o.Progress = stderr
-			ctrl.SetLogger(logr.Discard()) // the bench's own caches and clients say nothing
-			res, err := hubbench.Run(cmd.Context(), o)
-			if err != nil {
-				return &exitError{code: exitFailed, err: err}
-			}
-			if output == "json" {
-				enc := json.NewEncoder(stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(res)
-			}
-			hubbench.WriteText(stdout, res)
-			return nil
+			return runBenchHub(cmd.Context(), w, predict, stdout, stderr)
 		},
 	}
-	f := hub.Flags()
-	f.IntVar(&o.Members, "members", 10, "member clusters, each with a stand-in agent")
-	f.IntVar(&o.Placements, "placements", 3, "placements to create")
-	f.IntVar(&o.Pick, "pick", 0, "members each placement picks (PickN by label affinity); 0 picks all")
-	f.IntVar(&o.Concurrent, "concurrent", 1, "placements created at once")
-	f.BoolVar(&o.Restart, "restart", false, "then SIGKILL the hub and time a new one until it settles")
-	f.StringVar(&o.Kubeconfig, "kubeconfig", "", "use this API server instead of starting one")
-	f.DurationVar(&o.ReportDelay, "report-delay", 500*time.Millisecond, "how long an agent takes to report a Work applied and available")
-	f.DurationVar(&o.Heartbeat, "heartbeat", time.Minute, "the agents' heartbeat period")
-	f.DurationVar(&o.Steady, "steady", 0, "also measure the hub's CPU for this long once all placements are available")
-	f.DurationVar(&o.Timeout, "timeout", 30*time.Minute, "give up after this long")
-	f.IntVar(&workers, "workers", 8, "the hub's --workers")
-	f.Float64Var(&qps, "kube-api-qps", 250, "the hub's --kube-api-qps")
-	f.IntVar(&burst, "kube-api-burst", 1000, "the hub's --kube-api-burst")
-	f.StringArrayVar(&hubFlags, "hub-flag", nil, "another flag for the hub, as --flag=value (repeatable), e.g. --hub-flag=--pprof-bind-address=127.0.0.1:6060")
-	f.StringVar(&fleetBinary, "fleet", "", "the fleet binary whose hub is measured (default: fleet beside this fleetsim, else on $PATH)")
-	f.StringVarP(&output, "output", "o", "text", "text or json")
+	timing.AddFlags(hub.Flags(), &w)
 	_ = hub.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+
+	var mw timing.Workload
+	measured := &cobra.Command{
+		Use:    "measured",
+		Short:  "Measure the hub on a real API server (what `fleet bench hub` runs)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runBenchHub(cmd.Context(), mw, measure, stdout, stderr)
+		},
+	}
+	timing.AddFlags(measured.Flags(), &mw)
+	hub.AddCommand(measured)
 	return hub
+}
+
+// runBenchHub runs w in mode, or calibrates, or compares, and prints the result.
+func runBenchHub(ctx context.Context, w timing.Workload, mode benchMode, stdout, stderr io.Writer) error {
+	if err := w.Validate(); err != nil {
+		return &exitError{code: exitInvalid, err: err}
+	}
+	if w.Calibrate != "" {
+		return calibrate(ctx, w, stdout, stderr)
+	}
+	var cal *timing.Calibration
+	if mode == predict || w.Compare {
+		var err error
+		if cal, err = timing.LoadWith(w.Calibration, w.Set); err != nil {
+			return &exitError{code: exitInvalid, err: err}
+		}
+	}
+	if w.Compare {
+		pred, err := timing.Predict(w, cal)
+		if err != nil {
+			return &exitError{code: exitInvalid, err: err}
+		}
+		meas, err := measureHub(ctx, w, stderr)
+		if err != nil {
+			return err
+		}
+		cmp := timing.Compare(pred, meas)
+		if w.Output == "json" {
+			return writeJSON(stdout, cmp)
+		}
+		timing.WriteComparison(stdout, cmp)
+		return nil
+	}
+	var res *timing.Result
+	var err error
+	if mode == predict {
+		if res, err = timing.Predict(w, cal); err != nil {
+			return &exitError{code: exitInvalid, err: err}
+		}
+	} else if res, err = measureHub(ctx, w, stderr); err != nil {
+		return err
+	}
+	if w.Output == "json" {
+		return writeJSON(stdout, res)
+	}
+	timing.WriteText(stdout, res)
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return &exitError{code: exitInvalid, err: fmt.Errorf("writing the output: %w", err)}
+	}
+	return nil
+}
+
+// hubOptions are the harness's options for w.
+func hubOptions(w timing.Workload, stderr io.Writer) (hubbench.Options, error) {
+	exe, err := findFleetBinary(w.Fleet)
+	if err != nil {
+		return hubbench.Options{}, &exitError{code: exitInvalid, err: err}
+	}
+	return hubbench.Options{Members: w.Members, Placements: w.Placements, Pick: w.Pick, Concurrent: w.Concurrent,
+		Restart: w.Restart, Kubeconfig: w.Kubeconfig, ReportDelay: w.ReportDelay, Heartbeat: w.Heartbeat,
+		Steady: w.Steady, Timeout: w.Timeout, HubCommand: []string{exe},
+		HubFlags: append([]string{"--workers", fmt.Sprint(w.Workers), "--kube-api-qps", fmt.Sprint(w.QPS),
+			"--kube-api-burst", fmt.Sprint(w.Burst)}, w.HubFlags...),
+		Progress: stderr}, nil
+}
+
+// measureHub runs the production hub on a real API server.
+func measureHub(ctx context.Context, w timing.Workload, stderr io.Writer) (*timing.Result, error) {
+	o, err := hubOptions(w, stderr)
+	if err != nil {
+		return nil, err
+	}
+	ctrl.SetLogger(logr.Discard()) // the bench's own caches and clients say nothing
+	res, err := hubbench.Run(ctx, o)
+	if err != nil {
+		return nil, &exitError{code: exitFailed, err: err}
+	}
+	return res, nil
+}
+
+// calibrate measures this machine and writes the calibration to w.Calibrate.
+func calibrate(ctx context.Context, w timing.Workload, stdout, stderr io.Writer) error {
+	o, err := hubOptions(w, stderr)
+	if err != nil {
+		return err
+	}
+	ctrl.SetLogger(logr.Discard())
+	cal, err := hubbench.Calibrate(ctx, o)
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	data, err := cal.Marshal()
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	if w.Calibrate == "-" {
+		_, err = stdout.Write(data)
+	} else {
+		err = os.WriteFile(w.Calibrate, data, 0o644)
+	}
+	if err != nil {
+		return &exitError{code: exitFailed, err: fmt.Errorf("writing the calibration: %w", err)}
+	}
+	return nil
 }
 
 // findFleetBinary resolves --fleet: the path given, else the fleet binary installed beside

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/scenarios/input"
 	"github.com/fleetsim/fleetsim/scenarios/plan"
+	"github.com/fleetsim/fleetsim/sim/timing"
 )
 
 type planFlags struct {
@@ -21,6 +22,8 @@ type planFlags struct {
 	parallel int
 	shard    string
 	small    bool
+	// calibration is the calibrated hub model's calibration file ("": the reference).
+	calibration string
 }
 
 func newPlanCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -30,8 +33,10 @@ func newPlanCommand(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Run a capacity plan: a scenario swept over parameters and seeds, with statistics and plots",
 		Long: `plan runs a plan file: a scenario template (a Go text/template of a scenario file) swept over
 parameters (member count, placements, heartbeat period, rollout budgets, staged stages and
-waits, failure rates, and the hub's API latency and client rate limits), each point repeated
-over seeds. Every run is an ordinary deterministic simulation; runs go in parallel.
+waits, failure rates, and the hub model's constants), each point repeated over seeds. Every
+run is an ordinary deterministic simulation; runs go in parallel. The hub is the calibrated
+model of sim/timing (the embedded reference calibration, or --calibration FILE), unless the
+plan names the earlier token bucket's parameters (qps, burst, callsPerDecision, apiLatency).
 
 Each run measures, from the simulator's events: placement creation to Scheduled, Applied and
 Available (per cluster and for the whole placement), rollout and staged-run durations, the
@@ -77,6 +82,7 @@ Exit codes:
 	fl.IntVar(&f.parallel, "parallel", runtime.GOMAXPROCS(0), "runs at once")
 	fl.StringVar(&f.shard, "shard", "", "I/N: run the I-th (from 0) of N disjoint slices of the runs, and write JSON")
 	fl.BoolVar(&f.small, "small", false, "run the plan at the reduced size of its small: key (a smoke test)")
+	fl.StringVar(&f.calibration, "calibration", "", "the calibration of the calibrated hub model (default: the embedded reference, reports/calibration/reference.yaml); see fleet bench hub --calibrate")
 	cmd.AddCommand(newPlanMergeCommand(stdout))
 	return cmd
 }
@@ -91,7 +97,8 @@ func planBounds() string {
                             template calls, seq values)
   samples per run           at most %s (the scenario's duration / sample)
   hub                       workers 1 to %s, qps %g to %s, burst 1 to %s,
-                            callsPerDecision 0 to %s, apiLatency 0s to %s
+                            callsPerDecision 0 to %s, apiLatency 0s to %s; the calibrated
+                            model's constants within the ranges of sim/timing (Calibration.Set)
   shard file (plan merge)   at most %d MiB`,
 		plan.MaxPlanBytes>>20, planLimit(plan.MaxPoints), planLimit(plan.MaxRepetitions), plan.MaxRenderedBytes>>20, planLimit(plan.MaxTemplateSteps),
 		planLimit(plan.MaxSamplesPerRun), planLimit(plan.MaxWorkers), plan.MinQPS, planLimit(plan.MaxQPS), planLimit(plan.MaxBurst),
@@ -170,6 +177,11 @@ func runPlan(path string, f planFlags, stdout, stderr io.Writer) error {
 	pl, err := plan.LoadWith(path, plan.ParseOptions{Small: f.small})
 	if err != nil {
 		return planInvalid(err)
+	}
+	if f.calibration != "" {
+		if pl.Calibration, err = timing.Load(f.calibration); err != nil {
+			return invalid("--calibration: %w", err)
+		}
 	}
 	if err := checkOut(f.out); err != nil {
 		return err

@@ -15,6 +15,8 @@ import (
 
 	"github.com/fleetsim/fleetsim/scenarios"
 	"github.com/fleetsim/fleetsim/scenarios/runner"
+	"github.com/fleetsim/fleetsim/sim"
+	"github.com/fleetsim/fleetsim/sim/timing"
 )
 
 type runFlags struct {
@@ -25,6 +27,8 @@ type runFlags struct {
 	trace  string
 	quiet  bool
 	wide   bool
+	// calibration, when set, runs the hub as the calibrated model of this calibration.
+	calibration string
 }
 
 func newRunCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -67,6 +71,7 @@ and a name used by two files gets -2, -3, ... so no trace overwrites another.`,
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text, json or yaml")
 	cmd.Flags().StringVar(&f.trace, "trace", "", "write every processed event as JSON lines to this file")
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "text output: print only the verdict and failures")
+	cmd.Flags().StringVar(&f.calibration, "calibration", "", "run the hub as the calibrated model (sim/timing) of this calibration file, or of the embedded one for \"reference\", instead of the scenario's hub: or the fixed 100ms per decision")
 	cmd.Flags().BoolVar(&f.wide, "wide", false, "text output: print every column in full instead of fitting the terminal (or $COLUMNS, or 120)")
 	f.limits.register(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -98,10 +103,24 @@ func runFiles(cmd *cobra.Command, paths []string, f runFlags, out, stderr io.Wri
 		}
 		traces = tracePaths(f.trace, names)
 	}
+	var cal *timing.Calibration
+	if f.calibration != "" {
+		var err error
+		if cal, err = timing.Load(f.calibration); err != nil {
+			return &exitError{code: exitInvalid, err: fmt.Errorf("--calibration: %w", err)}
+		}
+	}
 	var reports []*runner.Report
 	failed := 0
 	for i, sc := range scs {
 		opts := runner.Options{}
+		if cal != nil {
+			workers := 8 // fleet hub's default
+			if sc.Hub != nil {
+				workers = sc.Hub.Workers
+			}
+			opts.HubModel = &sim.HubModel{Workers: workers, Calibration: cal}
+		}
 		if cmd.Flags().Changed("seed") {
 			opts.Seed = &f.seed
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/scenarios"
 	"github.com/fleetsim/fleetsim/scenarios/input"
+	"github.com/fleetsim/fleetsim/sim/timing"
 )
 
 // Plan is a parsed, validated plan file.
@@ -40,6 +41,9 @@ type Plan struct {
 	// Hub models the production hub's API server and client (nil: the scenario's own hub:
 	// key, or the simulator's fixed 100 ms per decision).
 	Hub *HubModel
+	// Calibration is the calibrated hub model's base (nil: the embedded reference);
+	// `fleetsim plan --calibration FILE` sets it.
+	Calibration *timing.Calibration `json:"-"`
 	// X is the swept parameter on the x axis of plots and growth fits.
 	X string
 	// Sample is how often time series (unavailable members, available clusters, hub load)
@@ -239,6 +243,20 @@ func ParseWith(path string, data []byte, o ParseOptions) (pl *Plan, err error) {
 			return nil, err
 		}
 	}
+	sweptTokenBucket := false
+	if n := f["sweep"]; n != nil && n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if key, ok := strings.CutPrefix(n.Content[i].Value, "hub."); ok && hubModelOf(key) == TokenBucket {
+				sweptTokenBucket = true
+			}
+		}
+	}
+	if pl.Hub == nil && !sweptTokenBucket {
+		// No hub: section: the calibrated model with its defaults, as every plan's hub
+		// unless it asks for the token bucket.
+		h := DefaultHub
+		pl.Hub = &h
+	}
 	if n := f["sweep"]; n != nil {
 		if n.Kind != yaml.MappingNode {
 			return nil, p.errorf(n.Line, "sweep", "must be a mapping of parameter: [values], not %s", kindName(n))
@@ -252,7 +270,13 @@ func ParseWith(path string, data []byte, o ParseOptions) (pl *Plan, err error) {
 				if pl.Hub == nil {
 					h := DefaultHub
 					h.Line = k.Line
+					if hubModelOf(hubKey) == TokenBucket {
+						h.Model = TokenBucket
+					}
 					pl.Hub = &h
+				}
+				if m := hubModelOf(hubKey); m != "" && m != pl.Hub.Model {
+					return nil, p.errorf(k.Line, field, "is a parameter of the %s model, and the plan's hub is the %s model: sweep that model's parameters", m, pl.Hub.Model)
 				}
 			case isHub:
 				return nil, p.errorf(k.Line, field, "unknown hub parameter; want one of hub.%s", strings.Join(hubParams, ", hub."))

@@ -8,10 +8,14 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/fleetsim/fleetsim/scenarios"
+	"github.com/fleetsim/fleetsim/sim"
+	"github.com/fleetsim/fleetsim/sim/timing"
 )
 
 func (pl *Plan) axis(name string) *Axis {
@@ -88,6 +92,33 @@ func (pl *Plan) Label(pt Point) string {
 	return strings.Join(parts, ", ")
 }
 
+// HubModelAt is point i's calibrated hub model (nil when the plan's hub is the token bucket
+// or it has none): the plan's calibration (the embedded reference unless Calibration is
+// set) with the constants the plan and the point's sweep set.
+func (pl *Plan) HubModelAt(i int) (*sim.HubModel, error) {
+	if pl.Hub == nil || pl.Hub.Model != Calibrated {
+		return nil, nil
+	}
+	h := *pl.Hub
+	pt := pl.Point(i)
+	for j, a := range pl.Sweep {
+		if key, ok := strings.CutPrefix(a.Name, "hub."); ok {
+			setHub(&h, key, pt.Values[j])
+		}
+	}
+	cal := timing.Reference()
+	if pl.Calibration != nil {
+		c := *pl.Calibration
+		cal = &c
+	}
+	for _, full := range slices.Sorted(maps.Keys(h.Set)) {
+		if err := cal.Set(full, h.Set[full], "the plan's hub."+full[strings.LastIndex(full, ".")+1:]); err != nil {
+			return nil, &scenarios.Error{Path: pl.Path, Line: h.Line, Field: "hub", Reason: fmt.Sprintf("for %s: %v", pl.Label(pt), err)}
+		}
+	}
+	return &sim.HubModel{Workers: h.Workers, Calibration: cal}, nil
+}
+
 // Scenario renders and parses point i's scenario, with the plan's hub model applied. It
 // costs one render, whatever i and the number of points.
 func (pl *Plan) Scenario(i int) (*scenarios.Scenario, error) {
@@ -129,7 +160,9 @@ func (pl *Plan) Scenario(i int) (*scenarios.Scenario, error) {
 			Reason: fmt.Sprintf("the scenario rendered for %s lasts %s: sampling every %s takes %s samples per run, more than %s (MaxSamplesPerRun); sample less often",
 				pl.Label(pt), sc.Duration, pl.Sample, countText(float64(n)), countText(MaxSamplesPerRun))}
 	}
-	if h != nil {
+	if h != nil && h.Model == Calibrated {
+		sc.Hub = nil // the calibrated model replaces the scenario's own (HubModelAt)
+	} else if h != nil {
 		sc.Hub = &scenarios.Hub{Line: h.Line, Workers: h.Workers, QPS: h.QPS, Burst: h.Burst, CallsPerDecision: h.CallsPerDecision,
 			DecisionTime: time.Duration(h.CallsPerDecision) * h.APILatency}
 		if h.CallsPerDecision > h.Burst {

@@ -141,7 +141,20 @@ func orAll(g string) string {
 
 func (r *Report) setup() []string {
 	s := []string{fmt.Sprintf("Plan `%s` (%s), seed %d, %d repetition(s) per point, %d run(s).", r.Plan, r.File, r.Seed, r.Repetitions, r.Runs)}
-	if h := r.Hub; h != nil {
+	if h := r.Hub; h != nil && h.Model == Calibrated && r.Calibration != nil {
+		c := r.Calibration
+		a := c.APIServer
+		s = append(s, fmt.Sprintf("Hub model: calibrated (sim/timing), calibration of %s measured %s (load %s): %d workers; the API server %g cores, %g–%g ms of CPU a write by kind × %g with the informers watching, %g ms round trip; the hub %g ms a decision and %g ms a binding on the same cores.",
+			c.Machine, c.MeasuredAt, c.Load, h.Workers, a.Cores.Value, min(a.BindingCreate.Value, a.WorkCreate.Value), max(a.BindingStatus.Value, a.WorkStatus.Value),
+			a.Watched.Value, a.RoundTrip.Value, c.Hub.CPUPerDecision.Value, c.Hub.CPUPerBinding.Value))
+		if len(h.Set) > 0 {
+			var set []string
+			for _, k := range slices.Sorted(maps.Keys(h.Set)) {
+				set = append(set, fmt.Sprintf("%s %g", k, h.Set[k]))
+			}
+			s = append(s, "The plan sets "+strings.Join(set, ", ")+" (swept values override these).")
+		}
+	} else if h := r.Hub; h != nil {
 		s = append(s, fmt.Sprintf("Hub model: %d workers; client limit %g requests/s, burst %d; %d API requests per decision at %s each (swept values override these).",
 			h.Workers, h.QPS, h.Burst, h.CallsPerDecision, h.APILatency))
 	} else {

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/fleetsim/fleetsim/sim/timing"
 )
 
 // Report is a plan's answer: statistics per point, fitted growth laws, knees and a summary.
@@ -20,7 +22,10 @@ type Report struct {
 	Repetitions int       `json:"repetitions"`
 	Runs        int       `json:"runs"`
 	Hub         *HubModel `json:"hub,omitempty"`
-	X           string    `json:"x,omitempty"`
+	// Calibration is the calibrated hub model's base calibration, before the plan's and the
+	// sweep's constants (nil for the token bucket or no hub).
+	Calibration *timing.Calibration `json:"calibration,omitempty"`
+	X           string              `json:"x,omitempty"`
 	// XDuration: the x values are durations (in seconds in fits and plots).
 	XDuration bool          `json:"xDuration,omitempty"`
 	Level     float64       `json:"confidenceLevel"`
@@ -119,6 +124,12 @@ func Build(pl *Plan, res *Results) (*Report, error) {
 	}
 	rep := &Report{Plan: pl.Name, File: pl.Path, Question: pl.Question, Seed: pl.Seed, Repetitions: pl.Repetitions, Runs: len(res.Results),
 		Hub: pl.Hub, X: pl.X, Level: Level, Seconds: res.Seconds, Results: res, metricNames: metricNames(pl)}
+	if pl.Hub != nil && pl.Hub.Model == Calibrated {
+		rep.Calibration = pl.Calibration
+		if rep.Calibration == nil {
+			rep.Calibration = timing.Reference()
+		}
+	}
 	byPoint := map[int][]RunResult{}
 	for _, r := range res.Results {
 		byPoint[r.Point] = append(byPoint[r.Point], r)
@@ -371,8 +382,8 @@ func FitText(f FitReport, x string, xDuration bool) string {
 // the workers over one decision's time.
 func (r *Report) hubCapacity(pl *Plan) float64 {
 	h := pl.Hub
-	if h == nil {
-		return 0
+	if h == nil || h.Model == Calibrated {
+		return 0 // the calibrated model has no fixed rate: it follows the writes
 	}
 	for _, a := range pl.Sweep {
 		if strings.HasPrefix(a.Name, "hub.") {

@@ -72,7 +72,11 @@ func (pl *Plan) RunOne(i int) (RunResult, error) {
 	}
 	var until time.Duration
 	start := time.Now()
-	rep0, err := runner.Run(sc, runner.Options{Seed: &seed, Setup: func(s *sim.Sim, u time.Duration) {
+	hm, err := pl.HubModelAt(point)
+	if err != nil {
+		return RunResult{}, err
+	}
+	rep0, err := runner.Run(sc, runner.Options{Seed: &seed, HubModel: hm, Setup: func(s *sim.Sim, u time.Duration) {
 		until = u
 		col = newCollector(s, pl.Sample, pl.Phases)
 		// At most MaxSamplesPerRun (Scenario checked the duration); counted, not summed, so

@@ -36,6 +36,10 @@ type Options struct {
 	// Setup, when set, sees the simulation before it starts (with the run's length), to
 	// attach observers, barriers and counters (capacity plans measure runs this way).
 	Setup func(s *sim.Sim, until time.Duration)
+	// HubModel, when set, is the calibrated hub model the run uses instead of the
+	// scenario's hub: section or the simulator's default (`fleetsim run --calibration`,
+	// capacity plans).
+	HubModel *sim.HubModel
 }
 
 // Error is a problem found while running a scenario that is the scenario's fault, such as a
@@ -95,6 +99,9 @@ func Run(sc *scenarios.Scenario, opts Options) (*Report, error) {
 	}
 	if hc := sc.Hub; hc != nil {
 		cfg.Hub = &sim.HubCapacity{Workers: hc.Workers, QPS: hc.QPS, Burst: hc.Burst, CallsPerDecision: hc.CallsPerDecision, DecisionTime: hc.DecisionTime}
+	}
+	if opts.HubModel != nil {
+		cfg.Hub, cfg.HubModel = nil, opts.HubModel
 	}
 	s, err := sim.New(cfg)
 	if err != nil {
