@@ -52,8 +52,8 @@ properties and resource usage, as its property provider (--property-provider) co
 "kubernetes" reports the node count, cpu and memory capacity, allocatable and available
 (from the member's Nodes and Pods) and the Kubernetes version (k8s.io/k8s-version);
 "configurable" adds properties declared without code: --node-label-property name=label (the
-mean of a node label's values) and the data of --properties-configmap namespace/name
-(property: quantity). It applies the manifests of the Works in its
+mean of a node label's values) and the data of --properties-configmap namespace/name (each
+entry a YAML mapping of property names to quantities). It applies the manifests of the Works in its
 namespace as their apply strategy says (client-side three-way merge or server-side apply,
 takeover, drift detection, ReportDiff), records what it applied in an AppliedWork per Work
 (owner references on the objects), and reports Work status. It watches the objects it applied:
@@ -69,7 +69,7 @@ Prometheus metrics on --metrics-bind-address; logs are structured (JSON by defau
     --member-name member-1 --leader-elect=false --log-format text
 
   # Rank members by a cost that each member's administrator declares in a ConfigMap:
-  kubectl create configmap fleet-properties -n fleet-system --from-literal=example.com/cost-per-cpu-core=0.2
+  kubectl create configmap fleet-properties -n fleet-system --from-literal=cost='example.com/cost-per-cpu-core: 0.2'
   fleet member --hub-kubeconfig ~/.kube/hub-member-1.yaml --member-name member-1 \
     --property-provider configurable --properties-configmap fleet-system/fleet-properties
 

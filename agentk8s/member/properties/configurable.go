@@ -1,7 +1,9 @@
 package properties
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -12,13 +14,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"github.com/fleetsim/fleetsim/model/member"
 )
 
 // Configurable reports what Kubernetes reports plus properties declared without code: each
 // of NodeLabels is the mean of a node label's values (quantities) over the nodes carrying
-// it, and each key of the ConfigMap's data is a property whose value is the entry's value.
+// it, and each entry of the ConfigMap's data is a YAML mapping of property names to
+// quantities (several entries may each declare some).
 // A ConfigMap entry overrides a node label property of the same name. An entry that is not
 // a property name or whose value is not a quantity is left out and named in the
 // ClusterPropertyCollectionSucceeded condition (reason ClusterPropertyCollectionDegraded),
@@ -89,19 +93,54 @@ func (p *Configurable) Collect(ctx context.Context) Collection {
 		degraded(&c, fmt.Sprintf("read the properties ConfigMap %s: %v", p.ConfigMap, err))
 		return c
 	}
-	for _, name := range slices.Sorted(maps.Keys(cm.Data)) {
-		if err := CheckName(name); err != nil {
-			degraded(&c, fmt.Sprintf("ConfigMap %s: %v", p.ConfigMap, err))
-			continue
-		}
-		q, err := resource.ParseQuantity(strings.TrimSpace(cm.Data[name]))
+	for _, key := range slices.Sorted(maps.Keys(cm.Data)) {
+		entries, err := parseEntry(cm.Data[key])
 		if err != nil {
-			degraded(&c, fmt.Sprintf("ConfigMap %s: property %s: value %q is not a quantity", p.ConfigMap, name, cm.Data[name]))
+			degraded(&c, fmt.Sprintf("ConfigMap %s: data[%s]: %v", p.ConfigMap, key, err))
 			continue
 		}
-		c.Properties[name] = q.String()
+		for _, name := range slices.Sorted(maps.Keys(entries)) {
+			if err := CheckName(name); err != nil {
+				degraded(&c, fmt.Sprintf("ConfigMap %s: data[%s]: %v", p.ConfigMap, key, err))
+				continue
+			}
+			q, err := resource.ParseQuantity(strings.TrimSpace(entries[name]))
+			if err != nil {
+				degraded(&c, fmt.Sprintf("ConfigMap %s: data[%s]: property %s: value %q is not a quantity", p.ConfigMap, key, name, entries[name]))
+				continue
+			}
+			c.Properties[name] = q.String()
+		}
 	}
 	return c
+}
+
+// parseEntry reads one data entry of the properties ConfigMap: a YAML mapping of property
+// names to quantities (a ConfigMap's keys cannot hold the "/" of a property name, so the
+// names are inside the values). Numbers are kept as written.
+func parseEntry(doc string) (map[string]string, error) {
+	j, err := yaml.YAMLToJSON([]byte(doc))
+	if err != nil {
+		return nil, err
+	}
+	var raw map[string]any
+	d := json.NewDecoder(bytes.NewReader(j))
+	d.UseNumber()
+	if err := d.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("not a mapping of property names to quantities: %w", err)
+	}
+	out := make(map[string]string, len(raw))
+	for k, v := range raw {
+		switch v := v.(type) {
+		case string:
+			out[k] = v
+		case json.Number:
+			out[k] = v.String()
+		default:
+			return nil, fmt.Errorf("property %s: value %v is not a quantity", k, v)
+		}
+	}
+	return out, nil
 }
 
 // MeanOfLabel is the mean, to the thousandth, of the values of label over the nodes carrying

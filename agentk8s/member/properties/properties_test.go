@@ -59,7 +59,7 @@ func TestCollect(t *testing.T) {
 		pod("pending", "", "2", corev1.PodPending),  // not bound to a node: requests nothing
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "fleet-system", Name: "props"},
-		Data: map[string]string{"example.com/region-rank": " 3 ", "example.com/bad": "cheap", "kubernetes-fleet.io/node-count": "99"}}
+		Data: map[string]string{"ranks": "example.com/region-rank: 3\nexample.com/bad: cheap", "builtin": "kubernetes-fleet.io/node-count: 99", "list": "- 1"}}
 	base := map[string]string{
 		"property kubernetes-fleet.io/node-count": "3", "property k8s.io/k8s-version": "v1.33.0",
 		"capacity cpu": "8", "capacity memory": "16Gi", "allocatable cpu": "8", "allocatable memory": "16Gi",
@@ -121,12 +121,19 @@ func TestCollect(t *testing.T) {
 
 func TestConfigurableNamesWhatItLeavesOut(t *testing.T) {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "fleet-system", Name: "props"},
-		Data: map[string]string{"example.com/bad": "cheap", "kubernetes-fleet.io/node-count": "99"}}
+		Data: map[string]string{"a": "example.com/bad: cheap\nexample.com/cost: '0.25'", "b": "kubernetes-fleet.io/node-count: 99", "c": "- 1", "d": "x: {z: 1}"}}
 	p := &Configurable{ConfigMap: client.ObjectKey{Namespace: "fleet-system", Name: "props"}}
 	p.Client = fake.NewClientBuilder().WithObjects(cm).Build()
 	got := p.Collect(context.Background())
-	want := `ConfigMap fleet-system/props: property example.com/bad: value "cheap" is not a quantity; ` +
-		`ConfigMap fleet-system/props: property name "kubernetes-fleet.io/node-count": reported by the built-in provider, cannot be declared`
+	if diff := cmp.Diff(map[string]string{"property example.com/cost": "250m", "property kubernetes-fleet.io/node-count": "0",
+		"capacity cpu": "0", "capacity memory": "0", "allocatable cpu": "0", "allocatable memory": "0", "available cpu": "0", "available memory": "0"},
+		quantities(got)); diff != "" {
+		t.Errorf("collected (-want +got):\n%s", diff)
+	}
+	want := `ConfigMap fleet-system/props: data[a]: property example.com/bad: value "cheap" is not a quantity; ` +
+		`ConfigMap fleet-system/props: data[b]: property name "kubernetes-fleet.io/node-count": reported by the built-in provider, cannot be declared; ` +
+		`ConfigMap fleet-system/props: data[c]: not a mapping of property names to quantities: json: cannot unmarshal array into Go value of type map[string]interface {}; ` +
+		`ConfigMap fleet-system/props: data[d]: property x: value map[z:1] is not a quantity`
 	if len(got.Conditions) != 1 || got.Conditions[0].Message != want || got.Conditions[0].Status != metav1.ConditionFalse {
 		t.Errorf("conditions = %+v; want one False with message %q", got.Conditions, want)
 	}
