@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/resources"
 )
 
 // Scenario is a parsed, validated scenario file. Every element remembers the line it came
@@ -23,6 +24,10 @@ type Scenario struct {
 	Faults      *RandomFaults
 	Network     *Network
 	Hub         *Hub
+	// Propagation is the hub's propagation filter (`propagation:`), as `fleet hub`'s
+	// --skipped-propagating-apis, --allowed-propagating-apis and
+	// --skipped-propagating-namespaces set it.
+	Propagation *resources.Filter
 }
 
 // Hub models the production hub's decision capacity (`hub:`): Workers decisions at once,

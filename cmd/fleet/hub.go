@@ -13,6 +13,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/apis"
 	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/resources"
 	"github.com/fleetsim/fleetsim/model/scheduler"
 	"github.com/fleetsim/fleetsim/prod/hub"
 )
@@ -41,6 +42,9 @@ type hubOptions struct {
 	qps               float64
 	burst             int
 	pprofAddr         string
+	skippedAPIs       string
+	allowedAPIs       string
+	skippedNamespaces string
 }
 
 func newHubCommand(stderr io.Writer) *cobra.Command {
@@ -63,9 +67,19 @@ Prometheus metrics on --metrics-bind-address; logs are structured (JSON by defau
 
 Decisions read the informer cache and run --workers at a time: decisions about one
 placement stay serial, different placements go in parallel. The hub's own API requests
-are limited to --kube-api-qps per second with bursts of --kube-api-burst.`,
+are limited to --kube-api-qps per second with bursts of --kube-api-burst.
+
+Besides what is never placed (Pods, Nodes, events, leases, metrics, fleet's own kinds, the
+default, kube-* and fleet-* namespaces), --skipped-propagating-apis refuses more APIs, or
+--allowed-propagating-apis places only those it names (one or the other), and
+--skipped-propagating-namespaces refuses namespaces: a placement simply does not select them.
+APIs are separated by ";", each <group>, <group>/<version> or
+<group>/<version>/<kind>,<kind> (kinds in any case; v1/<kind>,<kind> for the core group).`,
 		Example: `  # Against a development API server, one replica:
   fleet hub --kubeconfig ~/.kube/hub.yaml --leader-elect=false --log-format text
+
+  # Never place Secrets nor anything of networking.k8s.io, nor the team-scratch namespace:
+  fleet hub --skipped-propagating-apis 'v1/Secret;networking.k8s.io' --skipped-propagating-namespaces team-scratch
 
   # In a cluster (see config/ for the manifests):
   fleet hub --leader-election-namespace fleet-system`,
@@ -91,6 +105,9 @@ are limited to --kube-api-qps per second with bursts of --kube-api-burst.`,
 	f.StringVar(&o.pprofAddr, "pprof-bind-address", "0", `address of the Go profiler (/debug/pprof); "0" disables it`)
 	f.StringVar(&o.logFormat, "log-format", "json", "log format: json or text")
 	f.IntVarP(&o.verbosity, "v", "v", 0, "log verbosity (1 logs the triggers each change fires)")
+	f.StringVar(&o.skippedAPIs, "skipped-propagating-apis", "", `APIs never placed, besides the built-in ones: ";"-separated <group>, <group>/<version> or <group>/<version>/<kind>,<kind> (v1/<kind> for the core group); exclusive with --allowed-propagating-apis`)
+	f.StringVar(&o.allowedAPIs, "allowed-propagating-apis", "", `the only APIs placed, in the syntax of --skipped-propagating-apis; exclusive with it`)
+	f.StringVar(&o.skippedNamespaces, "skipped-propagating-namespaces", "", `","-separated namespaces never placed, nor anything in them, besides default, kube-* and fleet-*`)
 	o.units.addFlags(f)
 	_ = cmd.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions([]string{"json", "text"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -121,6 +138,13 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 	}
 	if o.heartbeatTimeout <= 0 || o.unhealthyTolerate <= 0 {
 		return invalid("--heartbeat-timeout and --unhealthy-tolerance must be positive")
+	}
+	propagation, err := resources.ParseFilter(o.skippedAPIs, o.allowedAPIs, o.skippedNamespaces)
+	if err != nil {
+		return invalid("propagation filter: %w", err)
+	}
+	if propagation.Empty() {
+		propagation = nil
 	}
 	// The unit flags, the fleet API's TLS files and its address are checked before the API
 	// server is reached, which may take --api-server-wait.
@@ -156,6 +180,7 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 	if _, err := hub.Setup(mgr, hub.Options{
 		Eligibility: member.EligibilityConfig{HeartbeatTimeout: o.heartbeatTimeout, UnhealthyTolerance: o.unhealthyTolerate},
 		Log:         log, Resync: o.resync, Workers: o.workers, CheckInvariants: o.checkInvariants, MaxDecisions: o.maxDecisions,
+		Propagation: propagation,
 	}); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}

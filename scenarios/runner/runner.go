@@ -96,6 +96,7 @@ func Run(sc *scenarios.Scenario, opts Options) (*Report, error) {
 	if hc := sc.Hub; hc != nil {
 		cfg.Hub = &sim.HubCapacity{Workers: hc.Workers, QPS: hc.QPS, Burst: hc.Burst, CallsPerDecision: hc.CallsPerDecision, DecisionTime: hc.DecisionTime}
 	}
+	cfg.Propagation = sc.Propagation
 	s, err := sim.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.Path, err)

@@ -1,0 +1,33 @@
+package scenarios
+
+// The `propagation:` section: the hub's propagation filter, in the syntax of `fleet hub`'s
+// flags, so that a scenario and a production hub are told the same thing the same way.
+
+import (
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/fleetsim/fleetsim/model/resources"
+)
+
+// parsePropagation reads skippedAPIs, allowedAPIs (exclusive) and skippedNamespaces: the
+// values of --skipped-propagating-apis, --allowed-propagating-apis and
+// --skipped-propagating-namespaces.
+func (p *parser) parsePropagation(n *yaml.Node, keyLine int) (*resources.Filter, error) {
+	f, err := p.fields(n, "propagation", keyLine, "skippedAPIs", "allowedAPIs", "skippedNamespaces")
+	if err != nil {
+		return nil, err
+	}
+	vals := map[string]string{}
+	for _, name := range []string{"skippedAPIs", "allowedAPIs", "skippedNamespaces"} {
+		v, _, err := p.optionalString(f, name)
+		if err != nil {
+			return nil, err
+		}
+		vals[name] = v
+	}
+	filter, err := resources.ParseFilter(vals["skippedAPIs"], vals["allowedAPIs"], vals["skippedNamespaces"])
+	if err != nil {
+		return nil, p.errorf(f.line, "propagation", "%v", err)
+	}
+	return filter, nil
+}
