@@ -116,6 +116,9 @@ type Step struct {
 type MemberEditStep struct {
 	Member string
 	Object *unstructured.Unstructured
+	// FieldManager is who edits (default kubectl-edit): it becomes the owner of the fields
+	// it changes, so a later server-side apply of other values conflicts with it.
+	FieldManager string
 }
 
 // SkewStep sets a member agent's clock offset: its heartbeats carry its own time, so a clock
