@@ -16,6 +16,7 @@ import (
 	"github.com/fleetsim/fleetsim/model/resources"
 	"github.com/fleetsim/fleetsim/model/scheduler"
 	"github.com/fleetsim/fleetsim/prod/hub"
+	"github.com/fleetsim/fleetsim/prod/webhook"
 )
 
 // repeatedManagers lets one process start managers one after another, as the tests do;
@@ -45,6 +46,10 @@ type hubOptions struct {
 	skippedAPIs       string
 	allowedAPIs       string
 	skippedNamespaces string
+	webhook           bool
+	webhookPort       int
+	webhookCertDir    string
+	webhookHubUsers   []string
 }
 
 func newHubCommand(stderr io.Writer) *cobra.Command {
@@ -74,7 +79,15 @@ default, kube-* and fleet-* namespaces), --skipped-propagating-apis refuses more
 --allowed-propagating-apis places only those it names (one or the other), and
 --skipped-propagating-namespaces refuses namespaces: a placement simply does not select them.
 APIs are separated by ";", each <group>, <group>/<version> or
-<group>/<version>/<kind>,<kind> (kinds in any case; v1/<kind>,<kind> for the core group).`,
+<group>/<version>/<kind>,<kind> (kinds in any case; v1/<kind>,<kind> for the core group).
+
+With --enable-webhook the hub serves a validating admission webhook on --webhook-port with
+the certificate tls.crt and key tls.key of --webhook-cert-dir (reloaded when they change);
+config/webhook registers it. It refuses an override selecting a resource another override of
+its kind selects, a 101st override, a malformed disruption budget, and writes of internal
+objects (bindings, snapshots, Works, InternalMemberClusters) by anyone but the hub
+(--webhook-hub-user), the member agent of the reserved namespace, the cluster's own
+controllers and administrators.`,
 		Example: `  # Against a development API server, one replica:
   fleet hub --kubeconfig ~/.kube/hub.yaml --leader-elect=false --log-format text
 
@@ -108,6 +121,10 @@ APIs are separated by ";", each <group>, <group>/<version> or
 	f.StringVar(&o.skippedAPIs, "skipped-propagating-apis", "", `APIs never placed, besides the built-in ones: ";"-separated <group>, <group>/<version> or <group>/<version>/<kind>,<kind> (v1/<kind> for the core group); exclusive with --allowed-propagating-apis`)
 	f.StringVar(&o.allowedAPIs, "allowed-propagating-apis", "", `the only APIs placed, in the syntax of --skipped-propagating-apis; exclusive with it`)
 	f.StringVar(&o.skippedNamespaces, "skipped-propagating-namespaces", "", `","-separated namespaces never placed, nor anything in them, besides default, kube-* and fleet-*`)
+	f.BoolVar(&o.webhook, "enable-webhook", false, "serve the validating admission webhook (config/webhook)")
+	f.IntVar(&o.webhookPort, "webhook-port", 9443, "port of the validating admission webhook")
+	f.StringVar(&o.webhookCertDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "directory holding the webhook's tls.crt and tls.key")
+	f.StringSliceVar(&o.webhookHubUsers, "webhook-hub-user", []string{webhook.DefaultHubUser}, "the hub's own identity, which may write internal objects (repeatable)")
 	o.units.addFlags(f)
 	_ = cmd.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions([]string{"json", "text"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -146,6 +163,9 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 	if propagation.Empty() {
 		propagation = nil
 	}
+	if o.webhook && (o.webhookPort < 1 || o.webhookPort > 65535) {
+		return invalid("--webhook-port %d: must be from 1 to 65535", o.webhookPort)
+	}
 	// The unit flags, the fleet API's TLS files and its address are checked before the API
 	// server is reached, which may take --api-server-wait.
 	api, err := o.units.check()
@@ -183,6 +203,11 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 		Propagation: propagation,
 	}); err != nil {
 		return &exitError{code: exitFailed, err: err}
+	}
+	if o.webhook {
+		if err := webhook.Setup(mgr, o.webhookPort, o.webhookCertDir, webhook.Options{HubUsers: o.webhookHubUsers}); err != nil {
+			return &exitError{code: exitFailed, err: fmt.Errorf("webhook: %w", err)}
+		}
 	}
 	if err := setupUnits(mgr, o.units, api, o.checkInvariants, log); err != nil {
 		return err
