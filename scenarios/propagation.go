@@ -18,16 +18,22 @@ func (p *parser) parsePropagation(n *yaml.Node, keyLine int) (*resources.Filter,
 		return nil, err
 	}
 	vals := map[string]string{}
-	for _, name := range []string{"skippedAPIs", "allowedAPIs", "skippedNamespaces"} {
+	for i, name := range []string{"skippedAPIs", "allowedAPIs", "skippedNamespaces"} {
 		v, _, err := p.optionalString(f, name)
 		if err != nil {
 			return nil, err
 		}
 		vals[name] = v
+		// Each value alone first, so an error points at its own line.
+		args := [3]string{}
+		args[i] = v
+		if _, err := resources.ParseFilter(args[0], args[1], args[2]); err != nil {
+			return nil, p.errorf(f.keyLine(name), f.child(name), "%v", err)
+		}
 	}
 	filter, err := resources.ParseFilter(vals["skippedAPIs"], vals["allowedAPIs"], vals["skippedNamespaces"])
 	if err != nil {
-		return nil, p.errorf(f.line, "propagation", "%v", err)
+		return nil, p.errorf(f.keyLine("allowedAPIs"), f.child("allowedAPIs"), "%v", err)
 	}
 	return filter, nil
 }
