@@ -108,8 +108,8 @@ func TestServerSideApplyConflict(t *testing.T) {
 			return err
 		}
 		for _, mf := range cm.GetManagedFields() {
-			if mf.Manager == "other-team" && mf.FieldsV1 != nil && strings.Contains(string(mf.FieldsV1.Raw), "f:color") {
-				return fmt.Errorf("other-team still owns data.color: %s", mf.FieldsV1.Raw)
+			if mf.Manager == "other-team" && mf.FieldsV1 != nil && strings.Contains(mf.FieldsV1.GetRawString(), "f:color") {
+				return fmt.Errorf("other-team still owns data.color: %s", mf.FieldsV1.GetRawString())
 			}
 		}
 		return f.placementCondition("ssa", "ClusterResourcePlacementAvailable", metav1.ConditionTrue)
