@@ -125,7 +125,7 @@ func (h *Hub) SetupWithManager(mgr ctrl.Manager) error {
 			return err
 		}
 	}
-	if err := (&OverrideSnapshotter{Client: h.Client, Reader: h.Reader, Log: h.Log.WithName("override"),
+	if err := (&OverrideSnapshotter{Client: h.Client, Reader: h.Reader, Log: h.Log.WithName("override"), Events: h.Events,
 		OnSnapshot: func(ctx context.Context, name string) { h.fire(ctx, nil, triggers.OverrideChanged, name, "", "") },
 	}).SetupWithManager(mgr); err != nil {
 		return err

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -16,8 +16,8 @@ import (
 )
 
 // overrides refuses a ClusterResourceOverride or ResourceOverride whose creation or update
-// breaks the fleet-wide rules (override.ValidateSet): the stored overrides come first and the
-// one written last, so only what it adds is refused.
+// breaks the fleet-wide rules against the stored overrides (override.RefuseClusterResourceOverride,
+// RefuseResourceOverride).
 type overrides struct {
 	reader  client.Reader
 	decoder admission.Decoder
@@ -27,9 +27,7 @@ func (h *overrides) Handle(ctx context.Context, req admission.Request) admission
 	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
 		return admission.Allowed("")
 	}
-	var cros []*override.ClusterResourceOverride
-	var ros []*override.ResourceOverride
-	var prefix string
+	var refused field.ErrorList
 	switch req.Kind.Kind {
 	case "ClusterResourceOverride":
 		o := &v1beta1.ClusterResourceOverride{}
@@ -40,13 +38,13 @@ func (h *overrides) Handle(ctx context.Context, req admission.Request) admission
 		if err := h.reader.List(ctx, &list); err != nil {
 			return admission.Errored(http.StatusInternalServerError, fmt.Errorf("list ClusterResourceOverrides: %w", err))
 		}
+		var others []*override.ClusterResourceOverride
 		for i := range list.Items {
 			if list.Items[i].Name != o.Name {
-				cros = append(cros, convert.ClusterResourceOverrideToModel(&list.Items[i]))
+				others = append(others, convert.ClusterResourceOverrideToModel(&list.Items[i]))
 			}
 		}
-		cros = append(cros, convert.ClusterResourceOverrideToModel(o))
-		prefix = fmt.Sprintf("clusterResourceOverrides[%s]", o.Name)
+		refused = override.RefuseClusterResourceOverride(convert.ClusterResourceOverrideToModel(o), others)
 	case "ResourceOverride":
 		o := &v1beta1.ResourceOverride{}
 		if err := h.decoder.Decode(req, o); err != nil {
@@ -57,36 +55,18 @@ func (h *overrides) Handle(ctx context.Context, req admission.Request) admission
 		if err := h.reader.List(ctx, &list); err != nil {
 			return admission.Errored(http.StatusInternalServerError, fmt.Errorf("list ResourceOverrides: %w", err))
 		}
+		var others []*override.ResourceOverride
 		for i := range list.Items {
 			if list.Items[i].Namespace != o.Namespace || list.Items[i].Name != o.Name {
-				ros = append(ros, convert.ResourceOverrideToModel(&list.Items[i]))
+				others = append(others, convert.ResourceOverrideToModel(&list.Items[i]))
 			}
 		}
-		ros = append(ros, convert.ResourceOverrideToModel(o))
-		prefix = fmt.Sprintf("resourceOverrides[%s/%s]", o.Namespace, o.Name)
+		refused = override.RefuseResourceOverride(convert.ResourceOverrideToModel(o), others)
 	default:
 		return admission.Allowed("")
 	}
-	var refused []string
-	for _, e := range override.ValidateSet(cros, ros) {
-		// A limit counts every override: refused only when this one is new (an update of
-		// an existing override does not add one).
-		if e.Field == "clusterResourceOverrides" || e.Field == "resourceOverrides" {
-			limit := override.MaxClusterOverrides
-			if e.Field == "resourceOverrides" {
-				limit = override.MaxNamespacedOverrides
-			}
-			if req.Operation == admissionv1.Create {
-				refused = append(refused, fmt.Sprintf("at most %d %ss may exist", limit, req.Kind.Kind))
-			}
-			continue
-		}
-		if strings.HasPrefix(e.Field, prefix) {
-			refused = append(refused, e.Error())
-		}
-	}
 	if len(refused) > 0 {
-		return admission.Denied(strings.Join(refused, "; "))
+		return admission.Denied(refused.ToAggregate().Error())
 	}
 	return admission.Allowed("")
 }

@@ -167,7 +167,7 @@ func TestWebhookOverrides(t *testing.T) {
 		}
 	}
 	refused(t, "a 101st ClusterResourceOverride", alice.Create(ctx, obj(t, cro("cro-101", "role-101"))),
-		"at most 100 ClusterResourceOverrides may exist")
+		"clusterResourceOverrides: Too many: 101: must have at most 100 items")
 }
 
 // TestWebhookGuardsInternalObjects: a user with every RBAC permission cannot create, change
