@@ -85,7 +85,7 @@ func ParseWith(path string, data []byte, opts Options) (*Scenario, error) {
 }
 
 // Top-level keys, in the order they are processed.
-var topLevelKeys = []string{"name", "description", "seed", "duration", "members", "timeline", "expect", "always", "faults", "network", "hub"}
+var topLevelKeys = []string{"name", "description", "seed", "duration", "members", "timeline", "expect", "always", "faults", "network", "hub", "propagation"}
 
 // memberDef records where a member name was defined: the group's field and index in
 // `members`, and the line of its name.
@@ -170,6 +170,11 @@ func (p *parser) parse(data []byte) (*Scenario, error) {
 	}
 	if n := f.get("hub"); n != nil {
 		if s.Hub, err = p.parseHub(n, f.keyLine("hub")); err != nil {
+			return nil, err
+		}
+	}
+	if n := f.get("propagation"); n != nil {
+		if s.Propagation, err = p.parsePropagation(n, f.keyLine("propagation")); err != nil {
 			return nil, err
 		}
 	}

@@ -359,11 +359,17 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 		s.Workload = w
 
 	case ActionMemberEdit:
-		g, err := p.fields(v, af, aline, "member", "object")
+		g, err := p.fields(v, af, aline, "member", "object", "fieldManager")
 		if err != nil {
 			return ps, err
 		}
 		e := &MemberEditStep{}
+		if e.FieldManager, _, err = p.optionalString(g, "fieldManager"); err != nil {
+			return ps, err
+		}
+		if n := g.get("fieldManager"); n != nil && (e.FieldManager == "" || len(e.FieldManager) > 128) {
+			return ps, p.errorf(n.Line, g.child("fieldManager"), "must be 1 to 128 characters, not %q", e.FieldManager)
+		}
 		if e.Member, err = use(g, "member", false); err != nil {
 			return ps, err
 		}

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/resources"
 )
 
 // Scenario is a parsed, validated scenario file. Every element remembers the line it came
@@ -23,6 +24,10 @@ type Scenario struct {
 	Faults      *RandomFaults
 	Network     *Network
 	Hub         *Hub
+	// Propagation is the hub's propagation filter (`propagation:`), as `fleet hub`'s
+	// --skipped-propagating-apis, --allowed-propagating-apis and
+	// --skipped-propagating-namespaces set it.
+	Propagation *resources.Filter
 }
 
 // Hub models the production hub's decision capacity (`hub:`): Workers decisions at once,
@@ -111,6 +116,9 @@ type Step struct {
 type MemberEditStep struct {
 	Member string
 	Object *unstructured.Unstructured
+	// FieldManager is who edits (default kubectl-edit): it becomes the owner of the fields
+	// it changes, so a later server-side apply of other values conflicts with it.
+	FieldManager string
 }
 
 // SkewStep sets a member agent's clock offset: its heartbeats carry its own time, so a clock

@@ -47,6 +47,8 @@ type agent struct {
 	// objects are the objects on the member cluster, by objectKey: what the agent applied
 	// and what scenarios created or edited there directly (clusters only).
 	objects map[string]*unstructured.Unstructured
+	// fields records which field manager owns which field of objects (fieldmanagers.go).
+	fields fieldOwners
 	// since remembers when the agent first saw the drifts or diffs it reports, by work,
 	// object and kind of finding.
 	since agentk8s.Sightings

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/resources"
 	"github.com/fleetsim/fleetsim/model/units"
 	"github.com/fleetsim/fleetsim/sim/timing"
 )
@@ -28,6 +29,8 @@ type Config struct {
 	Network Network
 	// Eligibility: heartbeat and health windows (default 5m and 5m).
 	Eligibility member.EligibilityConfig
+	// Propagation is the hub's propagation filter (a scenario's propagation: section).
+	Propagation *resources.Filter
 	// HubRestartDelay is how long a restarting hub is down (default 10s).
 	HubRestartDelay time.Duration
 	// MachineTTL is fleet's agent_ttl: a machine silent this long is gone and its units

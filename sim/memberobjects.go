@@ -46,6 +46,13 @@ func (s *Sim) MemberObject(member, group, kind, namespace, name string) *unstruc
 // missing one is created from edit, owned by nobody. The member agent's periodic drift check
 // sees the change DriftCheckDelay later.
 func (s *Sim) EditMemberObject(member string, edit *unstructured.Unstructured) error {
+	return s.EditMemberObjectAs(member, DefaultEditManager, edit)
+}
+
+// EditMemberObjectAs is EditMemberObject by the field manager manager, which becomes the
+// owner of the fields the edit changes or creates: a later server-side apply of a different
+// value by the member agent conflicts with it unless forced.
+func (s *Sim) EditMemberObjectAs(member, manager string, edit *unstructured.Unstructured) error {
 	r := s.store.members[member]
 	if r == nil || r.agent == nil {
 		return fmt.Errorf("member %q does not exist", member)
@@ -56,6 +63,18 @@ func (s *Sim) EditMemberObject(member string, edit *unstructured.Unstructured) e
 	a := r.agent
 	key := objectKey(edit)
 	detail := "created " + key
+	if a.fields == nil {
+		a.fields = fieldOwners{}
+	}
+	var before map[string]any
+	if live := a.objects[key]; live != nil {
+		before = live.Object
+	}
+	defer func() {
+		if o := a.objects[key]; o != nil {
+			a.fields.update(key, before, o.Object, manager)
+		}
+	}()
 	if live := a.objects[key]; live != nil {
 		o := live.DeepCopy()
 		merged, err := mergeEdit(o.Object, edit.Object)
@@ -116,13 +135,29 @@ func (m *simMember) Get(o *unstructured.Unstructured) (*unstructured.Unstructure
 }
 
 // Write performs a decision's write on the member's objects: the object gets a new
-// generation (1 when created). A simulated write never fails.
+// generation (1 when created). A server-side apply that changes a field another field
+// manager owns fails with the API server's Conflict error unless it forces
+// (fieldmanagers.go); no other simulated write fails.
 func (m *simMember) Write(d agentk8s.Decision) (*unstructured.Unstructured, error) {
 	a := m.a
 	o := d.Object.DeepCopy()
 	key := objectKey(o)
 	gen := int64(1)
-	if live := a.objects[key]; live != nil {
+	live := a.objects[key]
+	var before map[string]any
+	if live != nil {
+		before = live.Object
+	}
+	if a.fields == nil {
+		a.fields = fieldOwners{}
+	}
+	if d.Op == agentk8s.OpServerSideApply {
+		if err := a.fields.serverSideApply(key, before, o.Object, agentk8s.FieldManager, d.Force); err != nil {
+			return nil, err
+		}
+		a.fields.apply(key, before, d.Object.Object, agentk8s.FieldManager)
+	}
+	if live != nil {
 		gen = live.GetGeneration() + 1
 		if d.Op == agentk8s.OpServerSideApply {
 			// Server-side apply keeps the fields other managers own. Both objects came from
@@ -134,6 +169,9 @@ func (m *simMember) Write(d agentk8s.Decision) (*unstructured.Unstructured, erro
 	}
 	o.SetGeneration(gen)
 	a.objectsInit()[key] = o
+	if d.Op != agentk8s.OpServerSideApply {
+		a.fields.update(key, before, o.Object, agentk8s.FieldManager)
+	}
 	return o, nil
 }
 

@@ -142,7 +142,7 @@ func New(cfg Config) (*Sim, error) {
 	s.hub = newHub(s)
 	s.appliedAt = map[string]appliedWork{}
 	s.fleet = newFleetRegistry()
-	s.controllers = &mhub.Controllers{Store: s.store, Env: s, Scheduler: s.sched, Eligibility: cfg.Eligibility}
+	s.controllers = &mhub.Controllers{Store: s.store, Env: s, Scheduler: s.sched, Eligibility: cfg.Eligibility, Propagation: cfg.Propagation}
 	return s, nil
 }
 

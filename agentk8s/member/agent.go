@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/fleetsim/fleetsim/agentk8s"
+	"github.com/fleetsim/fleetsim/agentk8s/member/properties"
 	clusterv1beta1 "github.com/fleetsim/fleetsim/apis/cluster/v1beta1"
 	"github.com/fleetsim/fleetsim/apis/convert"
 	v1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
@@ -50,8 +51,13 @@ type Agent struct {
 	// informer per applied kind): a change by someone else is checked in the next round,
 	// woken at once, instead of waiting for DriftPeriod, which stays as a backstop.
 	MemberConfig *rest.Config
+	// Properties reports the member's properties on every heartbeat; it is started with
+	// MemberConfig. Nil means the built-in node and resource figures (PROP-FALLBACK).
+	Properties properties.Provider
 
-	watch *watcher
+	watch           *watcher
+	provider        properties.Provider
+	providerStarted metav1.Condition
 
 	lastBeat  time.Time
 	lastCheck map[string]checked
@@ -147,9 +153,10 @@ func (a *Agent) Round(ctx context.Context) (left bool, err error) {
 // (True, or False once left) and Healthy conditions observing its generation, and the
 // member's properties and resource usage (MC-HEARTBEAT-HEALTH, MC-PROPERTIES).
 func (a *Agent) heartbeat(ctx context.Context, imc *clusterv1beta1.InternalMemberCluster, joined bool) error {
-	props, usage, propErr := a.collect(ctx)
 	now := metav1.NewTime(a.now())
 	st := imc.Status.DeepCopy()
+	collected := a.collect(ctx, &st.Conditions, imc.Generation)
+	props, usage, propErr := collected.Properties, collected.Usage, collected.Err
 	var entry clusterv1beta1.AgentStatus
 	if i := slices.IndexFunc(st.AgentStatus, func(s clusterv1beta1.AgentStatus) bool { return s.Type == clusterv1beta1.MemberAgent }); i >= 0 {
 		entry = st.AgentStatus[i]

@@ -3,68 +3,62 @@ package member
 import (
 	"context"
 	"fmt"
-	"strconv"
+	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	clusterv1beta1 "github.com/fleetsim/fleetsim/apis/cluster/v1beta1"
-	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/agentk8s/member/properties"
 )
 
-// collect gathers what KubeFleet's default property provider reports (PROP-FALLBACK,
-// PROP-CORE, PROP-SEMANTICS): the node count, and cpu and memory capacity and allocatable
-// summed over the nodes, available being allocatable minus the requests of the pods that
-// are not finished.
-func (a *Agent) collect(ctx context.Context) (map[string]string, clusterv1beta1.ResourceUsage, error) {
-	var nodes corev1.NodeList
-	if err := a.Member.List(ctx, &nodes); err != nil {
-		return nil, clusterv1beta1.ResourceUsage{}, fmt.Errorf("list nodes: %w", err)
+// collectTimeout bounds one collection: a provider that takes longer is cancelled, and the
+// heartbeat reports it as failed (PROP-PROVIDER: the context ends when it runs too long).
+const collectTimeout = 30 * time.Second
+
+// startProperties starts the agent's property provider once. Without one, or when it fails
+// to start, the agent reports what the built-in provider reports from the member client it
+// already has, without the version (PROP-FALLBACK); the ClusterPropertyProviderStarted
+// condition says which.
+func (a *Agent) startProperties(ctx context.Context) {
+	if a.provider != nil {
+		return
 	}
-	var pods corev1.PodList
-	if err := a.Member.List(ctx, &pods); err != nil {
-		return nil, clusterv1beta1.ResourceUsage{}, fmt.Errorf("list pods: %w", err)
+	fallback := &properties.Kubernetes{Client: a.Member}
+	if a.Properties == nil {
+		a.provider = fallback
+		return
 	}
-	return Usage(nodes.Items, pods.Items)
+	if err := a.Properties.Start(ctx, a.MemberConfig); err != nil {
+		a.Log.Info("the property provider did not start; reporting the built-in properties", "error", err.Error())
+		a.provider = fallback
+		a.providerStarted = metav1.Condition{Type: properties.ConditionTypeStarted, Status: metav1.ConditionFalse,
+			Reason: properties.ReasonStartFailed, Message: err.Error()}
+		return
+	}
+	a.provider = a.Properties
+	a.providerStarted = metav1.Condition{Type: properties.ConditionTypeStarted, Status: metav1.ConditionTrue,
+		Reason: properties.ReasonStarted, Message: "the property provider started"}
 }
 
-// Usage computes the properties and resource usage of a member from its nodes and pods.
-func Usage(nodes []corev1.Node, pods []corev1.Pod) (map[string]string, clusterv1beta1.ResourceUsage, error) {
-	names := []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}
-	capacity, allocatable, requested := corev1.ResourceList{}, corev1.ResourceList{}, corev1.ResourceList{}
-	for _, n := range names {
-		capacity[n], allocatable[n], requested[n] = resource.Quantity{}, resource.Quantity{}, resource.Quantity{}
+// collect asks the provider for the member's properties and writes the provider's
+// conditions into conds, observing generation.
+func (a *Agent) collect(ctx context.Context, conds *[]metav1.Condition, generation int64) properties.Collection {
+	a.startProperties(ctx)
+	ctx, cancel := context.WithTimeout(ctx, collectTimeout)
+	defer cancel()
+	c := a.provider.Collect(ctx)
+	if c.Err == nil && c.Properties == nil {
+		c.Err = fmt.Errorf("the property provider reported nothing")
 	}
-	add := func(into corev1.ResourceList, from corev1.ResourceList) {
-		for _, n := range names {
-			if q, ok := from[n]; ok {
-				sum := into[n]
-				sum.Add(q)
-				into[n] = sum
-			}
-		}
+	write := func(cond metav1.Condition) {
+		cond.ObservedGeneration, cond.LastTransitionTime = generation, metav1.NewTime(a.now())
+		meta.SetStatusCondition(conds, cond)
 	}
-	for _, n := range nodes {
-		add(capacity, n.Status.Capacity)
-		add(allocatable, n.Status.Allocatable)
+	if a.providerStarted.Type != "" {
+		write(a.providerStarted)
 	}
-	for _, p := range pods {
-		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || p.Spec.NodeName == "" {
-			continue
-		}
-		for _, c := range p.Spec.Containers {
-			add(requested, c.Resources.Requests)
-		}
+	for _, cond := range c.Conditions {
+		write(cond)
 	}
-	available := corev1.ResourceList{}
-	for _, n := range names {
-		q := allocatable[n].DeepCopy()
-		q.Sub(requested[n])
-		if q.Sign() < 0 {
-			q = resource.Quantity{}
-		}
-		available[n] = q
-	}
-	props := map[string]string{member.NodeCountProperty: strconv.Itoa(len(nodes))}
-	return props, clusterv1beta1.ResourceUsage{Capacity: capacity, Allocatable: allocatable, Available: available}, nil
+	return c
 }

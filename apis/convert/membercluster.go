@@ -63,11 +63,11 @@ func MemberClusterToModel(mc *clusterv1beta1.MemberCluster, imc *clusterv1beta1.
 		DeleteValidation: deleteValidationToModel(mc.Spec.DeleteOptions),
 		Agent:            agentToModel(report.agents),
 	}
-	props, err := propertiesToModel(report.properties)
+	props, text, err := propertiesToModel(report.properties)
 	if err != nil {
 		err = fmt.Errorf("MemberCluster %s: %w", mc.Name, err)
 	}
-	m.Properties = props
+	m.Properties, m.TextProperties = props, text
 	out := &hub.MemberCluster{
 		Member:          m,
 		NamespaceExists: namespaceExists,
@@ -177,28 +177,35 @@ func heartbeatFromModel(d time.Duration, hasBase bool, base int32) int32 {
 	return int32(d / time.Second)
 }
 
-func propertiesToModel(ps map[clusterv1beta1.PropertyName]clusterv1beta1.PropertyValue) (map[string]resource.Quantity, error) {
+func propertiesToModel(ps map[clusterv1beta1.PropertyName]clusterv1beta1.PropertyValue) (map[string]resource.Quantity, map[string]string, error) {
 	if ps == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	out := make(map[string]resource.Quantity, len(ps))
+	var text map[string]string
 	var errs []error
-	for _, name := range slices.Sorted(func(yield func(clusterv1beta1.PropertyName) bool) {
-		for k := range ps {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, name := range slices.Sorted(maps.Keys(ps)) {
 		q, err := resource.ParseQuantity(ps[name].Value)
 		if err != nil {
+			if textProperties[string(name)] {
+				if text == nil {
+					text = map[string]string{}
+				}
+				text[string(name)] = ps[name].Value
+				continue
+			}
 			errs = append(errs, fmt.Errorf("property %s: value %q is not a quantity: %v", name, ps[name].Value, err))
 			continue
 		}
 		out[string(name)] = q
 	}
-	return out, errors.Join(errs...)
+	return out, text, errors.Join(errs...)
 }
+
+// textProperties are the properties whose value is not a quantity by design: the
+// Kubernetes version a member agent reports ([Properties and Resource Usage › Property
+// provider]). They are carried as text; any other property must be a quantity.
+var textProperties = map[string]bool{"k8s.io/k8s-version": true}
 
 func usageToModel(u clusterv1beta1.ResourceUsage) member.ResourceUsage {
 	return member.ResourceUsage{
@@ -276,6 +283,17 @@ func reportFromModel(m *member.Member, base agentReport, gen int64) agentReport 
 			}
 			out.properties[clusterv1beta1.PropertyName(name)] = clusterv1beta1.PropertyValue{Value: q.String(), ObservationTime: at}
 		}
+	}
+	for name, v := range m.TextProperties {
+		if out.properties == nil {
+			out.properties = map[clusterv1beta1.PropertyName]clusterv1beta1.PropertyValue{}
+		}
+		if old, ok := base.properties[clusterv1beta1.PropertyName(name)]; ok && old.Value == v {
+			old.ObservationTime = newer(old.ObservationTime)
+			out.properties[clusterv1beta1.PropertyName(name)] = old
+			continue
+		}
+		out.properties[clusterv1beta1.PropertyName(name)] = clusterv1beta1.PropertyValue{Value: v, ObservationTime: at}
 	}
 	if semantic.DeepEqual(usageToModel(base.usage), m.Resources) {
 		out.usage = *base.usage.DeepCopy()

@@ -239,3 +239,25 @@ func TestAgentStatusToModel(t *testing.T) {
 		})
 	}
 }
+
+// TestMemberClusterVersionProperty: the Kubernetes version a member agent reports
+// (k8s.io/k8s-version, not a quantity) is carried as text from the InternalMemberCluster to
+// the MemberCluster, with no error, and kept when it does not change; any other property that
+// is not a quantity is still left out and named.
+func TestMemberClusterVersionProperty(t *testing.T) {
+	mc, imc := loadMember(t)
+	imc.Status.Properties = map[clusterv1beta1.PropertyName]clusterv1beta1.PropertyValue{
+		"k8s.io/k8s-version": {Value: "v1.33.0"}, member.NodeCountProperty: {Value: "2"}, "example.com/zones": {Value: "three"},
+	}
+	m, err := convert.MemberClusterToModel(mc, imc, true)
+	if err == nil || !strings.Contains(err.Error(), `property example.com/zones: value "three" is not a quantity`) || strings.Contains(err.Error(), "k8s-version") {
+		t.Errorf("MemberClusterToModel error = %v; want only example.com/zones named", err)
+	}
+	diff(t, "text properties", map[string]string{"k8s.io/k8s-version": "v1.33.0"}, m.Member.TextProperties)
+	out := convert.MemberClusterFromModel(m, mc)
+	if v := out.Status.Properties["k8s.io/k8s-version"].Value; v != "v1.33.0" {
+		t.Errorf("MemberClusterFromModel: k8s.io/k8s-version = %q, want v1.33.0 (properties %v)", v, out.Status.Properties)
+	}
+	again := convert.MemberClusterFromModel(m, out)
+	diff(t, "a second write keeps the version and its observation time", out.Status.Properties["k8s.io/k8s-version"], again.Status.Properties["k8s.io/k8s-version"])
+}

@@ -13,8 +13,10 @@ import (
 
 	"github.com/fleetsim/fleetsim/apis"
 	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/resources"
 	"github.com/fleetsim/fleetsim/model/scheduler"
 	"github.com/fleetsim/fleetsim/prod/hub"
+	"github.com/fleetsim/fleetsim/prod/webhook"
 )
 
 // repeatedManagers lets one process start managers one after another, as the tests do;
@@ -41,6 +43,13 @@ type hubOptions struct {
 	qps               float64
 	burst             int
 	pprofAddr         string
+	skippedAPIs       string
+	allowedAPIs       string
+	skippedNamespaces string
+	webhook           bool
+	webhookPort       int
+	webhookCertDir    string
+	webhookHubUsers   []string
 }
 
 func newHubCommand(stderr io.Writer) *cobra.Command {
@@ -63,9 +72,27 @@ Prometheus metrics on --metrics-bind-address; logs are structured (JSON by defau
 
 Decisions read the informer cache and run --workers at a time: decisions about one
 placement stay serial, different placements go in parallel. The hub's own API requests
-are limited to --kube-api-qps per second with bursts of --kube-api-burst.`,
+are limited to --kube-api-qps per second with bursts of --kube-api-burst.
+
+Besides what is never placed (Pods, Nodes, events, leases, metrics, fleet's own kinds, the
+default, kube-* and fleet-* namespaces), --skipped-propagating-apis refuses more APIs, or
+--allowed-propagating-apis places only those it names (one or the other), and
+--skipped-propagating-namespaces refuses namespaces: a placement simply does not select them.
+APIs are separated by ";", each <group>, <group>/<version> or
+<group>/<version>/<kind>,<kind> (kinds in any case; v1/<kind>,<kind> for the core group).
+
+With --enable-webhook the hub serves a validating admission webhook on --webhook-port with
+the certificate tls.crt and key tls.key of --webhook-cert-dir (reloaded when they change);
+config/webhook registers it. It refuses an override selecting a resource another override of
+its kind selects, a 101st override, a malformed disruption budget, and writes of internal
+objects (bindings, snapshots, Works, InternalMemberClusters) by anyone but the hub
+(--webhook-hub-user), the member agent of the reserved namespace, the cluster's own
+controllers and administrators.`,
 		Example: `  # Against a development API server, one replica:
   fleet hub --kubeconfig ~/.kube/hub.yaml --leader-elect=false --log-format text
+
+  # Never place Secrets nor anything of networking.k8s.io, nor the team-scratch namespace:
+  fleet hub --skipped-propagating-apis 'v1/Secret;networking.k8s.io' --skipped-propagating-namespaces team-scratch
 
   # In a cluster (see config/ for the manifests):
   fleet hub --leader-election-namespace fleet-system`,
@@ -91,6 +118,13 @@ are limited to --kube-api-qps per second with bursts of --kube-api-burst.`,
 	f.StringVar(&o.pprofAddr, "pprof-bind-address", "0", `address of the Go profiler (/debug/pprof); "0" disables it`)
 	f.StringVar(&o.logFormat, "log-format", "json", "log format: json or text")
 	f.IntVarP(&o.verbosity, "v", "v", 0, "log verbosity (1 logs the triggers each change fires)")
+	f.StringVar(&o.skippedAPIs, "skipped-propagating-apis", "", `APIs never placed, besides the built-in ones: ";"-separated <group>, <group>/<version> or <group>/<version>/<kind>,<kind> (v1/<kind> for the core group); exclusive with --allowed-propagating-apis`)
+	f.StringVar(&o.allowedAPIs, "allowed-propagating-apis", "", `the only APIs placed, in the syntax of --skipped-propagating-apis; exclusive with it`)
+	f.StringVar(&o.skippedNamespaces, "skipped-propagating-namespaces", "", `","-separated namespaces never placed, nor anything in them, besides default, kube-* and fleet-*`)
+	f.BoolVar(&o.webhook, "enable-webhook", false, "serve the validating admission webhook (config/webhook)")
+	f.IntVar(&o.webhookPort, "webhook-port", 9443, "port of the validating admission webhook")
+	f.StringVar(&o.webhookCertDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "directory holding the webhook's tls.crt and tls.key")
+	f.StringSliceVar(&o.webhookHubUsers, "webhook-hub-user", []string{webhook.DefaultHubUser}, "the hub's own identity, which may write internal objects (repeatable)")
 	o.units.addFlags(f)
 	_ = cmd.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions([]string{"json", "text"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -121,6 +155,16 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 	}
 	if o.heartbeatTimeout <= 0 || o.unhealthyTolerate <= 0 {
 		return invalid("--heartbeat-timeout and --unhealthy-tolerance must be positive")
+	}
+	propagation, err := resources.ParseFilter(o.skippedAPIs, o.allowedAPIs, o.skippedNamespaces)
+	if err != nil {
+		return invalid("propagation filter: %w", err)
+	}
+	if propagation.Empty() {
+		propagation = nil
+	}
+	if o.webhook && (o.webhookPort < 1 || o.webhookPort > 65535) {
+		return invalid("--webhook-port %d: must be from 1 to 65535", o.webhookPort)
 	}
 	// The unit flags, the fleet API's TLS files and its address are checked before the API
 	// server is reached, which may take --api-server-wait.
@@ -156,8 +200,14 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 	if _, err := hub.Setup(mgr, hub.Options{
 		Eligibility: member.EligibilityConfig{HeartbeatTimeout: o.heartbeatTimeout, UnhealthyTolerance: o.unhealthyTolerate},
 		Log:         log, Resync: o.resync, Workers: o.workers, CheckInvariants: o.checkInvariants, MaxDecisions: o.maxDecisions,
+		Propagation: propagation,
 	}); err != nil {
 		return &exitError{code: exitFailed, err: err}
+	}
+	if o.webhook {
+		if err := webhook.Setup(mgr, o.webhookPort, o.webhookCertDir, webhook.Options{HubUsers: o.webhookHubUsers}); err != nil {
+			return &exitError{code: exitFailed, err: fmt.Errorf("webhook: %w", err)}
+		}
 	}
 	if err := setupUnits(mgr, o.units, api, o.checkInvariants, log); err != nil {
 		return err

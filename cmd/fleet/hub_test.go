@@ -101,6 +101,10 @@ func TestHubRejectsBadFlags(t *testing.T) {
 		{[]string{"hub", "--max-cluster-decisions", "1001"}, "--max-cluster-decisions 1001: must be between 1 and 1000"},
 		{[]string{"hub", "--kube-api-qps", "0"}, "--kube-api-qps and --kube-api-burst must be positive"},
 		{[]string{"hub", "extra"}, `unknown command "extra"`},
+		{[]string{"hub", "--skipped-propagating-apis", "v1/Secret", "--allowed-propagating-apis", "apps"}, "propagation filter: skipped and allowed propagating APIs are mutually exclusive"},
+		{[]string{"hub", "--skipped-propagating-apis", "a/b/c/d"}, `propagation filter: skipped propagating APIs: "a/b/c/d"`},
+		{[]string{"hub", "--enable-webhook", "--webhook-port", "0"}, "--webhook-port 0: must be from 1 to 65535"},
+		{[]string{"hub", "--skipped-propagating-namespaces", "Bad_NS"}, `propagation filter: skipped propagating namespace "Bad_NS"`},
 	} {
 		var stderr syncBuffer
 		if code := execute(context.Background(), tc.args, io.Discard, &stderr); code != exitInvalid || !strings.Contains(stderr.String(), tc.want) {

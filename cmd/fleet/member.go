@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/fleetsim/fleetsim/agentk8s/member"
+	"github.com/fleetsim/fleetsim/agentk8s/member/properties"
 	"github.com/fleetsim/fleetsim/apis"
 )
 
@@ -32,6 +34,7 @@ type memberOptions struct {
 	driftPeriod      time.Duration
 	logFormat        string
 	verbosity        int
+	properties       properties.Config
 }
 
 func newMemberCommand(stderr io.Writer) *cobra.Command {
@@ -45,8 +48,12 @@ fleet-member-<name>, and to the member's own API server (--member-kubeconfig, or
 service account with --in-cluster).
 
 It joins the hub through its InternalMemberCluster and heartbeats there with the member's
-properties and resource usage (node count; cpu and memory capacity, allocatable and
-available, from the member's Nodes and Pods); it applies the manifests of the Works in its
+properties and resource usage, as its property provider (--property-provider) collects them:
+"kubernetes" reports the node count, cpu and memory capacity, allocatable and available
+(from the member's Nodes and Pods) and the Kubernetes version (k8s.io/k8s-version);
+"configurable" adds properties declared without code: --node-label-property name=label (the
+mean of a node label's values) and the data of --properties-configmap namespace/name (each
+entry a YAML mapping of property names to quantities). It applies the manifests of the Works in its
 namespace as their apply strategy says (client-side three-way merge or server-side apply,
 takeover, drift detection, ReportDiff), records what it applied in an AppliedWork per Work
 (owner references on the objects), and reports Work status. It watches the objects it applied:
@@ -60,6 +67,11 @@ Prometheus metrics on --metrics-bind-address; logs are structured (JSON by defau
 		Example: `  # Against a development hub and member:
   fleet member --hub-kubeconfig ~/.kube/hub-member-1.yaml --member-kubeconfig ~/.kube/member-1.yaml \
     --member-name member-1 --leader-elect=false --log-format text
+
+  # Rank members by a cost that each member's administrator declares in a ConfigMap:
+  kubectl create configmap fleet-properties -n fleet-system --from-literal=cost='example.com/cost-per-cpu-core: 0.2'
+  fleet member --hub-kubeconfig ~/.kube/hub-member-1.yaml --member-name member-1 \
+    --property-provider configurable --properties-configmap fleet-system/fleet-properties
 
   # In the member cluster (see config/member):
   fleet member --hub-kubeconfig /etc/fleet/hub/kubeconfig --in-cluster --member-name member-1`,
@@ -80,6 +92,10 @@ Prometheus metrics on --metrics-bind-address; logs are structured (JSON by defau
 	f.DurationVar(&o.driftPeriod, "drift-period", member.DefaultDriftPeriod, "how often every applied object is checked for drift, besides the watch of the applied objects")
 	f.StringVar(&o.logFormat, "log-format", "json", "log format: json or text")
 	f.IntVarP(&o.verbosity, "v", "v", 0, "log verbosity (1 logs every write to the member)")
+	f.StringVar(&o.properties.Provider, "property-provider", "kubernetes", "the property provider: "+strings.Join(properties.Names(), " or "))
+	f.StringToStringVar(&o.properties.NodeLabels, "node-label-property", nil, "property=node-label: report the mean of a node label's values (quantities) as a property (configurable provider; repeatable)")
+	f.StringVar(&o.properties.ConfigMap, "properties-configmap", "", "namespace/name of a ConfigMap on the member whose data are properties, name: quantity (configurable provider)")
+	_ = cmd.RegisterFlagCompletionFunc("property-provider", cobra.FixedCompletions(properties.Names(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions([]string{"json", "text"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -98,6 +114,10 @@ func runMember(cmd *cobra.Command, o memberOptions, stderr io.Writer) error {
 		return invalid("--in-cluster and --member-kubeconfig are exclusive")
 	case o.poll <= 0 || o.driftPeriod <= 0:
 		return invalid("--poll and --drift-period must be positive")
+	}
+	provider, err := properties.New(o.properties)
+	if err != nil {
+		return invalid("--property-provider: %w", err)
 	}
 	log := newLogger(stderr, o.logFormat, o.verbosity)
 	ctrl.SetLogger(log)
@@ -137,7 +157,7 @@ func runMember(cmd *cobra.Command, o memberOptions, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
 	agent := &member.Agent{Hub: hubClient, Member: memberClient, Name: o.name, Log: log.WithName("member").WithValues("member", o.name),
-		Poll: o.poll, DriftPeriod: o.driftPeriod, MemberConfig: memberCfg}
+		Poll: o.poll, DriftPeriod: o.driftPeriod, MemberConfig: memberCfg, Properties: provider}
 	var agentErr error
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		err := agent.Run(ctx)

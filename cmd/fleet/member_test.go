@@ -102,6 +102,10 @@ func TestMemberRejectsBadFlags(t *testing.T) {
 		{[]string{"member", "--hub-kubeconfig", "x", "--member-name", "a", "--in-cluster", "--member-kubeconfig", "y"}, "exclusive"},
 		{[]string{"member", "--hub-kubeconfig", filepath.Join(t.TempDir(), "missing"), "--member-name", "a"}, "hub kubeconfig: stat"},
 		{[]string{"member", "--hub-kubeconfig", "x", "--member-name", "a", "--log-format", "xml"}, `--log-format "xml"`},
+		{[]string{"member", "--hub-kubeconfig", "x", "--member-name", "a", "--property-provider", "azure"}, `unknown property provider "azure": must be one of configurable, kubernetes`},
+		{[]string{"member", "--hub-kubeconfig", "x", "--member-name", "a", "--properties-configmap", "fleet-system/p"}, "need --property-provider configurable"},
+		{[]string{"member", "--hub-kubeconfig", "x", "--member-name", "a", "--property-provider", "configurable", "--properties-configmap", "p"}, `properties ConfigMap "p": must be <namespace>/<name>`},
+		{[]string{"member", "--hub-kubeconfig", "x", "--member-name", "a", "--property-provider", "configurable", "--node-label-property", "kubernetes-fleet.io/node-count=x"}, "reported by the built-in provider"},
 	} {
 		var stderr syncBuffer
 		if code := execute(context.Background(), tc.args, io.Discard, &stderr); code != exitInvalid || !strings.Contains(stderr.String(), tc.want) {

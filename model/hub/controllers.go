@@ -22,6 +22,8 @@ type Controllers struct {
 	Env         Env
 	Scheduler   *scheduler.Scheduler
 	Eligibility member.EligibilityConfig
+	// Propagation is the hub's propagation filter (nil: none beyond the built-in one).
+	Propagation *resources.Filter
 }
 
 // Reconcile runs one controller for one key.
@@ -189,7 +191,7 @@ func (c *Controllers) reconcilePlacement(name string) {
 // resource-only changes never reschedule (CRP-SEL-CHANGES).
 func (c *Controllers) snapshotResources(name string, p *Placement) {
 	env := c.Env
-	selected, err := resources.Select(p.CRP.Spec.ResourceSelectors, c.Store.HubObjects())
+	selected, err := c.Propagation.Select(p.CRP.Spec.ResourceSelectors, c.Store.HubObjects())
 	if err != nil {
 		if p.SelectionError == nil || p.SelectionError.Error() != err.Error() {
 			env.Record("placement-selection-failed", name, err.Error())

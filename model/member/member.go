@@ -68,7 +68,11 @@ type Member struct {
 	Taints []Taint
 	// Properties are non-resource properties such as kubernetes-fleet.io/node-count.
 	Properties map[string]resource.Quantity
-	Resources  ResourceUsage
+	// TextProperties are the reported properties whose value is not a quantity (the
+	// Kubernetes version, k8s.io/k8s-version): shown in the MemberCluster's status, never
+	// matched by a property selector or sorter.
+	TextProperties map[string]string
+	Resources      ResourceUsage
 	// HeartbeatPeriod is spec.heartbeatPeriodSeconds as a duration.
 	HeartbeatPeriod time.Duration
 	// Leaving is true once the member has been asked to leave (its MemberCluster is being

@@ -3,6 +3,7 @@ package override
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -265,4 +266,31 @@ func ValidateSet(cros []*ClusterResourceOverride, ros []*ResourceOverride) field
 		}
 	}
 	return errs
+}
+
+// RefuseClusterResourceOverride says why o cannot be added to others, the
+// ClusterResourceOverrides that exist before it (in precedence order, o itself not among
+// them): it selects a resource one of them selects, or they already number
+// MaxClusterOverrides (ValidateSet's rules, only what o breaks). Nil means o may be added. The
+// webhook asks it of an override being written, the hub of each override it snapshots,
+// against the ones created before it.
+func RefuseClusterResourceOverride(o *ClusterResourceOverride, others []*ClusterResourceOverride) field.ErrorList {
+	return refusedOf(ValidateSet(append(slices.Clone(others), o), nil), "clusterResourceOverrides", "clusterResourceOverrides["+o.Name+"]")
+}
+
+// RefuseResourceOverride is RefuseClusterResourceOverride for ResourceOverrides.
+func RefuseResourceOverride(o *ResourceOverride, others []*ResourceOverride) field.ErrorList {
+	return refusedOf(ValidateSet(nil, append(slices.Clone(others), o)), "resourceOverrides", "resourceOverrides["+o.Namespace+"/"+o.Name+"]")
+}
+
+// refusedOf keeps the errors about the override last added: the limit (the set's own path)
+// and its selectors (under its key).
+func refusedOf(errs field.ErrorList, set, key string) field.ErrorList {
+	var out field.ErrorList
+	for _, e := range errs {
+		if e.Field == set || strings.HasPrefix(e.Field, key) {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -385,3 +385,39 @@ func TestValidateSet(t *testing.T) {
 		}
 	}
 }
+
+// TestRefuseOverride: only what the newcomer breaks is reported, never what the existing
+// overrides break among themselves.
+func TestRefuseOverride(t *testing.T) {
+	role := override.ResourceSelector{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole", Name: "reader"}
+	other := override.ResourceSelector{Version: "v1", Kind: "Namespace", Name: "app"}
+	var hundred []*override.ClusterResourceOverride
+	for i := range 100 {
+		hundred = append(hundred, namedCRO(fmt.Sprintf("cro-%03d", i), override.ResourceSelector{Version: "v1", Kind: "K", Name: fmt.Sprintf("r%d", i)}))
+	}
+	cases := []struct {
+		name   string
+		o      *override.ClusterResourceOverride
+		others []*override.ClusterResourceOverride
+		want   string
+	}{
+		{"alone", namedCRO("a", role), nil, ""},
+		{"selects what an earlier one selects", namedCRO("b", role), []*override.ClusterResourceOverride{namedCRO("a", role)},
+			`clusterResourceOverrides[b].spec.clusterResourceSelectors[0]: Invalid value: "rbac.authorization.k8s.io/v1, Kind=ClusterRole reader": ClusterResourceOverride "b" cannot select this resource: it is already selected by ClusterResourceOverride "a", and a resource can be selected by at most one ClusterResourceOverride`},
+		{"the earlier ones conflict among themselves, not with it", namedCRO("c", other), []*override.ClusterResourceOverride{namedCRO("a", role), namedCRO("b", role)}, ""},
+		{"a 101st", namedCRO("z", other), hundred, "clusterResourceOverrides: Too many: 101: must have at most 100 items"},
+	}
+	for _, tc := range cases {
+		got := ""
+		if errs := override.RefuseClusterResourceOverride(tc.o, tc.others); len(errs) > 0 {
+			got = errs.ToAggregate().Error()
+		}
+		if got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if errs := override.RefuseResourceOverride(namedRO("app", "b", role), []*override.ResourceOverride{namedRO("app", "a", role), namedRO("other", "c", role)}); len(errs) != 1 ||
+		errs[0].Field != "resourceOverrides[app/b].spec.resourceSelectors[0]" {
+		t.Errorf("RefuseResourceOverride = %v; want one error on resourceOverrides[app/b].spec.resourceSelectors[0]", errs)
+	}
+}

@@ -81,6 +81,14 @@ func CheckSelectors(selectors []placement.ResourceSelector) error {
 // selectionScope is NamespaceOnly. A namespace that does not
 // exist yet selects nothing and is not an error (CRP-SEL-CHANGES).
 func Select(selectors []placement.ResourceSelector, objects []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	return (*Filter)(nil).Select(selectors, objects)
+}
+
+// Select is Select under the hub's propagation filter: an object of an API the filter
+// refuses is never picked, directly or through its namespace, and a namespace it skips is
+// not placed, nor anything in it. A selector naming only what the filter refuses picks
+// nothing and is not an error, as for a namespace that does not exist.
+func (f *Filter) Select(selectors []placement.ResourceSelector, objects []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	picked := map[string]*unstructured.Unstructured{}
 	byNamespace := map[string][]*unstructured.Unstructured{}
 	for _, o := range objects {
@@ -98,7 +106,7 @@ func Select(selectors []placement.ResourceSelector, objects []*unstructured.Unst
 		}
 		for _, o := range objects {
 			ogvk := o.GroupVersionKind()
-			if o.GetNamespace() != "" || ogvk.Group != sel.Group || ogvk.Kind != sel.Kind || ogvk.Version != sel.Version {
+			if o.GetNamespace() != "" || ogvk.Group != sel.Group || ogvk.Kind != sel.Kind || ogvk.Version != sel.Version || !f.AllowsAPI(ogvk) {
 				continue
 			}
 			if sel.Name != "" && o.GetName() != sel.Name {
@@ -108,7 +116,7 @@ func Select(selectors []placement.ResourceSelector, objects []*unstructured.Unst
 				continue
 			}
 			if ogvk.Group == "" && ogvk.Kind == "Namespace" {
-				if ReservedNamespace(o.GetName()) {
+				if ReservedNamespace(o.GetName()) || !f.AllowsNamespace(o.GetName()) {
 					continue
 				}
 				if sel.SelectionScope == placement.NamespaceOnly {
@@ -116,7 +124,7 @@ func Select(selectors []placement.ResourceSelector, objects []*unstructured.Unst
 					continue
 				}
 				for _, inner := range byNamespace[o.GetName()] {
-					if Propagatable(inner.GroupVersionKind()) {
+					if Propagatable(inner.GroupVersionKind()) && f.AllowsAPI(inner.GroupVersionKind()) {
 						picked[Key(inner)] = inner
 					}
 				}

@@ -28,6 +28,7 @@ import (
 	clusterv1beta1 "github.com/fleetsim/fleetsim/apis/cluster/v1beta1"
 	v1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
 	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/resources"
 	"github.com/fleetsim/fleetsim/model/scheduler"
 	"github.com/fleetsim/fleetsim/model/triggers"
 )
@@ -61,6 +62,8 @@ type Hub struct {
 	Resources   *ResourceLister
 	Clock       clock.Clock // nil: the wall clock
 	Eligibility member.EligibilityConfig
+	// Propagation is the propagation filter (Options.Propagation).
+	Propagation *resources.Filter
 	// schedulers hands each decision a scheduler of its own: a Scheduler reuses scratch
 	// memory between its decisions, so one shared by parallel decisions would mix their
 	// candidates and picks (two placements once swapped bindings that way).
@@ -122,7 +125,7 @@ func (h *Hub) SetupWithManager(mgr ctrl.Manager) error {
 			return err
 		}
 	}
-	if err := (&OverrideSnapshotter{Client: h.Client, Reader: h.Reader, Log: h.Log.WithName("override"),
+	if err := (&OverrideSnapshotter{Client: h.Client, Reader: h.Reader, Log: h.Log.WithName("override"), Events: h.Events,
 		OnSnapshot: func(ctx context.Context, name string) { h.fire(ctx, nil, triggers.OverrideChanged, name, "", "") },
 	}).SetupWithManager(mgr); err != nil {
 		return err

@@ -114,7 +114,7 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 		h.receiveWorkStatus(st, env, key)
 	} else {
 		sched := h.schedulers.Get().(*scheduler.Scheduler)
-		ctrls := &mhub.Controllers{Store: st, Env: env, Scheduler: sched, Eligibility: h.Eligibility}
+		ctrls := &mhub.Controllers{Store: st, Env: env, Scheduler: sched, Eligibility: h.Eligibility, Propagation: h.Propagation}
 		ctrls.Reconcile(c, key)
 		if sc.allBindings {
 			served = runInline(ctrls, st, env, c, key, h.dueWakes(st, sc.placement, m))

@@ -3,11 +3,15 @@ package hub
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -21,12 +25,35 @@ import (
 // OverrideSnapshotter takes a snapshot of a ClusterResourceOverride or ResourceOverride
 // whenever its spec changes (override.DecideSnapshot), marks it the latest and the previous
 // one not, and tells the hub (OnSnapshot), whose rollouts then pick it up. An override the
-// model rejects gets no snapshot; the reason is logged.
+// model rejects gets no snapshot; the reason is logged. So does one that breaks the
+// fleet-wide rules against the overrides created before it (it selects what one of them
+// selects, or 100 exist already): the webhook refuses those when they are written, and this
+// is the second line of defence, with a Warning event OverrideRefused on the override.
 type OverrideSnapshotter struct {
 	Client     client.Client
 	Reader     client.Reader
 	Log        logr.Logger
+	Events     events.EventRecorder // nil: no events
 	OnSnapshot func(ctx context.Context, snapshot string)
+}
+
+// refused logs, and records on obj, why an override gets no snapshot.
+func (o *OverrideSnapshotter) refused(obj runtime.Object, name, reason string) {
+	o.Log.Info("override not snapshotted: it is invalid", "override", name, "reason", reason)
+	if o.Events != nil {
+		o.Events.Eventf(obj, nil, corev1.EventTypeWarning, "OverrideRefused", "Snapshot", "%s", reason)
+	}
+}
+
+// before orders overrides by precedence: creation time, then namespace and name.
+func before(a, b metav1.ObjectMeta) int {
+	if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+		return c
+	}
+	if a.Namespace != b.Namespace {
+		return strings.Compare(a.Namespace, b.Namespace)
+	}
+	return strings.Compare(a.Name, b.Name)
 }
 
 // SetupWithManager registers the controller: requests without a namespace are
@@ -68,7 +95,21 @@ func (o *OverrideSnapshotter) cro(ctx context.Context, name string) (string, err
 	}
 	m := convert.ClusterResourceOverrideToModel(obj)
 	if errs := override.ValidateClusterResourceOverride(m); len(errs) > 0 {
-		o.Log.Info("override not snapshotted: it is invalid", "override", name, "reason", errs.ToAggregate().Error())
+		o.refused(obj, name, errs.ToAggregate().Error())
+		return "", nil
+	}
+	var all v1beta1.ClusterResourceOverrideList
+	if err := o.Reader.List(ctx, &all); err != nil {
+		return "", fmt.Errorf("list ClusterResourceOverrides: %w", err)
+	}
+	var earlier []*override.ClusterResourceOverride
+	for i := range all.Items {
+		if all.Items[i].Name != name && before(all.Items[i].ObjectMeta, obj.ObjectMeta) < 0 {
+			earlier = append(earlier, convert.ClusterResourceOverrideToModel(&all.Items[i]))
+		}
+	}
+	if errs := override.RefuseClusterResourceOverride(m, earlier); len(errs) > 0 {
+		o.refused(obj, name, errs.ToAggregate().Error())
 		return "", nil
 	}
 	var list v1beta1.ClusterResourceOverrideSnapshotList
@@ -105,7 +146,21 @@ func (o *OverrideSnapshotter) ro(ctx context.Context, key types.NamespacedName) 
 	}
 	m := convert.ResourceOverrideToModel(obj)
 	if errs := override.ValidateResourceOverride(m); len(errs) > 0 {
-		o.Log.Info("override not snapshotted: it is invalid", "override", key.String(), "reason", errs.ToAggregate().Error())
+		o.refused(obj, key.String(), errs.ToAggregate().Error())
+		return "", nil
+	}
+	var all v1beta1.ResourceOverrideList
+	if err := o.Reader.List(ctx, &all); err != nil {
+		return "", fmt.Errorf("list ResourceOverrides: %w", err)
+	}
+	var earlier []*override.ResourceOverride
+	for i := range all.Items {
+		if (all.Items[i].Namespace != key.Namespace || all.Items[i].Name != key.Name) && before(all.Items[i].ObjectMeta, obj.ObjectMeta) < 0 {
+			earlier = append(earlier, convert.ResourceOverrideToModel(&all.Items[i]))
+		}
+	}
+	if errs := override.RefuseResourceOverride(m, earlier); len(errs) > 0 {
+		o.refused(obj, key.String(), errs.ToAggregate().Error())
 		return "", nil
 	}
 	var list v1beta1.ResourceOverrideSnapshotList

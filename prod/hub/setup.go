@@ -11,6 +11,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/resources"
 )
 
 // Options configure the hub's controllers.
@@ -29,6 +30,9 @@ type Options struct {
 	// one, then unselected ones with their reasons); 0 means
 	// scheduler.DefaultMaxDecisions, the field's limit.
 	MaxDecisions int
+	// Propagation is the propagation filter of --skipped-propagating-apis,
+	// --allowed-propagating-apis and --skipped-propagating-namespaces (nil: none).
+	Propagation *resources.Filter
 }
 
 // Setup registers every hub controller with the manager: membership, the placement
@@ -47,7 +51,7 @@ func Setup(mgr ctrl.Manager, o Options) (*Hub, error) {
 		Resources:   &ResourceLister{Reader: mgr.GetAPIReader(), Mapper: mgr.GetRESTMapper(), Discovery: memory.NewMemCacheClient(dc)},
 		Clock:       o.Clock,
 		Eligibility: o.Eligibility, Log: o.Log.WithName("placement"), Events: recorder, Resync: o.Resync, Workers: o.Workers, MaxDecisions: o.MaxDecisions,
-		CheckInvariants: o.CheckInvariants,
+		CheckInvariants: o.CheckInvariants, Propagation: o.Propagation,
 	}
 	if err := h.prepare(mgr); err != nil {
 		return nil, fmt.Errorf("set up the hub's cache: %w", err)

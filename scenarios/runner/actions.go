@@ -93,7 +93,11 @@ func (r *run) step(st *scenarios.Step) {
 	case scenarios.ActionFleetctl:
 		err = s.Fleetctl(string(st.Fleetctl.Command), st.Fleetctl.Unit, st.Fleetctl.File)
 	case scenarios.ActionMemberEdit:
-		err = s.EditMemberObject(st.MemberEdit.Member, st.MemberEdit.Object)
+		if st.MemberEdit.FieldManager != "" {
+			err = s.EditMemberObjectAs(st.MemberEdit.Member, st.MemberEdit.FieldManager, st.MemberEdit.Object)
+		} else {
+			err = s.EditMemberObject(st.MemberEdit.Member, st.MemberEdit.Object)
+		}
 	default:
 		err = fmt.Errorf("unknown action %q", st.Action)
 	}

@@ -103,6 +103,7 @@ func Run(sc *scenarios.Scenario, opts Options) (*Report, error) {
 	if opts.HubModel != nil {
 		cfg.Hub, cfg.HubModel = nil, opts.HubModel
 	}
+	cfg.Propagation = sc.Propagation
 	s, err := sim.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.Path, err)
