@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -137,7 +138,7 @@ func runMember(cmd *cobra.Command, o memberOptions, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
 	agent := &member.Agent{Hub: hubClient, Member: memberClient, Name: o.name, Log: log.WithName("member").WithValues("member", o.name),
-		Poll: o.poll, DriftPeriod: o.driftPeriod, MemberConfig: memberCfg}
+		Poll: o.poll, DriftPeriod: o.driftPeriod, MemberConfig: memberCfg, Clock: clock.New()}
 	var agentErr error
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		err := agent.Run(ctx)
