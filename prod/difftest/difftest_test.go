@@ -59,6 +59,11 @@ func standInsCannot(p *Plan) string {
 	return ""
 }
 
+// minCompareGap is how long the next phase must come after a phase for the state between
+// them to be compared: the simulator's own delays (a trackable workload is available 30 s
+// after it is applied) are settled by then.
+const minCompareGap = time.Minute
+
 // stablePhase and stableEnd are how long the hub's state must stay equal to the simulator's
 // before the next phase is applied, and at the end: several decisions' time (a decision
 // takes up to a second on a loaded machine), so that a change the hub has not processed yet
@@ -167,6 +172,13 @@ func runScenario(t *testing.T, plan *Plan, real bool) {
 		}
 		if compareAt > ph.At {
 			f.advanceTo(SimStart.Add(compareAt))
+		}
+		if i+1 < len(plan.Phases) && plan.Phases[i+1].At-ph.At < minCompareGap {
+			// The simulator is still mid-way (a workload becomes available 30 s after it
+			// is applied there; stand-ins report at once): the next phase follows first,
+			// and the state after it is compared.
+			t.Logf("the phase at %s is followed %s later by the next: compared after that one", ph.At, plan.Phases[i+1].At-ph.At)
+			continue
 		}
 		var done []string
 		for _, a := range ph.Actions {

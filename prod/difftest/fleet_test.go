@@ -56,9 +56,13 @@ type fleet struct {
 	standIns map[string]*testenv.StandInAgent
 	down     map[string]bool
 	stops    map[string]func()
+	// failsAtJoin are the members that fail in the phase being played.
+	failsAtJoin map[string]bool
 	// workloads plays the scenario's workload steps for the stand-ins, as the simulator's
 	// members play them.
 	workloads *workloadOracle
+	// workloadSteps are the scenario's workload steps so far, in order.
+	workloadSteps []*scenarios.WorkloadStep
 }
 
 // startFleet starts kube-apiserver and etcd, and the hub's manager with every controller;
@@ -67,7 +71,7 @@ func startFleet(t *testing.T, real bool) *fleet {
 	t.Helper()
 	env := testenv.StartEnv(t)
 	f := &fleet{t: t, env: env, admin: testenv.Client(t, env.Config), agents: map[string]bool{}, real: real, timeout: settleTimeout,
-		clk: newFleetClock(SimStart), standIns: map[string]*testenv.StandInAgent{}, down: map[string]bool{}, stops: map[string]func(){},
+		clk: newFleetClock(SimStart), standIns: map[string]*testenv.StandInAgent{}, down: map[string]bool{}, stops: map[string]func(){}, failsAtJoin: map[string]bool{},
 		workloads: newWorkloadOracle(t),
 		clusters:  map[string]*testenv.Env{}, running: map[string]<-chan error{}, kinds: map[string]schema.GroupVersionKind{
 			"MemberCluster": clusterv1beta1.GroupVersion.WithKind("MemberCluster"),
@@ -104,6 +108,14 @@ func testLogger(t *testing.T) logr.Logger {
 // after the other join together.
 func (f *fleet) doPhase(ph Phase) {
 	f.t.Helper()
+	// A member that joins and fails at one instant never heartbeats in the simulator: its
+	// agent starts down here, and the join does not wait for it.
+	for _, a := range ph.Actions {
+		if a.Fail != nil {
+			f.failsAtJoin[a.Fail.Member] = true
+		}
+	}
+	defer clear(f.failsAtJoin)
 	for i := 0; i < len(ph.Actions); {
 		var joins []Member
 		for ; i < len(ph.Actions) && ph.Actions[i].Join != nil; i++ {
@@ -155,6 +167,10 @@ func (f *fleet) do(a Action) {
 		})
 	case a.Workload != nil:
 		f.workloads.set(a.Workload)
+		f.workloadSteps = append(f.workloadSteps, a.Workload)
+		for _, name := range sortedKeys(f.clusters) {
+			f.refuseApplies(name, f.clusters[name])
+		}
 	case a.Fail != nil:
 		f.fail(a.Fail.Member)
 	case a.Heal != nil:
@@ -198,8 +214,13 @@ func (f *fleet) join(members ...Member) {
 		}
 	}
 	for _, m := range members {
+		if f.failsAtJoin[m.Name] {
+			f.down[m.Name] = true
+		}
 		if f.real {
-			f.startRealAgent(m.Name)
+			if !f.down[m.Name] {
+				f.startRealAgent(m.Name)
+			}
 			continue
 		}
 		if f.agents[m.Name] {
@@ -210,6 +231,7 @@ func (f *fleet) join(members ...Member) {
 		a := &testenv.StandInAgent{Client: testenv.Client(f.t, f.env.User(f.t, m.Name+"-agent")), Member: m.Name,
 			Clock: agentClock{Clock: clock.New(), mock: f.clk}}
 		a.SetBehavior(func(o *unstructured.Unstructured) testenv.Outcome { return f.workloads.outcome(name, o) })
+		a.SetDown(f.down[m.Name])
 		f.standIns[m.Name] = a
 		actx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
@@ -217,6 +239,9 @@ func (f *fleet) join(members ...Member) {
 		f.t.Cleanup(func() { cancel(); <-done })
 	}
 	for _, m := range members {
+		if f.down[m.Name] {
+			continue
+		}
 		f.eventually("member "+m.Name+" joined and healthy", func() error {
 			got := &clusterv1beta1.MemberCluster{}
 			if err := f.admin.Get(ctx, client.ObjectKey{Name: m.Name}, got); err != nil {
@@ -248,6 +273,8 @@ func (f *fleet) startRealAgent(name string) {
 	if !ok {
 		env = f.env.StartMemberOn(f.t, name)
 		f.clusters[name] = env
+		f.runWorkloads(name, env)
+		f.refuseApplies(name, env)
 	}
 	f.agents[name] = true
 	f.stops[name], f.running[name] = testenv.RunMemberAgentClock(f.t, name, f.env.User(f.t, name+"-agent"), env.Config, testLogger(f.t),
