@@ -84,6 +84,7 @@ func startFleet(t *testing.T, real bool) *fleet {
 		f.timeout = realSettleTimeout
 	}
 	runManager(t, env.Config, f.clk)
+	f.runNamespaceController()
 	return f
 }
 
