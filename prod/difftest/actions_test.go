@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/fleetsim/fleetsim/agentk8s"
 	v1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
 	"github.com/fleetsim/fleetsim/model/staged"
 	"github.com/fleetsim/fleetsim/prod/testenv"
@@ -22,18 +24,29 @@ import (
 // workloadOracle answers how a member plays a manifest under the scenario's workload steps
 // so far, with the simulator's own rule (a simulator holding only those steps): the
 // stand-in agents report what the simulated members do, and the rule is not written twice.
+//
+// A trackable object the rule makes available becomes so readyDelay after a member first
+// sees its content, on the fleet's clock, as in the simulator (sim.Config's
+// WorkloadReadyDelay); the deadline is noted on the clock so the test steps to it.
 type workloadOracle struct {
-	mu sync.Mutex
-	s  *sim.Sim
+	mu         sync.Mutex
+	s          *sim.Sim
+	clk        *fleetClock
+	readyDelay time.Duration
+	seen       map[string]time.Time // member and canonical content -> first seen
 }
 
-func newWorkloadOracle(t *testing.T) *workloadOracle {
+func newWorkloadOracle(t *testing.T, clk *fleetClock) *workloadOracle {
 	s, err := sim.New(sim.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &workloadOracle{s: s}
+	return &workloadOracle{s: s, clk: clk, readyDelay: defaultWorkloadReadyDelay, seen: map[string]time.Time{}}
 }
+
+// defaultWorkloadReadyDelay is sim.Config's WorkloadReadyDelay default, which Simulate
+// keeps.
+const defaultWorkloadReadyDelay = 30 * time.Second
 
 func (o *workloadOracle) set(w *scenarios.WorkloadStep) {
 	o.mu.Lock()
@@ -49,6 +62,21 @@ func (o *workloadOracle) outcome(member string, obj *unstructured.Unstructured) 
 		return testenv.Unavailable
 	case sim.WorkloadApplyFails:
 		return testenv.ApplyFails
+	}
+	if agentk8s.Classify(obj) != agentk8s.Trackable {
+		return testenv.Available
+	}
+	raw, _ := obj.MarshalJSON()
+	key := member + "\x00" + string(raw)
+	now := o.clk.Now()
+	first, ok := o.seen[key]
+	if !ok {
+		first = now
+		o.seen[key] = now
+		o.clk.noteAt(now.Add(o.readyDelay))
+	}
+	if now.Before(first.Add(o.readyDelay)) {
+		return testenv.Unavailable // not ready yet
 	}
 	return testenv.Available
 }

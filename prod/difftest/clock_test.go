@@ -30,10 +30,14 @@ func newFleetClock(start time.Time) *fleetClock {
 	return &fleetClock{Mock: m}
 }
 
-func (c *fleetClock) note(d time.Duration) {
+func (c *fleetClock) note(d time.Duration) { c.noteAt(c.Now().Add(d)) }
+
+// noteAt notes a deadline at t: something the test plays (a workload becoming ready) is
+// due then.
+func (c *fleetClock) noteAt(t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.deadlines = append(c.deadlines, c.Now().Add(d))
+	c.deadlines = append(c.deadlines, t)
 }
 
 // AfterFunc is the mock's, with the deadline noted.

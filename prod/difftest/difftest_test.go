@@ -144,6 +144,7 @@ func TestSimulatorAndRealAgentsAgree(t *testing.T) {
 				t.Logf("not compared: %s", why)
 				return
 			}
+			t.Parallel() // at most -parallel (GOMAXPROCS) fleets at a time
 			runScenario(t, loadPlan(t, file), true)
 		})
 	}

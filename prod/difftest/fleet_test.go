@@ -72,12 +72,13 @@ func startFleet(t *testing.T, real bool) *fleet {
 	env := testenv.StartEnv(t)
 	f := &fleet{t: t, env: env, admin: testenv.Client(t, env.Config), agents: map[string]bool{}, real: real, timeout: settleTimeout,
 		clk: newFleetClock(SimStart), standIns: map[string]*testenv.StandInAgent{}, down: map[string]bool{}, stops: map[string]func(){}, failsAtJoin: map[string]bool{},
-		workloads: newWorkloadOracle(t),
+		workloads: nil,
 		clusters:  map[string]*testenv.Env{}, running: map[string]<-chan error{}, kinds: map[string]schema.GroupVersionKind{
 			"MemberCluster": clusterv1beta1.GroupVersion.WithKind("MemberCluster"),
 			"Namespace":     {Version: "v1", Kind: "Namespace"},
 			"ConfigMap":     {Version: "v1", Kind: "ConfigMap"},
 		}}
+	f.workloads = newWorkloadOracle(t, f.clk)
 	if real {
 		// Real agents write to API servers of their own, and the machine running the test
 		// may be loaded: every step of the hub and the agents takes longer.
