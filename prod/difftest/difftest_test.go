@@ -164,6 +164,9 @@ func runScenario(t *testing.T, plan *Plan, real bool) {
 		phaseStart := time.Now()
 		f.advanceTo(SimStart.Add(ph.At))
 		f.doPhase(ph)
+		// What the phase wakes happens at its instant (the agents see new Works at the
+		// phase's time, as the simulated members do) before the clock moves on.
+		f.quiet()
 		// The simulator's state is taken just before the next phase; the hub's at the
 		// second before it (the API stores times in seconds), the clock having passed
 		// every timer due by then.
@@ -175,9 +178,8 @@ func runScenario(t *testing.T, plan *Plan, real bool) {
 			f.advanceTo(SimStart.Add(compareAt))
 		}
 		if i+1 < len(plan.Phases) && plan.Phases[i+1].At-ph.At < minCompareGap {
-			// The simulator is still mid-way (a workload becomes available 30 s after it
-			// is applied there; stand-ins report at once): the next phase follows first,
-			// and the state after it is compared.
+			// The simulator is still mid-way (its agents and hub take time to apply and
+			// report): the next phase follows first, and the state after it is compared.
 			t.Logf("the phase at %s is followed %s later by the next: compared after that one", ph.At, plan.Phases[i+1].At-ph.At)
 			continue
 		}
