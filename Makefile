@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: all build image test test-short bench lint fmt vet tidy
+.PHONY: all build image test test-short difftest-real bench lint fmt vet tidy
 
 all: lint test build
 
@@ -29,6 +29,14 @@ test:
 
 test-short:
 	$(GO) test -short -count=1 $(PKGS)
+
+# The differential test with real `fleet member` agents on member API servers for every
+# library scenario (make test plays one or more of each feature family). Its last result is
+# in reports/difftest.md; -v keeps each scenario's time.
+difftest-real:
+	@assets=$$(hack/test-assets.sh) || { echo "make difftest-real: hack/test-assets.sh failed" >&2; exit 1; }; \
+	KUBEBUILDER_ASSETS="$$assets" FLEETSIM_REQUIRE_SERVERS=1 FLEETSIM_DIFFTEST_REAL_ALL=1 \
+		$(GO) test -count=1 -timeout 120m -v -run 'TestSimulatorAndRealAgentsAgree' ./prod/difftest/
 
 # Benchmarks run one core (-cpu 1) so the figures in reports/benchmarks.md are comparable.
 bench:

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -45,8 +46,10 @@ type Agent struct {
 	// DriftPeriod how often it checks applied objects for drift (and re-applies them).
 	Poll        time.Duration
 	DriftPeriod time.Duration
-	// Now is the clock (time.Now when nil).
-	Now func() time.Time
+	// Clock is the agent's time (the wall clock when nil): heartbeat timestamps, the
+	// heartbeat and drift periods, conditions' lastTransitionTime and the poll timer. The
+	// hub compares heartbeats against its own clock, so a test gives both the same one.
+	Clock clock.Clock
 	// MemberConfig, when set, lets Run watch the objects the agent applied (a metadata
 	// informer per applied kind): a change by someone else is checked in the next round,
 	// woken at once, instead of waiting for DriftPeriod, which stays as a backstop.
@@ -76,12 +79,14 @@ type checked struct {
 // ErrLeft is what Run returns after the member left the fleet.
 var ErrLeft = errors.New("the member left the fleet")
 
-func (a *Agent) now() time.Time {
-	if a.Now != nil {
-		return a.Now()
+func (a *Agent) clock() clock.Clock {
+	if a.Clock == nil {
+		a.Clock = clock.New()
 	}
-	return time.Now()
+	return a.Clock
 }
+
+func (a *Agent) now() time.Time { return a.clock().Now() }
 
 func (a *Agent) namespace() string { return membership.Namespace(a.Name) }
 
@@ -115,7 +120,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(a.Poll):
+		case <-a.clock().After(a.Poll):
 		case <-a.watch.wake():
 		}
 	}

@@ -76,6 +76,7 @@ func (m apiMember) Backoff(attempt int) error {
 	for range attempt {
 		d = time.Duration(float64(d) * writeBackoff.Factor)
 	}
+	// Wall time: write backoff is latency only and never changes an outcome.
 	t := time.NewTimer(wait.Jitter(d, writeBackoff.Jitter))
 	defer t.Stop()
 	select {

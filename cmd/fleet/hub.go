@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -199,6 +200,7 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 	}
 	if _, err := hub.Setup(mgr, hub.Options{
 		Eligibility: member.EligibilityConfig{HeartbeatTimeout: o.heartbeatTimeout, UnhealthyTolerance: o.unhealthyTolerate},
+		Clock:       clock.New(),
 		Log:         log, Resync: o.resync, Workers: o.workers, CheckInvariants: o.checkInvariants, MaxDecisions: o.maxDecisions,
 		Propagation: propagation,
 	}); err != nil {

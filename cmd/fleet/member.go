@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -157,7 +158,7 @@ func runMember(cmd *cobra.Command, o memberOptions, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
 	agent := &member.Agent{Hub: hubClient, Member: memberClient, Name: o.name, Log: log.WithName("member").WithValues("member", o.name),
-		Poll: o.poll, DriftPeriod: o.driftPeriod, MemberConfig: memberCfg, Properties: provider}
+		Poll: o.poll, DriftPeriod: o.driftPeriod, MemberConfig: memberCfg, Properties: provider, Clock: clock.New()}
 	var agentErr error
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		err := agent.Run(ctx)

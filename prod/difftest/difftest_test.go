@@ -2,7 +2,6 @@ package difftest
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,34 +17,52 @@ import (
 	"github.com/fleetsim/fleetsim/scenarios/runner"
 )
 
-// differential are the library scenarios the production hub and stand-in agents can play:
-// members with labels and taints, namespaces, ConfigMaps, Deployments and ClusterRoles
-// placed by PickAll, PickN and PickFixed placements with affinities, topology spread
-// constraints and tolerations, overrides, rollouts, and member changes (labels, taints, a
-// member joining late, a member leaving). Every workload is available. Their outcome does
-// not depend on timing: the simulator settles between steps, and so does the hub before the
-// next step is applied.
-var differential = []string{
-	"affinity.yaml",             // required and preferred affinity terms; a label change
-	"topology-spread.yaml",      // topology spread constraints, DoNotSchedule and ScheduleAnyway; name tie-break
-	"taints-tolerations.yaml",   // taints added and removed, a toleration added to a placement
-	"placement-types.yaml",      // PickFixed, PickAll, PickN scaled out and in; late join, label removal, member leaving
-	"overrides.yaml",            // ClusterResourceOverrides and ResourceOverrides, Delete overrides, an override rolled out
-	"rollout-example-2.yaml",    // an affinity change moves a PickN placement with maxSurge
-	"tsg-override-failure.yaml", // an override that fails, then its fix rolled out
-	"tsg-rollout-stuck.yaml",    // a placement created before the namespace it selects: an empty snapshot
+// libraryScenarios are the KubeFleet library scenarios (scenarios/*.yaml but fleet-*.yaml,
+// which prod/difftest/units plays with machines), discovered from the directory: a new
+// library scenario joins the comparison without a change here.
+func libraryScenarios(t *testing.T) []string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(scenariosDir(), "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range paths {
+		if f := filepath.Base(p); !strings.HasPrefix(f, "fleet-") {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no library scenario in %s", scenariosDir())
+	}
+	return out
 }
 
-// notCompared are the other library scenarios NewPlan accepts, with why the comparison
-// cannot hold for them on this test's servers. They are not run (FLEETSIM_DIFFTEST_ALL=1 runs
-// them too); TestSimulateIsTheRunner still plays them in the simulator.
+// notCompared are the library scenarios the comparison cannot play, each with why; each
+// names the scenarios that cover the same features on the test's servers. Nothing is left
+// out for timing: the fleet's clock is a mock the test advances.
 var notCompared = map[string]string{
-	"tsg-work-sync-failure.yaml": "the member's re-join at 15m cannot finish on envtest: it runs no namespace " +
-		"controller, so the member's old reserved namespace stays Terminating and the hub cannot make the new " +
-		"InternalMemberCluster in it",
-	"eviction.yaml": "timing: two members join at the same instant and a PickN 1 placement takes the greater name " +
-		"(kind-cluster-3) in the simulator; on a real hub whichever member's agent reports first is picked",
+	"quickstart.yaml": "its members report properties and resources (a property-sorted placement), which neither " +
+		"the stand-in agents nor agents on envtest (no nodes) report; its placements are covered without properties " +
+		"by placement-types.yaml and affinity.yaml",
+	"property-scheduling.yaml": "property sorters and property selectors need member properties and resources, " +
+		"which neither the stand-in agents nor agents on envtest (no nodes) report; affinity.yaml and " +
+		"topology-spread.yaml cover label-based scheduling",
 }
+
+// standInsCannot are the library scenarios the stand-in agents cannot play, with why:
+// TestSimulatorAndRealAgentsAgree plays them with real agents.
+func standInsCannot(p *Plan) string {
+	if p.MemberEdits {
+		return "it edits objects on member clusters (drift, takeover), which stand-in agents do not have"
+	}
+	return ""
+}
+
+// minCompareGap is how long the next phase must come after a phase for the state between
+// them to be compared: the simulator's own delays (a trackable workload is available 30 s
+// after it is applied) are settled by then.
+const minCompareGap = time.Minute
 
 // stablePhase and stableEnd are how long the hub's state must stay equal to the simulator's
 // before the next phase is applied, and at the end: several decisions' time (a decision
@@ -56,48 +73,86 @@ const (
 	stableEnd   = 5 * time.Second
 )
 
-// TestSimulatorAndHubAgree runs each scenario in the simulator, then on a real API server
-// with the production hub and stand-in agents, phase by phase, and requires the hub to reach
-// the simulator's state (bindings, placement statuses, member conditions) after every phase.
+// TestSimulatorAndHubAgree runs every library scenario in the simulator, then on a real API
+// server with the production hub and stand-in agents, phase by phase on a mock clock, and
+// requires the hub to reach the simulator's state (bindings, placement statuses, member
+// conditions, Works, staged runs, approvals, evictions) after every phase.
+// FLEETSIM_DIFFTEST_ONLY=a.yaml,b.yaml narrows it to some scenarios.
 func TestSimulatorAndHubAgree(t *testing.T) {
-	files := slices.Clone(differential)
-	if os.Getenv("FLEETSIM_DIFFTEST_ALL") != "" {
-		files = append(files, slices.Sorted(maps.Keys(notCompared))...)
-	}
-	for _, file := range files {
+	for _, file := range selected(t, libraryScenarios(t)) {
 		t.Run(strings.TrimSuffix(file, ".yaml"), func(t *testing.T) {
+			if why, ok := notCompared[file]; ok {
+				t.Logf("not compared: %s", why)
+				return
+			}
+			plan := loadPlan(t, file)
+			if why := standInsCannot(plan); why != "" {
+				t.Logf("played with real agents only (TestSimulatorAndRealAgentsAgree): %s", why)
+				return
+			}
 			// Each scenario has its own API server and hub; two at a time (-parallel
-			// defaults to GOMAXPROCS) keep the test within a few minutes.
+			// defaults to GOMAXPROCS) keep the test within minutes.
 			t.Parallel()
-			runScenario(t, file, false)
+			runScenario(t, plan, false)
 		})
 	}
 }
 
-// withRealAgents are the library scenarios also played with real member agents on member
-// API servers of their own: members joining, leaving and replaced (placement-types), label
-// changes (affinity), taints (taints-tolerations).
+// selected narrows files to FLEETSIM_DIFFTEST_ONLY's list when it is set.
+func selected(t *testing.T, files []string) []string {
+	only := os.Getenv("FLEETSIM_DIFFTEST_ONLY")
+	if only == "" {
+		return files
+	}
+	var out []string
+	for _, f := range strings.Split(only, ",") {
+		if !slices.Contains(files, f) {
+			t.Fatalf("FLEETSIM_DIFFTEST_ONLY names %s, which is not among %v", f, files)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// withRealAgents are the library scenarios played with real member agents in `make test`:
+// one or more of each feature family. `make difftest-real` (FLEETSIM_DIFFTEST_REAL_ALL=1)
+// plays every library scenario with real agents.
 var withRealAgents = []string{
-	"placement-types.yaml",
-	"affinity.yaml",
-	"taints-tolerations.yaml",
+	"placement-types.yaml",    // placement types; members joining, leaving and replaced
+	"affinity.yaml",           // affinity (and label changes)
+	"topology-spread.yaml",    // topology spread
+	"taints-tolerations.yaml", // taints
+	"overrides.yaml",          // overrides
+	"rollout-example-2.yaml",  // rollout
+	"staged-update.yaml",      // staged runs
+	"eviction.yaml",           // eviction
+	"envelopes.yaml",          // envelopes
+	"apply-drift.yaml",        // apply strategies
 }
 
 // TestSimulatorAndRealAgentsAgree is TestSimulatorAndHubAgree with real member agents
 // (agentk8s/member, as `fleet member` runs them) instead of stand-ins: what they apply on
 // their API servers and report must lead the hub to the simulator's state.
 func TestSimulatorAndRealAgentsAgree(t *testing.T) {
-	for _, file := range withRealAgents {
+	files := withRealAgents
+	if os.Getenv("FLEETSIM_DIFFTEST_REAL_ALL") != "" {
+		files = libraryScenarios(t)
+	}
+	for _, file := range selected(t, files) {
 		t.Run(strings.TrimSuffix(file, ".yaml"), func(t *testing.T) {
-			runScenario(t, file, true)
+			if why, ok := notCompared[file]; ok {
+				t.Logf("not compared: %s", why)
+				return
+			}
+			t.Parallel() // at most -parallel (GOMAXPROCS) fleets at a time
+			runScenario(t, loadPlan(t, file), true)
 		})
 	}
 }
 
 // runScenario runs a scenario in the simulator, then on a real hub phase by phase, and
 // requires the hub to reach the simulator's state after every phase.
-func runScenario(t *testing.T, file string, real bool) {
-	plan := loadPlan(t, file)
+func runScenario(t *testing.T, plan *Plan, real bool) {
 	want, err := Simulate(plan)
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +162,27 @@ func runScenario(t *testing.T, file string, real bool) {
 	t.Logf("API server and hub started in %s", time.Since(start).Round(time.Millisecond))
 	for i, ph := range plan.Phases {
 		phaseStart := time.Now()
+		f.advanceTo(SimStart.Add(ph.At))
 		f.doPhase(ph)
+		// What the phase wakes happens at its instant (the agents see new Works at the
+		// phase's time, as the simulated members do) before the clock moves on.
+		f.quiet()
+		// The simulator's state is taken just before the next phase; the hub's at the
+		// second before it (the API stores times in seconds), the clock having passed
+		// every timer due by then.
+		compareAt := plan.Scenario.Duration
+		if i+1 < len(plan.Phases) {
+			compareAt = plan.Phases[i+1].At - time.Second
+		}
+		if compareAt > ph.At {
+			f.advanceTo(SimStart.Add(compareAt))
+		}
+		if i+1 < len(plan.Phases) && plan.Phases[i+1].At-ph.At < minCompareGap {
+			// The simulator is still mid-way (its agents and hub take time to apply and
+			// report): the next phase follows first, and the state after it is compared.
+			t.Logf("the phase at %s is followed %s later by the next: compared after that one", ph.At, plan.Phases[i+1].At-ph.At)
+			continue
+		}
 		var done []string
 		for _, a := range ph.Actions {
 			done = append(done, a.String())
@@ -154,8 +229,11 @@ func scenariosDir() string {
 // (placements' clusters, conditions and per-cluster conditions; members' conditions), and
 // the file's own expectations pass.
 func TestSimulateIsTheRunner(t *testing.T) {
-	for _, file := range append(slices.Clone(differential), slices.Sorted(maps.Keys(notCompared))...) {
+	for _, file := range libraryScenarios(t) {
 		t.Run(strings.TrimSuffix(file, ".yaml"), func(t *testing.T) {
+			if _, ok := notCompared[file]; ok {
+				return // NewPlan refuses it (TestNewPlanRefuses)
+			}
 			plan := loadPlan(t, file)
 			states, err := Simulate(plan)
 			if err != nil {
@@ -239,18 +317,18 @@ func TestNewPlanRefuses(t *testing.T) {
 			t.Errorf("NewPlan(%s) = %v, want an error saying %q", file, err, want)
 		}
 	}
-	sc, err := scenarios.Parse("crash.yaml", []byte(`name: crash
+	sc, err := scenarios.Parse("skew.yaml", []byte(`name: skew
 duration: 10m
 members:
   - name: east
 timeline:
   - at: 1m
-    fail: {member: east}
+    skew: {member: east, offset: 2m}
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewPlan(sc); err == nil || !strings.Contains(err.Error(), "timeline action fail is not supported") {
-		t.Errorf("NewPlan(crash) = %v, want fail refused", err)
+	if _, err := NewPlan(sc); err == nil || !strings.Contains(err.Error(), "timeline action skew is not supported") {
+		t.Errorf("NewPlan(skew) = %v, want skew refused", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	"github.com/google/go-cmp/cmp"
@@ -22,6 +23,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	memberagent "github.com/fleetsim/fleetsim/agentk8s/member"
 	clusterv1beta1 "github.com/fleetsim/fleetsim/apis/cluster/v1beta1"
 	v1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
 	"github.com/fleetsim/fleetsim/model/member"
@@ -47,6 +49,20 @@ type fleet struct {
 	// kinds remembers the apiVersion of every kind applied, for delete steps (which name
 	// only the kind).
 	kinds map[string]schema.GroupVersionKind
+	// clk is the fleet's one clock, which the test advances phase by phase.
+	clk *fleetClock
+	// standIns are the stand-in agents by member; down the members whose agent is stopped
+	// (failed); stops the real agents' stop functions.
+	standIns map[string]*testenv.StandInAgent
+	down     map[string]bool
+	stops    map[string]func()
+	// failsAtJoin are the members that fail in the phase being played.
+	failsAtJoin map[string]bool
+	// workloads plays the scenario's workload steps for the stand-ins, as the simulator's
+	// members play them.
+	workloads *workloadOracle
+	// workloadSteps are the scenario's workload steps so far, in order.
+	workloadSteps []*scenarios.WorkloadStep
 }
 
 // startFleet starts kube-apiserver and etcd, and the hub's manager with every controller;
@@ -55,25 +71,32 @@ func startFleet(t *testing.T, real bool) *fleet {
 	t.Helper()
 	env := testenv.StartEnv(t)
 	f := &fleet{t: t, env: env, admin: testenv.Client(t, env.Config), agents: map[string]bool{}, real: real, timeout: settleTimeout,
-		clusters: map[string]*testenv.Env{}, running: map[string]<-chan error{}, kinds: map[string]schema.GroupVersionKind{
+		clk: newFleetClock(SimStart), standIns: map[string]*testenv.StandInAgent{}, down: map[string]bool{}, stops: map[string]func(){}, failsAtJoin: map[string]bool{},
+		workloads: nil,
+		clusters:  map[string]*testenv.Env{}, running: map[string]<-chan error{}, kinds: map[string]schema.GroupVersionKind{
 			"MemberCluster": clusterv1beta1.GroupVersion.WithKind("MemberCluster"),
 			"Namespace":     {Version: "v1", Kind: "Namespace"},
 			"ConfigMap":     {Version: "v1", Kind: "ConfigMap"},
 		}}
+	f.workloads = newWorkloadOracle(t, f.clk)
 	if real {
 		// Real agents write to API servers of their own, and the machine running the test
 		// may be loaded: every step of the hub and the agents takes longer.
 		f.timeout = realSettleTimeout
 	}
-	runManager(t, env.Config)
+	runManager(t, env.Config, f.clk)
+	f.runNamespaceController()
 	return f
 }
 
-// runManager runs every hub controller until the test ends (testenv.RunHub): a wake-up
-// the hub loses shows as a disagreement.
-func runManager(t *testing.T, cfg *rest.Config) {
+// runManager runs every hub controller until the test ends, on clk and with the
+// simulator's heartbeat windows (member.DefaultEligibility): a wake-up the hub loses shows
+// as a disagreement.
+func runManager(t *testing.T, cfg *rest.Config, clk clock.Clock) {
 	t.Helper()
-	testenv.RunHub(t, cfg, testLogger(t))
+	o := testenv.HubOptions(testLogger(t))
+	o.Clock, o.Eligibility = clk, member.DefaultEligibility
+	testenv.RunHubWith(t, cfg, o)
 }
 
 // testLogger logs to t with wall-clock times, to see how long the hub took over what.
@@ -87,6 +110,14 @@ func testLogger(t *testing.T) logr.Logger {
 // after the other join together.
 func (f *fleet) doPhase(ph Phase) {
 	f.t.Helper()
+	// A member that joins and fails at one instant never heartbeats in the simulator: its
+	// agent starts down here, and the join does not wait for it.
+	for _, a := range ph.Actions {
+		if a.Fail != nil {
+			f.failsAtJoin[a.Fail.Member] = true
+		}
+	}
+	defer clear(f.failsAtJoin)
 	for i := 0; i < len(ph.Actions); {
 		var joins []Member
 		for ; i < len(ph.Actions) && ph.Actions[i].Join != nil; i++ {
@@ -137,7 +168,19 @@ func (f *fleet) do(a Action) {
 			mc.Spec.Taints = slices.DeleteFunc(mc.Spec.Taints, func(x clusterv1beta1.Taint) bool { return x.Key == a.Untaint.Key })
 		})
 	case a.Workload != nil:
-		// Only `available` is planned, and stand-in agents report every manifest available.
+		f.workloads.set(a.Workload)
+		f.workloadSteps = append(f.workloadSteps, a.Workload)
+		for _, name := range sortedKeys(f.clusters) {
+			f.refuseApplies(name, f.clusters[name])
+		}
+	case a.Fail != nil:
+		f.fail(a.Fail.Member)
+	case a.Heal != nil:
+		f.heal(a.Heal.Member)
+	case a.Approve != nil:
+		f.approve(a.Approve.Name)
+	case a.MemberEdit != nil:
+		f.memberEdit(a.MemberEdit)
 	default:
 		f.t.Fatalf("empty action")
 	}
@@ -173,21 +216,34 @@ func (f *fleet) join(members ...Member) {
 		}
 	}
 	for _, m := range members {
+		if f.failsAtJoin[m.Name] {
+			f.down[m.Name] = true
+		}
 		if f.real {
-			f.startRealAgent(m.Name)
+			if !f.down[m.Name] {
+				f.startRealAgent(m.Name)
+			}
 			continue
 		}
 		if f.agents[m.Name] {
 			continue
 		}
 		f.agents[m.Name] = true
-		a := &testenv.StandInAgent{Client: testenv.Client(f.t, f.env.User(f.t, m.Name+"-agent")), Member: m.Name}
+		name := m.Name
+		a := &testenv.StandInAgent{Client: testenv.Client(f.t, f.env.User(f.t, m.Name+"-agent")), Member: m.Name,
+			Clock: agentClock{Clock: clock.New(), mock: f.clk}}
+		a.SetBehavior(func(o *unstructured.Unstructured) testenv.Outcome { return f.workloads.outcome(name, o) })
+		a.SetDown(f.down[m.Name])
+		f.standIns[m.Name] = a
 		actx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { a.Run(actx); close(done) }()
 		f.t.Cleanup(func() { cancel(); <-done })
 	}
 	for _, m := range members {
+		if f.down[m.Name] {
+			continue
+		}
 		f.eventually("member "+m.Name+" joined and healthy", func() error {
 			got := &clusterv1beta1.MemberCluster{}
 			if err := f.admin.Get(ctx, client.ObjectKey{Name: m.Name}, got); err != nil {
@@ -219,8 +275,12 @@ func (f *fleet) startRealAgent(name string) {
 	if !ok {
 		env = f.env.StartMemberOn(f.t, name)
 		f.clusters[name] = env
+		f.runWorkloads(name, env)
+		f.refuseApplies(name, env)
 	}
-	_, f.running[name] = testenv.RunMemberAgentPolling(f.t, name, f.env.User(f.t, name+"-agent"), env.Config, testLogger(f.t), 250*time.Millisecond, 5*time.Second)
+	f.agents[name] = true
+	f.stops[name], f.running[name] = testenv.RunMemberAgentClock(f.t, name, f.env.User(f.t, name+"-agent"), env.Config, testLogger(f.t),
+		250*time.Millisecond, memberagent.DefaultDriftPeriod, agentClock{Clock: clock.New(), mock: f.clk})
 }
 
 // apply creates or updates one manifest as the admin. A MemberCluster manifest makes a new
@@ -323,6 +383,7 @@ func (f *fleet) settle(what string, want State, stable time.Duration) {
 	var equalSince time.Time
 	for deadline := time.Now().Add(f.timeout); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
 		got, err = ReadHub(ctx, f.admin)
+		got.Works = projectWorks(want.Works, got.Works)
 		switch {
 		case err != nil || !equalStates(want, got):
 			equalSince = time.Time{}

@@ -12,10 +12,11 @@ import (
 )
 
 // ReadHub reads the State from an API server the production hub runs on: bindings (by the
-// placement their CRPTrackingLabel names), ClusterResourcePlacement statuses and
-// MemberCluster conditions.
+// placement their CRPTrackingLabel names), ClusterResourcePlacement statuses, MemberCluster
+// conditions, Works (listed, converted to the model's), staged update runs, approval
+// requests and evictions.
 func ReadHub(ctx context.Context, c client.Reader) (State, error) {
-	st := State{Bindings: []Binding{}, Placements: map[string]Placement{}, Members: map[string]Conditions{}}
+	st := newState()
 	var bindings v1beta1.ClusterResourceBindingList
 	if err := c.List(ctx, &bindings); err != nil {
 		return State{}, fmt.Errorf("list ClusterResourceBindings: %w", err)
@@ -48,6 +49,45 @@ func ReadHub(ctx context.Context, c client.Reader) (State, error) {
 			cs[x.Type] = condition(string(x.Status), x.Reason)
 		}
 		st.Members[mc.Name] = cs
+	}
+	var works v1beta1.WorkList
+	if err := c.List(ctx, &works); err != nil {
+		return State{}, fmt.Errorf("list Works: %w", err)
+	}
+	for i := range works.Items {
+		w, _, err := convert.WorkToModel(&works.Items[i])
+		if err != nil {
+			return State{}, fmt.Errorf("Work %s/%s: %w", works.Items[i].Namespace, works.Items[i].Name, err)
+		}
+		name, x := workState(w)
+		st.Works[name] = x
+	}
+	var runs v1beta1.ClusterStagedUpdateRunList
+	if err := c.List(ctx, &runs); err != nil {
+		return State{}, fmt.Errorf("list ClusterStagedUpdateRuns: %w", err)
+	}
+	for i := range runs.Items {
+		r := convert.UpdateRunToModel(&runs.Items[i])
+		st.Runs[r.Name] = runState(r.Spec.PlacementName, r.Status)
+	}
+	var approvals v1beta1.ClusterApprovalRequestList
+	if err := c.List(ctx, &approvals); err != nil {
+		return State{}, fmt.Errorf("list ClusterApprovalRequests: %w", err)
+	}
+	for i := range approvals.Items {
+		a := convert.ApprovalRequestToModel(&approvals.Items[i])
+		st.Approvals[a.Name] = timedConditions(a.Status.Conditions)
+	}
+	var evictions v1beta1.ClusterResourcePlacementEvictionList
+	if err := c.List(ctx, &evictions); err != nil {
+		return State{}, fmt.Errorf("list ClusterResourcePlacementEvictions: %w", err)
+	}
+	for _, e := range evictions.Items {
+		cs := Conditions{}
+		for _, x := range e.Status.Conditions {
+			cs[x.Type] = condition(string(x.Status), x.Reason)
+		}
+		st.Evictions[e.Name] = cs
 	}
 	st.normalize()
 	return st, nil

@@ -25,13 +25,19 @@ type Member struct {
 type Action struct {
 	Line int // in the scenario file
 
-	Join     *Member                // a member of `members` joins
-	Apply    []scenarios.Manifest   // create or update hub objects, in order
-	Delete   *scenarios.ObjectRef   // delete a hub object (a MemberCluster: the member leaves)
-	Label    *scenarios.LabelStep   // set and remove member labels
-	Taint    *scenarios.TaintStep   // add a taint
-	Untaint  *scenarios.UntaintStep // remove the taints with a key
-	Workload *scenarios.WorkloadStep
+	Join     *Member                 // a member of `members` joins
+	Apply    []scenarios.Manifest    // create or update hub objects, in order
+	Delete   *scenarios.ObjectRef    // delete a hub object (a MemberCluster: the member leaves)
+	Label    *scenarios.LabelStep    // set and remove member labels
+	Taint    *scenarios.TaintStep    // add a taint
+	Untaint  *scenarios.UntaintStep  // remove the taints with a key
+	Workload *scenarios.WorkloadStep // how members play a workload from now on
+	Fail     *scenarios.Fail         // a member's agent stops (crash or partition)
+	Heal     *scenarios.MemberRef    // a failed member's agent runs again
+	Approve  *scenarios.ObjectRef    // approve a ClusterApprovalRequest
+	// MemberEdit changes an object on a member cluster: only real agents on member API
+	// servers can play it (Plan.MemberEdits).
+	MemberEdit *scenarios.MemberEditStep
 }
 
 func (a Action) String() string {
@@ -54,6 +60,14 @@ func (a Action) String() string {
 		return fmt.Sprintf("line %d: untaint %s key %s", a.Line, a.Untaint.Member, a.Untaint.Key)
 	case a.Workload != nil:
 		return fmt.Sprintf("line %d: workload %s/%s on %s is %s", a.Line, a.Workload.Kind, a.Workload.Name, a.Workload.Member, a.Workload.Behavior)
+	case a.Fail != nil:
+		return fmt.Sprintf("line %d: %s fails (%s)", a.Line, a.Fail.Member, a.Fail.Mode)
+	case a.Heal != nil:
+		return fmt.Sprintf("line %d: %s heals", a.Line, a.Heal.Member)
+	case a.Approve != nil:
+		return fmt.Sprintf("line %d: approve %s", a.Line, a.Approve.Name)
+	case a.MemberEdit != nil:
+		return fmt.Sprintf("line %d: edit %s %s on %s", a.Line, a.MemberEdit.Object.GetKind(), a.MemberEdit.Object.GetName(), a.MemberEdit.Member)
 	}
 	return "nothing"
 }
@@ -69,13 +83,15 @@ type Phase struct {
 type Plan struct {
 	Scenario *scenarios.Scenario
 	Phases   []Phase
+	// MemberEdits: the scenario edits objects on member clusters (drift, takeover), which
+	// stand-in agents, having no member cluster, cannot play.
+	MemberEdits bool
 }
 
 // NewPlan reads a scenario into phases. It refuses scenarios whose outcome the production
-// side cannot reproduce with a real hub and stand-in agents: random faults, a network model,
-// machines, member properties or resources (stand-in agents report none), and the actions
-// fail, heal, skew, restartHub, approve, fleetctl and workload behaviours other than
-// available (stand-in agents report every manifest available).
+// side cannot reproduce with a real hub and its agents: random faults, a network model,
+// machines (prod/difftest/units plays those), member properties or resources (the agents
+// report none), and the actions skew, restartHub and fleetctl.
 func NewPlan(sc *scenarios.Scenario) (*Plan, error) {
 	if sc.Faults != nil {
 		return nil, fmt.Errorf("%s: random faults are not supported", sc.Path)
@@ -113,16 +129,26 @@ func NewPlan(sc *scenarios.Scenario) (*Plan, error) {
 		case scenarios.ActionUntaint:
 			a.Untaint = st.Untaint
 		case scenarios.ActionWorkload:
-			if st.Workload.Behavior != scenarios.Available {
-				return nil, fmt.Errorf("%s:%d: workload behavior %s is not supported (stand-in agents report every manifest available)", sc.Path, st.Line, st.Workload.Behavior)
-			}
 			a.Workload = st.Workload
+		case scenarios.ActionFail:
+			a.Fail = st.Fail
+		case scenarios.ActionHeal:
+			a.Heal = st.Heal
+		case scenarios.ActionApprove:
+			a.Approve = st.Approve
+		case scenarios.ActionMemberEdit:
+			a.MemberEdit = st.MemberEdit
 		default:
 			return nil, fmt.Errorf("%s:%d: timeline action %s is not supported", sc.Path, st.Line, st.Action)
 		}
 		byTime[st.At] = append(byTime[st.At], a)
 	}
 	p := &Plan{Scenario: sc}
+	for _, as := range byTime {
+		for _, a := range as {
+			p.MemberEdits = p.MemberEdits || a.MemberEdit != nil
+		}
+	}
 	times := slices.Collect(maps.Keys(byTime))
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 	for _, t := range times {

@@ -25,7 +25,7 @@ import (
 // too, so the two sides would not be doing the same thing.
 func Simulate(p *Plan) ([]State, error) {
 	sc := p.Scenario
-	s, err := sim.New(sim.Config{Seed: sc.Seed})
+	s, err := sim.New(simConfig(sc))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.Path, err)
 	}
@@ -61,6 +61,20 @@ func Simulate(p *Plan) ([]State, error) {
 	return states, nil
 }
 
+// simConfig is scenarios/runner's configuration of the simulator for sc (start time, seed
+// and the hub's capacity; NewPlan refuses a network model).
+func simConfig(sc *scenarios.Scenario) sim.Config {
+	cfg := sim.Config{Seed: sc.Seed, Start: SimStart}
+	if hc := sc.Hub; hc != nil {
+		cfg.Hub = &sim.HubCapacity{Workers: hc.Workers, QPS: hc.QPS, Burst: hc.Burst, CallsPerDecision: hc.CallsPerDecision, DecisionTime: hc.DecisionTime}
+	}
+	return cfg
+}
+
+// SimStart is the simulator's time at a scenario's start (sim.Config.Start's default),
+// where the production side's mock clock starts too.
+var SimStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
 func simulateAction(s *sim.Sim, a Action) error {
 	switch {
 	case a.Join != nil:
@@ -83,9 +97,21 @@ func simulateAction(s *sim.Sim, a Action) error {
 		return s.Untaint(a.Untaint.Member, a.Untaint.Key)
 	case a.Workload != nil:
 		w := a.Workload
-		return s.SetWorkload(sim.Workload{Member: w.Member, Kind: w.Kind, Name: w.Name, Namespace: w.Namespace, Image: w.Image, Behavior: sim.WorkloadBehavior(w.Behavior)})
+		return s.SetWorkload(simWorkload(w))
+	case a.Fail != nil:
+		return s.Fail(a.Fail.Member, sim.FailMode(a.Fail.Mode))
+	case a.Heal != nil:
+		return s.Heal(a.Heal.Member)
+	case a.Approve != nil:
+		return s.Approve(a.Approve.Name)
+	case a.MemberEdit != nil:
+		return s.EditMemberObject(a.MemberEdit.Member, a.MemberEdit.Object)
 	}
 	return fmt.Errorf("empty action")
+}
+
+func simWorkload(w *scenarios.WorkloadStep) sim.Workload {
+	return sim.Workload{Member: w.Member, Kind: w.Kind, Name: w.Name, Namespace: w.Namespace, Image: w.Image, Behavior: sim.WorkloadBehavior(w.Behavior)}
 }
 
 // simulateApply is scenarios/runner's apply.
@@ -215,7 +241,24 @@ func simulateDelete(s *sim.Sim, ref *scenarios.ObjectRef) error {
 
 // simState reads the simulator's current state.
 func simState(s *sim.Sim) State {
-	st := State{Bindings: []Binding{}, Placements: map[string]Placement{}, Members: map[string]Conditions{}}
+	st := newState()
+	for _, w := range s.Works() {
+		name, x := workState(&w)
+		st.Works[name] = x
+	}
+	for _, r := range s.UpdateRuns() {
+		st.Runs[r.Name] = runState(r.Placement, r.Status)
+	}
+	for _, a := range s.ApprovalRequests() {
+		st.Approvals[a.Name] = timedConditions(a.Status.Conditions)
+	}
+	for _, e := range s.Evictions() {
+		cs := Conditions{}
+		for _, c := range e.Conditions {
+			cs[c.Type] = condition(c.Status, c.Reason)
+		}
+		st.Evictions[e.Name] = cs
+	}
 	for _, p := range s.Placements() {
 		// PlacementStatus.Clusters lists the clusters of live bindings (Scheduled or Bound
 		// and not being deleted); a Scheduled or Bound binding beyond them is being deleted.

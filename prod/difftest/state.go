@@ -9,9 +9,11 @@ import (
 	"github.com/fleetsim/fleetsim/model/status"
 )
 
-// State is what the two sides are compared on: every binding, every placement's status and
-// every member's conditions. Times, messages, generations and object names are left out:
-// they depend on when things happened, not on what was decided.
+// State is what the two sides are compared on: every binding, every placement's status,
+// every member's conditions, every Work (by name, with its manifests after overrides),
+// every staged update run's and approval request's status, and every eviction's
+// conditions. Times, messages, generations and the names of bindings and snapshots are
+// left out: they depend on when things happened, not on what was decided.
 type State struct {
 	// Bindings of every placement, sorted.
 	Bindings []Binding
@@ -19,6 +21,20 @@ type State struct {
 	Placements map[string]Placement
 	// Members by name: the MemberClusters that exist.
 	Members map[string]Conditions
+	// Works by member/name.
+	Works map[string]Work
+	// Runs are the staged update runs by name.
+	Runs map[string]Run
+	// Approvals are the ClusterApprovalRequests' conditions by name.
+	Approvals map[string]Conditions
+	// Evictions are the ClusterResourcePlacementEvictions' conditions by name.
+	Evictions map[string]Conditions
+}
+
+// newState is an empty State.
+func newState() State {
+	return State{Bindings: []Binding{}, Placements: map[string]Placement{}, Members: map[string]Conditions{},
+		Works: map[string]Work{}, Runs: map[string]Run{}, Approvals: map[string]Conditions{}, Evictions: map[string]Conditions{}}
 }
 
 // Binding is a ClusterResourceBinding: its placement, target cluster and state (Scheduled,
@@ -111,6 +127,26 @@ func (s State) Summary() string {
 	}
 	for _, name := range sortedKeys(s.Members) {
 		fmt.Fprintf(&b, "member %s: %v\n", name, s.Members[name])
+	}
+	for _, name := range sortedKeys(s.Works) {
+		var ids []string
+		for _, m := range s.Works[name].Manifests {
+			ids = append(ids, m.ID)
+		}
+		fmt.Fprintf(&b, "work %s: %v\n", name, ids)
+	}
+	for _, name := range sortedKeys(s.Runs) {
+		r := s.Runs[name]
+		fmt.Fprintf(&b, "run %s of %s: %v\n", name, r.Placement, r.Conditions)
+		for _, st := range r.Stages {
+			fmt.Fprintf(&b, "  stage %s: %v clusters %v tasks %v\n", st.Name, st.Conditions, st.Clusters, st.Tasks)
+		}
+	}
+	for _, name := range sortedKeys(s.Approvals) {
+		fmt.Fprintf(&b, "approval %s: %v\n", name, s.Approvals[name])
+	}
+	for _, name := range sortedKeys(s.Evictions) {
+		fmt.Fprintf(&b, "eviction %s: %v\n", name, s.Evictions[name])
 	}
 	return b.String()
 }

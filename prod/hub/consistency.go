@@ -262,6 +262,7 @@ func (e *expectations) wait(ctx context.Context, which waitFor) bool {
 	if len(want) == 0 {
 		return true
 	}
+	// Wall time: waiting for the cache is latency only, whatever the hub's clock says.
 	start := time.Now()
 	deadline := time.NewTimer(expectationWait)
 	defer deadline.Stop()

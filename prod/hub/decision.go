@@ -32,6 +32,8 @@ const flushTimeout = 20 * time.Second
 // and a worker slot, waits until the cache holds the hub's own writes, reads the decision's
 // scope from the cache, decides, writes what changed, then fires the changes it made.
 func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) (reconcile.Result, error) {
+	// Wall time: metrics and the report-batching windows are latency only and never
+	// change an outcome; semantic time is h.clock() (docs/architecture.md › Time).
 	arrived := time.Now()
 	if c == WorkStatus {
 		// Last, after the flush and the changes it fired: the placement-wide decisions
@@ -50,7 +52,8 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 	if h.servedInline(c, key) { // while this one waited for the lock
 		return reconcile.Result{}, nil
 	}
-	m := h.wakes.mark(time.Now())
+	// The ledger's mark is on the hub's clock, as the timed wakes it serves (requeueAt).
+	m := h.wakes.mark(h.clock().Now())
 	select {
 	case h.sem <- struct{}{}:
 	case <-ctx.Done():

@@ -104,7 +104,7 @@ func (h *Hub) fanInsFirst(ctx context.Context, st *state, sc scope, key string, 
 			h.reportViolation(st, log, v)
 		}
 	}
-	m = h.wakes.mark(time.Now())
+	m = h.wakes.mark(h.clock().Now())
 	h.exp.wait(ctx, writesOf(sc.placement, key))
 	if ctx.Err() != nil {
 		return nil, m, nil, ctx.Err()

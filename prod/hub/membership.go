@@ -141,6 +141,14 @@ func (r *MembershipReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 			r.Hub.fire(ctx, nil, f.change, f.key, f.placement, f.memberOf)
 		}
 	}
+	if r.Hub != nil && env.requeue > 0 {
+		// A heartbeat or health window running out is semantic time: it is scheduled on
+		// the hub's clock (queue.go requeueAt), which a mock clock's Add fires.
+		r.Hub.requeueAt(triggers.Membership, req.Name, env.requeue)
+		return reconcile.Result{}, nil
+	}
+	// Alone (no Hub), the reconciler has only its own queue, whose delays are wall time:
+	// its Clock then must be the wall clock for the window to run out on time.
 	return reconcile.Result{RequeueAfter: env.requeue}, nil
 }
 

@@ -30,14 +30,24 @@ func (h *Hub) enqueueAfter(c triggers.Controller, key string, d time.Duration) {
 }
 
 // requeueAt wakes controller c for key again after d: a timed wake, which only a decision
-// taken after d serves.
+// taken after d serves. It is semantic time (an unavailable period, a staged-run wait, a
+// heartbeat timeout): it is scheduled on the hub's clock, not with the workqueue's
+// wall-clock AddAfter, so that a mock clock's Add fires it (docs/architecture.md › Time).
 func (h *Hub) requeueAt(c triggers.Controller, key string, d time.Duration) {
+	clk := h.clock()
 	if ledgered[c] {
-		h.wakes.wokeAt(c, key, time.Now().Add(d))
+		h.wakes.wokeAt(c, key, clk.Now().Add(d))
 	}
-	h.add(c, key, d)
+	if d <= 0 {
+		h.add(c, key, 0)
+		return
+	}
+	clk.AfterFunc(d, func() { h.add(c, key, 0) })
 }
 
+// add queues key for controller c, after d on the wall clock: the delays that reach it
+// directly (enqueueAfter) are latency-only batching windows, which never change an
+// outcome; timed wakes go through requeueAt and the hub's clock.
 func (h *Hub) add(c triggers.Controller, key string, d time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -62,6 +62,7 @@ func (h *Hub) fireExcept(ctx context.Context, st *state, c triggers.Change, key,
 				// serve.
 				h.batch.queued(placementName, k)
 				wait := reportBatchDelay
+				// Wall time: the report window is latency only (docs/architecture.md › Time).
 				if h.awaited.arrived(placementName, k, time.Now()) {
 					wait = reportWindow
 				}

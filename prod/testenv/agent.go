@@ -5,9 +5,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/fleetsim/fleetsim/agentk8s"
@@ -39,9 +41,38 @@ type StandInAgent struct {
 	Client client.Client
 	Member string
 	Period time.Duration // between rounds; 0 means 200ms
+	// Clock stamps heartbeats and reports (the wall clock when nil): the hub judges
+	// heartbeats on its own clock, so a test with a mock clock gives both the same one.
+	// Rounds follow Period in wall time: how soon a report lands is latency only.
+	Clock clock.Clock
 
 	mu     sync.Mutex
 	behave func(*unstructured.Unstructured) Outcome
+	down   bool
+	rounds uint64
+}
+
+func (a *StandInAgent) now() time.Time {
+	if a.Clock == nil {
+		return time.Now()
+	}
+	return a.Clock.Now()
+}
+
+// SetDown stops (true) or resumes (false) the agent's heartbeats and reports, as a member
+// that fails and heals: a down agent writes nothing until it is up again.
+func (a *StandInAgent) SetDown(down bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.down = down
+}
+
+// Rounds is how many rounds the agent has finished: a test that moved the clock waits for
+// the next one, which has reported at the new time.
+func (a *StandInAgent) Rounds() uint64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.rounds
 }
 
 // SetBehavior changes the outcome of manifests from the next round on.
@@ -79,8 +110,19 @@ func (a *StandInAgent) Run(ctx context.Context) {
 	}
 }
 
-// Round heartbeats once and reports on every Work once.
+// Round heartbeats once and reports on every Work once; a down agent does nothing.
 func (a *StandInAgent) Round(ctx context.Context) {
+	defer func() {
+		a.mu.Lock()
+		a.rounds++
+		a.mu.Unlock()
+	}()
+	a.mu.Lock()
+	down := a.down
+	a.mu.Unlock()
+	if down {
+		return
+	}
 	if !a.Heartbeat(ctx) {
 		return
 	}
@@ -102,7 +144,13 @@ func (a *StandInAgent) Heartbeat(ctx context.Context) bool {
 	if err := a.Client.Get(ctx, key, imc); err != nil {
 		return false // not made yet, or gone after leaving
 	}
-	_ = ReportAgent(a.Client, key, joinedFor(imc), metav1.ConditionTrue) // retried next time
+	at := a.now()
+	_ = retry.RetryOnConflict(retry.DefaultRetry, func() error { // else retried next time
+		if err := a.Client.Get(ctx, key, imc); err != nil {
+			return err
+		}
+		return reportOn(ctx, a.Client, imc, joinedFor(imc), metav1.ConditionTrue, at)
+	})
 	return true
 }
 
@@ -110,7 +158,7 @@ func (a *StandInAgent) Heartbeat(ctx context.Context) bool {
 // reads it from its informer's cache: one write and no read. A copy that is no longer
 // current fails with a conflict, and the caller tries again on a fresh one.
 func (a *StandInAgent) HeartbeatOn(ctx context.Context, imc *clusterv1beta1.InternalMemberCluster) error {
-	return reportOn(ctx, a.Client, imc, joinedFor(imc), metav1.ConditionTrue)
+	return reportOn(ctx, a.Client, imc, joinedFor(imc), metav1.ConditionTrue, a.now())
 }
 
 // joinedFor is the agent's Joined condition: asked to leave, the agent leaves (it has
@@ -143,7 +191,7 @@ func (a *StandInAgent) ReportWork(ctx context.Context, w *v1beta1.Work) error {
 		}
 		results = append(results, res)
 	}
-	st := convert.WorkStatusFromResults(w, "", results, time.Now())
+	st := convert.WorkStatusFromResults(w, "", results, a.now())
 	if equality.Semantic.DeepEqual(st, w.Status) {
 		return nil
 	}

@@ -58,14 +58,14 @@ func ReportAgent(c client.Client, key client.ObjectKey, joined, healthy metav1.C
 		if err := c.Get(context.Background(), key, imc); err != nil {
 			return err
 		}
-		return reportOn(context.Background(), c, imc, joined, healthy)
+		return reportOn(context.Background(), c, imc, joined, healthy, time.Now())
 	})
 }
 
 // reportOn writes an agent's report on imc as read: one write, which fails with a conflict
 // when the hub changed the object since.
-func reportOn(ctx context.Context, c client.Client, imc *clusterv1beta1.InternalMemberCluster, joined, healthy metav1.ConditionStatus) error {
-	now := metav1.Now()
+func reportOn(ctx context.Context, c client.Client, imc *clusterv1beta1.InternalMemberCluster, joined, healthy metav1.ConditionStatus, at time.Time) error {
+	now := metav1.NewTime(at)
 	conds := []metav1.Condition{{Type: clusterv1beta1.ConditionTypeJoined, Status: joined, Reason: "AgentReport", LastTransitionTime: now}}
 	if healthy != "" {
 		conds = append(conds, metav1.Condition{Type: clusterv1beta1.ConditionTypeHealthy, Status: healthy, Reason: "AgentReport", LastTransitionTime: now})

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -76,8 +77,15 @@ func RunMemberAgent(t testing.TB, name string, hub, memberCfg *rest.Config, log 
 // RunMemberAgentPolling is RunMemberAgent with the agent polling the hub every poll.
 func RunMemberAgentPolling(t testing.TB, name string, hub, memberCfg *rest.Config, log logr.Logger, poll, driftPeriod time.Duration) (stop func(), done <-chan error) {
 	t.Helper()
+	return RunMemberAgentClock(t, name, hub, memberCfg, log, poll, driftPeriod, nil)
+}
+
+// RunMemberAgentClock is RunMemberAgentPolling with the agent on clk (the wall clock when
+// nil): a test that drives the hub with a mock clock gives the agents the same one.
+func RunMemberAgentClock(t testing.TB, name string, hub, memberCfg *rest.Config, log logr.Logger, poll, driftPeriod time.Duration, clk clock.Clock) (stop func(), done <-chan error) {
+	t.Helper()
 	a := &member.Agent{Hub: Client(t, hub), Member: Client(t, memberCfg), Name: name, Log: log.WithValues("member", name),
-		Poll: poll, DriftPeriod: driftPeriod, MemberConfig: memberCfg}
+		Poll: poll, DriftPeriod: driftPeriod, MemberConfig: memberCfg, Clock: clk}
 	ctx, cancel := context.WithCancel(context.Background())
 	result := make(chan error, 1)
 	finished := make(chan struct{})
