@@ -113,32 +113,32 @@ func TestSummarise(t *testing.T) {
 			name:    "all applied and available",
 			results: []ManifestResult{{Identifier: ns, Tracking: DataOnly}, {Identifier: dep, Tracking: Trackable, Available: true}},
 			want: placement.WorkReport{
-				Applied:   condition.True("Applied", "AllWorkHaveBeenApplied", "All corresponding work objects are applied"),
-				Available: avail(condition.True("Available", "AllWorkAreAvailable", "All corresponding work objects are available")),
+				Applied:   condition.True("Applied", "AllManifestsApplied", "All the specified manifests have been applied"),
+				Available: avail(condition.True("Available", "AllManifestsAvailable", "All of the applied manifests are available")),
 			},
 		},
 		{
 			name:    "an untrackable manifest makes the work not trackable",
 			results: []ManifestResult{{Identifier: ns, Tracking: DataOnly}, {Identifier: crd, Tracking: Untrackable}},
 			want: placement.WorkReport{
-				Applied:   condition.True("Applied", "AllWorkHaveBeenApplied", "All corresponding work objects are applied"),
-				Available: avail(condition.True("Available", "WorkNotTrackable", "The availability of work object crp-work is not trackable")),
+				Applied:   condition.True("Applied", "AllManifestsApplied", "All the specified manifests have been applied"),
+				Available: avail(condition.True("Available", "WorkNotTrackable", "Some of the applied manifests cannot be tracked for availability")),
 			},
 		},
 		{
 			name:    "a bad image: applied, not available, listed in failedPlacements (TSG-AVAIL-BADIMAGE)",
 			results: []ManifestResult{{Identifier: ns, Tracking: DataOnly}, {Identifier: dep, Tracking: Trackable}},
 			want: placement.WorkReport{
-				Applied:   condition.True("Applied", "AllWorkHaveBeenApplied", "All corresponding work objects are applied"),
-				Available: avail(condition.False("Available", "NotAllWorkAreAvailable", "Work object crp-work is not available")),
-				Failed:    []placement.FailedPlacement{{ResourceIdentifier: dep, Condition: condition.False("Available", "ManifestNotAvailableYet", "Manifest is trackable but not available yet")}},
+				Applied:   condition.True("Applied", "AllManifestsApplied", "All the specified manifests have been applied"),
+				Available: avail(condition.False("Available", "SomeManifestsAreNotAvailable", "Some manifests are not available (1 of 2 manifests are available)")),
+				Failed:    []placement.FailedPlacement{{ResourceIdentifier: dep, Condition: condition.False("Available", "ManifestNotAvailableYet", "Manifest is not yet available; Fleet will check again later")}},
 			},
 		},
 		{
 			name:    "an apply failure omits availability",
 			results: []ManifestResult{{Identifier: ns, ApplyError: "namespaces \"app\" already exists and is not owned by fleet", Reason: "ManifestsAlreadyOwnedByOthers"}, {Identifier: dep, Tracking: Trackable, Available: true}},
 			want: placement.WorkReport{
-				Applied: condition.False("Applied", "NotAllWorkHaveBeenApplied", "Work object crp-work is not applied"),
+				Applied: condition.False("Applied", "SomeManifestsAreNotApplied", "Failed to apply all manifests (1 of 2 manifests are applied)"),
 				Failed:  []placement.FailedPlacement{{ResourceIdentifier: ns, Condition: condition.False("Applied", "ManifestsAlreadyOwnedByOthers", "namespaces \"app\" already exists and is not owned by fleet")}},
 			},
 		},

@@ -127,7 +127,7 @@ func (s *Sim) applyWork(memberName, bindingName string, gen int64) {
 		}
 	}
 	s.sendMessage(a, "work-status", func() {
-		s.deliverWorkStatus(bindingName, gen, summary)
+		s.deliverWorkStatus(bindingName, gen, w.Name, summary)
 		if cur := s.store.works[bindingName]; cur != nil && cur.Generation == gen {
 			// The Work's status as the agent writes it: what it reported back replaces
 			// what it reported before (nothing, once the strategy is no longer Mirror).
@@ -233,8 +233,8 @@ func (s *Sim) BackReported(placementName, member string) []BackReport {
 
 // deliverWorkStatus writes a member's work status into its binding, as the hub's status
 // fan-in does (Work status → binding conditions).
-func (s *Sim) deliverWorkStatus(bindingName string, gen int64, res placement.WorkReport) {
-	mhub.ReceiveWorkStatus(s.store, s, bindingName, gen, res)
+func (s *Sim) deliverWorkStatus(bindingName string, gen int64, work string, res placement.WorkReport) {
+	mhub.ReceiveWorkStatus(s.store, s, bindingName, gen, []mhub.WorkStatus{{Work: work, Report: res}})
 }
 
 // reapplyWorks makes a member's agent apply all its works again (after it heals).

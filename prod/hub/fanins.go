@@ -120,6 +120,6 @@ func (h *Hub) receiveWorkStatus(st *state, env mhub.Env, key string) {
 		return
 	}
 	if r, ok := convert.WorkStatusToModel(w, m.Envelopes); ok {
-		mhub.ReceiveWorkStatus(st, env, key, m.Generation, r)
+		mhub.ReceiveWorkStatus(st, env, key, m.Generation, []mhub.WorkStatus{{Work: m.Name, Report: r}})
 	}
 }
