@@ -74,7 +74,7 @@ func (s *Sim) EditMemberObject(member string, edit *unstructured.Unstructured) e
 	s.Record("member-edit", member, detail)
 	for _, w := range s.store.sortedWorks() {
 		if w.Member == member {
-			s.scheduleApply(member, w.Binding, w.Generation, s.cfg.DriftCheckDelay)
+			s.scheduleApply(member, w.Binding, w.Name, w.Generation, s.cfg.DriftCheckDelay)
 		}
 	}
 	return nil
@@ -166,7 +166,7 @@ func (s *Sim) collectGarbage(member string) {
 		return
 	}
 	live := map[string]bool{}
-	for _, w := range s.store.works {
+	for _, w := range s.store.sortedWorks() {
 		if w.Member == member {
 			live[w.Name] = true
 		}
