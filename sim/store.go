@@ -47,11 +47,11 @@ type store struct {
 	// workReports is what each Work's status holds as the member agent last reported it, by
 	// binding name then Work name: the fan-in folds every Work of a binding.
 	workReports map[string]map[string]workReport
-	runs         map[string]*staged.ClusterStagedUpdateRun
-	strategies   map[string]*staged.ClusterStagedUpdateStrategy
-	approvals    map[string]*staged.ClusterApprovalRequest
-	evictions    map[string]*eviction.Eviction
-	budgets      map[string]*eviction.DisruptionBudget
+	runs        map[string]*staged.ClusterStagedUpdateRun
+	strategies  map[string]*staged.ClusterStagedUpdateStrategy
+	approvals   map[string]*staged.ClusterApprovalRequest
+	evictions   map[string]*eviction.Eviction
+	budgets     map[string]*eviction.DisruptionBudget
 
 	// resources are the hub objects placements select, by resources.Key.
 	resources      map[string]*unstructured.Unstructured

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/fleetsim/fleetsim/model/condition"
 	"github.com/fleetsim/fleetsim/model/membership"
 	"github.com/fleetsim/fleetsim/model/override"
