@@ -284,7 +284,9 @@ func (c *Controllers) reconcileWork(bindingName string) {
 // the member (a Work even when nothing of the part is left to place, so the binding's
 // status covers every part), and one per envelope, named after the part it was found in,
 // with the envelope's objects as they are (overrides do not apply to them). The first
-// override or envelope that fails stops the plan with its error.
+// override or envelope that fails stops the plan with its error, and so does a Work too
+// large for the API server to store (resources.MaxWorkBytes, reported like an envelope
+// error: WorkSynchronized=False/SyncWorkFailed).
 func plannedWorks(b *placement.Binding, snap *resources.Snapshot, ovr *override.Set, m *MemberCluster) (works []*Work, overrideErr, envelopeErr error) {
 	newWork := func(name string) *Work {
 		return &Work{Name: name, Binding: b.Name, Placement: b.Placement, Member: b.TargetCluster, Generation: b.Generation}
@@ -315,6 +317,13 @@ func plannedWorks(b *placement.Binding, snap *resources.Snapshot, ovr *override.
 		}
 	}
 	slices.SortFunc(works, func(a, b *Work) int { return strings.Compare(a.Name, b.Name) })
+	for _, w := range works {
+		// The API server would refuse the write (WORK-SYNC: a Work the controller cannot
+		// write is reported, not retried for ever).
+		if n := resources.ManifestBytes(w.Manifests); n > resources.MaxWorkBytes {
+			return nil, nil, fmt.Errorf("work %s would carry %d bytes of manifests, more than the %d the API server stores in one object: request is too large", w.Name, n, resources.MaxWorkBytes)
+		}
+	}
 	return works, nil, nil
 }
 

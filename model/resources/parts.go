@@ -15,6 +15,22 @@ import (
 // written per part, so a part's bound is a Work's too.
 const MaxPartBytes = 800 * 1024
 
+// MaxWorkBytes is the most manifest JSON one Work may carry: the API server stores no
+// object over etcd's default 1.5 MiB request limit and refuses its write ("request is too
+// large"), and 16 KiB are left for the Work's metadata and spec. Parts keep a Work at
+// MaxPartBytes; only overrides (or a single oversized manifest) can push one past this.
+const MaxWorkBytes = 1536*1024 - 16*1024
+
+// ManifestBytes is the size of manifests as JSON, as a Work carries them.
+func ManifestBytes(manifests []*unstructured.Unstructured) int {
+	n := 0
+	for _, m := range manifests {
+		raw, _ := json.Marshal(m.Object) // plain decoded JSON cannot fail to marshal
+		n += len(raw)
+	}
+	return n
+}
+
 // Parts splits a snapshot's manifests into parts of at most maxBytes of manifest JSON
 // (MaxPartBytes when maxBytes <= 0), in order; a manifest is never split, so one bigger
 // than maxBytes is a part of its own. No manifests make one empty part. The production
