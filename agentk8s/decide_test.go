@@ -151,7 +151,7 @@ func TestSummariseStrategy(t *testing.T) {
 	cm := placement.ResourceIdentifier{Version: "v1", Kind: "ConfigMap", Name: "cm", Namespace: "app"}
 	diffs := []placement.PatchDetail{{Path: "/data/k", ValueInHub: "a", ValueInMember: "b"}}
 	r := SummariseStrategy("crp-work", placement.ReportDiff, []ManifestResult{{Identifier: cm, ReportDiff: true, Diffs: diffs, MemberGeneration: &g}})
-	if r.Applied.Type != "" || r.DiffReported == nil || r.DiffReported.Reason != ReasonAllWorkDiffReported || len(r.Diffed) != 1 || *r.Diffed[0].TargetClusterObservedGeneration != 3 {
+	if r.Applied.Type != "" || r.DiffReported == nil || r.DiffReported.Reason != ReasonWorkAllManifestsDiffReported || len(r.Diffed) != 1 || *r.Diffed[0].TargetClusterObservedGeneration != 3 {
 		t.Errorf("ReportDiff summary = %+v", r)
 	}
 	r = SummariseStrategy("crp-work", "", []ManifestResult{{Identifier: cm, Drifts: diffs, MemberGeneration: &g}})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -54,20 +55,45 @@ func BackReport(rs *placement.ReportBackStrategy, live *unstructured.Unstructure
 	return out
 }
 
-// Manifest-level reasons and messages (WORK-API, AVAIL-*).
+// Manifest-level reasons and messages of KubeFleet's work applier (WORK-API, AVAIL-*): a
+// manifest condition's reason is what became of the manifest. The apply failure and
+// not-yet-available reasons keep the older agent's spellings, as KubeFleet's does.
 const (
-	ReasonManifestApplyFailed     = "AppliedManifestFailedReason"
-	ReasonManifestAvailable       = "ManifestAvailable"
-	ReasonManifestNotAvailableYet = "ManifestNotAvailableYet"
-	ReasonManifestNotTrackable    = "ManifestNotTrackable"
+	ReasonManifestApplied          = "Applied"
+	MessageManifestApplied         = "Manifest has been applied successfully"
+	ReasonManifestApplyFailed      = "ManifestApplyFailed"
+	ReasonManifestAvailable        = "Available"
+	MessageManifestAvailable       = "Manifest is available"
+	ReasonManifestNotAvailableYet  = "ManifestNotAvailableYet"
+	MessageManifestNotAvailableYet = "Manifest is not yet available; Fleet will check again later"
+	ReasonManifestNotTrackable     = "NotTrackable"
+	MessageManifestNotTrackable    = "Manifest's availability is not trackable; Fleet assumes that the applied manifest is available"
+	ReasonManifestNoDiffFound      = "NoDiffFound"
+	MessageManifestNoDiffFound     = "No diff has been found between the hub cluster and the member cluster"
+	ReasonManifestFoundDiff        = "FoundDiff"
+	MessageManifestFoundDiff       = "Diff has been found between the hub cluster and the member cluster"
+	ReasonManifestDiffFailed       = "Failed"
 )
 
-// Work-level DiffReported reasons (APPLY-REPORTDIFF).
+// Work-level reasons and messages of KubeFleet's work applier (WORK-API). Whether a
+// manifest's availability could be tracked keeps the older reason, WorkNotTrackable
+// (condition.ReasonWorkNotTrackable), which the hub's rollout reads on bindings too.
 const (
-	ReasonAllWorkDiffReported    = "AllWorkHaveDiffReported"
-	ReasonNotAllWorkDiffReported = "NotAllWorkHaveDiffReported"
-	ReasonManifestDiffReported   = "ManifestDiffReported"
-	ReasonManifestDiffFailed     = "ManifestDiffReportFailed"
+	ReasonWorkAllManifestsApplied         = "AllManifestsApplied"
+	ReasonWorkNotAllManifestsApplied      = "SomeManifestsAreNotApplied"
+	ReasonWorkAllManifestsAvailable       = "AllManifestsAvailable"
+	ReasonWorkNotAllManifestsAvailable    = "SomeManifestsAreNotAvailable"
+	ReasonWorkAllManifestsDiffReported    = "AllManifestsDiffReported"
+	ReasonWorkNotAllManifestsDiffReported = "SomeManifestsHaveNotReportedDiff"
+)
+
+// The member agent's Joined and Healthy reasons on its InternalMemberCluster (MEMBER-*),
+// as KubeFleet's member agent writes them.
+const (
+	ReasonMemberJoined    = "InternalMemberClusterJoined"
+	ReasonMemberLeft      = "InternalMemberClusterLeft"
+	ReasonMemberHealthy   = "InternalMemberClusterHealthy"
+	ReasonMemberUnhealthy = "InternalMemberClusterUnhealthy"
 )
 
 // SummariseStrategy summarises the results of a work applied under an apply strategy type:
@@ -75,23 +101,51 @@ const (
 // Available (Summarise).
 func SummariseStrategy(work string, applyType placement.ApplyType, results []ManifestResult) placement.WorkReport {
 	if applyType.ReportsOnly() {
-		return summariseDiff(work, results)
+		return summariseDiff(results)
 	}
 	return Summarise(work, results)
 }
 
-func summariseDiff(work string, results []ManifestResult) placement.WorkReport {
+// ManifestConditions are the conditions of one manifest in the Work's status: DiffReported
+// under ReportDiff; else Applied and, once applied, Available.
+func ManifestConditions(m ManifestResult) []condition.Condition {
+	switch {
+	case m.ReportDiff && m.DiffError != "":
+		return []condition.Condition{condition.False(condition.TypeDiffReported, ReasonManifestDiffFailed, m.DiffError)}
+	case m.ReportDiff && len(m.Diffs) > 0:
+		return []condition.Condition{condition.True(condition.TypeDiffReported, ReasonManifestFoundDiff, MessageManifestFoundDiff)}
+	case m.ReportDiff:
+		return []condition.Condition{condition.True(condition.TypeDiffReported, ReasonManifestNoDiffFound, MessageManifestNoDiffFound)}
+	case m.ApplyError != "":
+		reason := m.Reason
+		if reason == "" {
+			reason = ReasonManifestApplyFailed
+		}
+		return []condition.Condition{condition.False(condition.TypeApplied, reason, m.ApplyError)}
+	}
+	applied := condition.True(condition.TypeApplied, ReasonManifestApplied, MessageManifestApplied)
+	switch {
+	case m.Tracking == Untrackable:
+		return []condition.Condition{applied, condition.True(condition.TypeAvailable, ReasonManifestNotTrackable, MessageManifestNotTrackable)}
+	case m.Tracking == Trackable && !m.Available:
+		return []condition.Condition{applied, condition.False(condition.TypeAvailable, ReasonManifestNotAvailableYet, MessageManifestNotAvailableYet)}
+	}
+	return []condition.Condition{applied, condition.True(condition.TypeAvailable, ReasonManifestAvailable, MessageManifestAvailable)}
+}
+
+func summariseDiff(results []ManifestResult) placement.WorkReport {
 	var r placement.WorkReport
-	ok := true
+	reported := 0
 	for _, m := range results {
-		if m.DiffError != "" {
-			ok = false
+		if m.DiffError == "" {
+			reported++
 		}
 	}
 	addDetails(&r, results)
-	c := condition.True(condition.TypeDiffReported, ReasonAllWorkDiffReported, "Diff reporting has been completed in all corresponding work objects")
-	if !ok {
-		c = condition.False(condition.TypeDiffReported, ReasonNotAllWorkDiffReported, fmt.Sprintf("Diff reporting failed in work object %s", work))
+	c := condition.True(condition.TypeDiffReported, ReasonWorkAllManifestsDiffReported, "All the specified manifests have reported diff")
+	if reported < len(results) {
+		c = condition.False(condition.TypeDiffReported, ReasonWorkNotAllManifestsDiffReported,
+			fmt.Sprintf("Failed to report diff on all manifests (%d of %d manifests have reported diff)", reported, len(results)))
 	}
 	r.DiffReported = &c
 	return r
@@ -120,44 +174,49 @@ func addDetails(r *placement.WorkReport, results []ManifestResult) {
 	}
 }
 
-// Summarise turns manifest results of the named work into what the agent reports to the
-// hub, which copies it into the binding's Applied and Available conditions and
-// failed, drifted and diffed placements (STATUS-PER-CLUSTER-REASONS,
-// STATUS-FAILED-PLACEMENTS). Available is nil when the work is not applied: later
-// conditions are omitted.
+// Summarise turns manifest results of the named work into the Work's conditions as
+// KubeFleet's work applier writes them (WORK-API), with the manifests that failed, drifted
+// or differ: Applied (AllManifestsApplied, or SomeManifestsAreNotApplied with the count),
+// and once applied Available (AllManifestsAvailable; WorkNotTrackable when an available
+// manifest's availability cannot be tracked; SomeManifestsAreNotAvailable with the count).
+// Available is nil when the work is not applied. The hub folds the reports of a binding's
+// Works into the binding's conditions (model/hub.BindingReport).
 func Summarise(work string, results []ManifestResult) placement.WorkReport {
 	var r placement.WorkReport
 	addDetails(&r, results)
-	applied, available, untrackable := true, true, false
+	applied, available, untrackable := 0, 0, false
 	for _, m := range results {
+		cs := ManifestConditions(m)
 		switch {
 		case m.ApplyError != "":
-			applied = false
-			reason := m.Reason
-			if reason == "" {
-				reason = ReasonManifestApplyFailed
-			}
-			addFailed(&r, m.Identifier, condition.False(condition.TypeApplied, reason, m.ApplyError))
-		case m.Tracking == Untrackable:
+			addFailed(&r, m.Identifier, cs[0])
+			continue
+		case len(cs) > 1 && cs[1].Status != metav1.ConditionTrue:
+			addFailed(&r, m.Identifier, cs[1])
+		default:
+			available++
+		}
+		applied++
+		if m.Tracking == Untrackable {
 			untrackable = true
-		case m.Tracking == Trackable && !m.Available:
-			available = false
-			addFailed(&r, m.Identifier, condition.False(condition.TypeAvailable, ReasonManifestNotAvailableYet, "Manifest is trackable but not available yet"))
 		}
 	}
-	if !applied {
-		r.Applied = condition.False(condition.TypeApplied, condition.ReasonNotAllWorkApplied, fmt.Sprintf("Work object %s is not applied", work))
+	n := len(results)
+	if applied < n {
+		r.Applied = condition.False(condition.TypeApplied, ReasonWorkNotAllManifestsApplied,
+			fmt.Sprintf("Failed to apply all manifests (%d of %d manifests are applied)", applied, n))
 		return r
 	}
-	r.Applied = condition.True(condition.TypeApplied, condition.ReasonAllWorkApplied, "All corresponding work objects are applied")
+	r.Applied = condition.True(condition.TypeApplied, ReasonWorkAllManifestsApplied, "All the specified manifests have been applied")
 	var a condition.Condition
 	switch {
-	case !available:
-		a = condition.False(condition.TypeAvailable, condition.ReasonNotAllWorkAvailable, fmt.Sprintf("Work object %s is not available", work))
+	case available < n:
+		a = condition.False(condition.TypeAvailable, ReasonWorkNotAllManifestsAvailable,
+			fmt.Sprintf("Some manifests are not available (%d of %d manifests are available)", available, n))
 	case untrackable:
-		a = condition.True(condition.TypeAvailable, condition.ReasonWorkNotTrackable, fmt.Sprintf("The availability of work object %s is not trackable", work))
+		a = condition.True(condition.TypeAvailable, condition.ReasonWorkNotTrackable, "Some of the applied manifests cannot be tracked for availability")
 	default:
-		a = condition.True(condition.TypeAvailable, condition.ReasonAllWorkAvailable, "All corresponding work objects are available")
+		a = condition.True(condition.TypeAvailable, ReasonWorkAllManifestsAvailable, "All of the applied manifests are available")
 	}
 	r.Available = &a
 	return r

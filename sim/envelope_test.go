@@ -2,7 +2,10 @@ package sim
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -61,5 +64,64 @@ func TestApplyResourceRefusesOversizedEnvelope(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"ClusterResourceEnvelope full"}, stored); diff != "" {
 		t.Errorf("hub objects after the applies (-want +got):\n%s", diff)
+	}
+}
+
+// TestWorksPerPartAndEnvelope: a binding gets one Work per part of its resource snapshot
+// and one per envelope, named as KubeFleet names them; every Work is applied and the
+// placement becomes available only when all of them are.
+func TestWorksPerPartAndEnvelope(t *testing.T) {
+	s := newSim(t, Config{Seed: 1})
+	addMembers(t, s, "m1")
+	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "app"}}}
+	big := func(name string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": name, "namespace": "app"}, "data": map[string]any{"blob": strings.Repeat("x", 600*1024)}}}
+	}
+	env := envelope(resources.KindResourceEnvelope, "app", "bundle", 2)
+	for _, o := range []*unstructured.Unstructured{ns, big("a"), big("b"), env} {
+		if err := s.ApplyResource(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.ApplyPlacement(pickN("app", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(10 * time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	bs := s.store.Bindings("app")
+	if len(bs) != 1 {
+		t.Fatalf("bindings %d, want 1", len(bs))
+	}
+	var got []string
+	for _, w := range s.store.Works(bs[0].Name) {
+		var ms []string
+		for _, m := range w.Manifests {
+			ms = append(ms, m.GetKind()+"/"+m.GetName())
+		}
+		got = append(got, w.Name+": "+strings.Join(ms, ","))
+	}
+	// Selected in order: the Namespace, ConfigMaps a and b (600 KiB each), the envelope;
+	// the Namespace with a, then b with the envelope, make two parts.
+	envWork := resources.EnvelopeWorkName("app-1", env)
+	want := []string{"app-1: ConfigMap/b", envWork + ": ConfigMap/c0,ConfigMap/c1", "app-work: Namespace/app,ConfigMap/a"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Works of the binding (-want +got):\n%s", diff)
+	}
+	p, _ := s.Placement("app")
+	var conds []string
+	for _, c := range p.Status.PlacementStatuses[0].Conditions {
+		conds = append(conds, c.Type+"="+string(c.Status)+"/"+c.Reason)
+	}
+	for _, wantC := range []string{"Applied=True/AllWorkHaveBeenApplied", "Available=True/AllWorkAreAvailable"} {
+		if !slices.Contains(conds, wantC) {
+			t.Errorf("cluster conditions %v, want %s", conds, wantC)
+		}
+	}
+	for _, name := range []string{"a", "b", "c0", "c1"} {
+		if s.MemberObject("m1", "", "ConfigMap", "app", name) == nil {
+			t.Errorf("ConfigMap app/%s not on the member", name)
+		}
 	}
 }

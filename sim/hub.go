@@ -375,5 +375,5 @@ func (s *Sim) MemberNotified(member string) {
 
 // WorkWritten has the member's agent apply the work after the sync delay.
 func (s *Sim) WorkWritten(w *mhub.Work) {
-	s.scheduleApply(w.Member, w.Binding, w.Generation, s.cfg.AgentSyncDelay)
+	s.scheduleApply(w.Member, w.Binding, w.Name, w.Generation, s.cfg.AgentSyncDelay)
 }

@@ -93,7 +93,7 @@ func (s *Sim) EditMemberObjectAs(member, manager string, edit *unstructured.Unst
 	s.Record("member-edit", member, detail)
 	for _, w := range s.store.sortedWorks() {
 		if w.Member == member {
-			s.scheduleApply(member, w.Binding, w.Generation, s.cfg.DriftCheckDelay)
+			s.scheduleApply(member, w.Binding, w.Name, w.Generation, s.cfg.DriftCheckDelay)
 		}
 	}
 	return nil
@@ -204,7 +204,7 @@ func (s *Sim) collectGarbage(member string) {
 		return
 	}
 	live := map[string]bool{}
-	for _, w := range s.store.works {
+	for _, w := range s.store.sortedWorks() {
 		if w.Member == member {
 			live[w.Name] = true
 		}

@@ -51,7 +51,7 @@ func (s *Sim) ObjectCounts() map[string]int {
 		"Namespace":                        ns,
 		"ClusterResourcePlacement":         len(st.placements),
 		"ClusterResourceBinding":           len(st.bindings),
-		"Work":                             len(st.works),
+		"Work":                             len(st.sortedWorks()),
 		"ClusterStagedUpdateRun":           len(st.runs),
 		"ClusterApprovalRequest":           len(st.approvals),
 		"ClusterResourcePlacementEviction": len(st.evictions),

@@ -39,16 +39,19 @@ type store struct {
 	byMember        map[string]int                  // bindings targeting each member
 
 	overrides overrideStore
-	works     map[string]*mhub.Work // by binding name
+	works     map[string]map[string]*mhub.Work // by binding name, then Work name
 	// backReported is what each Work's status holds in manifestConditions[].backReportedStatus
-	// (strategy.reportBackStrategy Mirror), by binding name: one entry per manifest, nil for
-	// a manifest with nothing reported.
-	backReported map[string][]map[string]any
-	runs         map[string]*staged.ClusterStagedUpdateRun
-	strategies   map[string]*staged.ClusterStagedUpdateStrategy
-	approvals    map[string]*staged.ClusterApprovalRequest
-	evictions    map[string]*eviction.Eviction
-	budgets      map[string]*eviction.DisruptionBudget
+	// (strategy.reportBackStrategy Mirror), by binding name then Work name: one entry per
+	// manifest, nil for a manifest with nothing reported.
+	backReported map[string]map[string][]map[string]any
+	// workReports is what each Work's status holds as the member agent last reported it, by
+	// binding name then Work name: the fan-in folds every Work of a binding.
+	workReports map[string]map[string]workReport
+	runs        map[string]*staged.ClusterStagedUpdateRun
+	strategies  map[string]*staged.ClusterStagedUpdateStrategy
+	approvals   map[string]*staged.ClusterApprovalRequest
+	evictions   map[string]*eviction.Eviction
+	budgets     map[string]*eviction.DisruptionBudget
 
 	// resources are the hub objects placements select, by resources.Key.
 	resources      map[string]*unstructured.Unstructured
@@ -83,8 +86,9 @@ func newStore() *store {
 		status:          member.NewStatusFeed(0),
 		resources:       map[string]*unstructured.Unstructured{},
 		overrides:       newOverrideStore(),
-		works:           map[string]*mhub.Work{},
-		backReported:    map[string][]map[string]any{},
+		works:           map[string]map[string]*mhub.Work{},
+		backReported:    map[string]map[string][]map[string]any{},
+		workReports:     map[string]map[string]workReport{},
 		runs:            map[string]*staged.ClusterStagedUpdateRun{},
 		evictions:       map[string]*eviction.Eviction{},
 		strategies:      map[string]*staged.ClusterStagedUpdateStrategy{},
@@ -206,24 +210,63 @@ func (st *store) DeleteBinding(name string) *placement.Binding {
 	return b
 }
 
-func (st *store) Work(binding string) *mhub.Work { return st.works[binding] }
-func (st *store) PutWork(w *mhub.Work)           { st.works[w.Binding] = w }
+// workReport is a member agent's report on one Work generation.
+type workReport struct {
+	generation int64
+	report     placement.WorkReport
+}
 
-// DeleteWork deletes a binding's Work and tells onWorkDeleted.
-func (st *store) DeleteWork(binding string) {
-	w, ok := st.works[binding]
-	delete(st.works, binding)
-	delete(st.backReported, binding)
-	if ok && st.onWorkDeleted != nil {
+// Works lists a binding's Works by name.
+func (st *store) Works(binding string) []*mhub.Work {
+	ws := st.works[binding]
+	out := make([]*mhub.Work, 0, len(ws))
+	for _, k := range sortedKeys(ws) {
+		out = append(out, ws[k])
+	}
+	return out
+}
+
+// work is one Work of a binding, nil when there is none.
+func (st *store) work(binding, name string) *mhub.Work { return st.works[binding][name] }
+
+func (st *store) PutWork(w *mhub.Work) {
+	if st.works[w.Binding] == nil {
+		st.works[w.Binding] = map[string]*mhub.Work{}
+	}
+	st.works[w.Binding][w.Name] = w
+}
+
+// RemoveWork deletes one Work of a binding and tells onWorkDeleted.
+func (st *store) RemoveWork(binding, name string) {
+	w, ok := st.works[binding][name]
+	if !ok {
+		return
+	}
+	delete(st.works[binding], name)
+	delete(st.backReported[binding], name)
+	delete(st.workReports[binding], name)
+	if len(st.works[binding]) == 0 {
+		delete(st.works, binding)
+		delete(st.backReported, binding)
+		delete(st.workReports, binding)
+	}
+	if st.onWorkDeleted != nil {
 		st.onWorkDeleted(w)
 	}
 }
 
-// sortedWorks lists works by binding name.
+// DeleteWork deletes every Work of a binding and tells onWorkDeleted of each.
+func (st *store) DeleteWork(binding string) {
+	for _, w := range st.Works(binding) {
+		st.RemoveWork(binding, w.Name)
+	}
+}
+
+// sortedWorks lists works by binding name, then Work name.
 func (st *store) sortedWorks() []*mhub.Work {
-	out := make([]*mhub.Work, 0, len(st.works))
-	for _, k := range sortedKeys(st.works) {
-		out = append(out, st.works[k])
+	var out []*mhub.Work
+	for _, b := range sortedKeys(st.works) {
+		out = append(out, st.Works(b)...)
 	}
 	return out
 }

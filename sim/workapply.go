@@ -48,7 +48,7 @@ func (s *Sim) SetWorkload(w Workload) error {
 	// Members re-evaluate what they run, as a changed image would make them.
 	for _, wk := range s.store.sortedWorks() {
 		if w.Member == "*" || w.Member == wk.Member {
-			s.scheduleApply(wk.Member, wk.Binding, wk.Generation, 0)
+			s.scheduleApply(wk.Member, wk.Binding, wk.Name, wk.Generation, 0)
 		}
 	}
 	return nil
@@ -81,16 +81,16 @@ func runsImage(o *unstructured.Unstructured, image string) bool {
 	return false
 }
 
-// scheduleApply has the member agent apply a work after d.
-func (s *Sim) scheduleApply(member, bindingName string, gen int64, d time.Duration) {
-	s.atSubject(s.now+d, "work-apply", member, func() { s.applyWork(member, bindingName, gen) })
+// scheduleApply has the member agent apply a binding's Work after d.
+func (s *Sim) scheduleApply(member, bindingName, work string, gen int64, d time.Duration) {
+	s.atSubject(s.now+d, "work-apply", member, func() { s.applyWork(member, bindingName, work, gen) })
 }
 
 // applyWork is the member agent applying one Work and reporting its status. A crashed or
 // partitioned agent does nothing; it applies everything again when it heals.
-func (s *Sim) applyWork(memberName, bindingName string, gen int64) {
+func (s *Sim) applyWork(memberName, bindingName, work string, gen int64) {
 	r := s.store.members[memberName]
-	w := s.store.works[bindingName]
+	w := s.store.work(bindingName, work)
 	if r == nil || w == nil || w.Generation != gen {
 		return
 	}
@@ -98,8 +98,9 @@ func (s *Sim) applyWork(memberName, bindingName string, gen int64) {
 	if a.crashed || a.partitioned || !a.joined {
 		return
 	}
-	// The member remembers when it first applied this generation: availability of
-	// trackable workloads counts from then.
+	// The member remembers when it first applied this generation of the binding (any of
+	// its Works, all written together): availability of trackable workloads counts from
+	// then.
 	at, ok := s.appliedAt[bindingName]
 	if !ok || at.generation != gen {
 		at = appliedWork{generation: gen, at: s.now}
@@ -116,7 +117,7 @@ func (s *Sim) applyWork(memberName, bindingName string, gen int64) {
 	run := agentk8s.RunWork(agentk8s.Work{Name: w.Name, Manifests: w.Manifests, Envelopes: w.Envelopes,
 		Owner: appliedWorkOwner(memberName, w.Name), Strategy: strategy, ReportBack: w.ReportBack}, mc, &a.since, s.Now())
 	if mc.nextCheck >= 0 {
-		s.scheduleApply(memberName, bindingName, gen, mc.nextCheck-s.now)
+		s.scheduleApply(memberName, bindingName, work, gen, mc.nextCheck-s.now)
 	}
 	summary := run.Report()
 	var backs []map[string]any
@@ -127,14 +128,17 @@ func (s *Sim) applyWork(memberName, bindingName string, gen int64) {
 		}
 	}
 	s.sendMessage(a, "work-status", func() {
-		s.deliverWorkStatus(bindingName, gen, summary)
-		if cur := s.store.works[bindingName]; cur != nil && cur.Generation == gen {
+		s.deliverWorkStatus(bindingName, gen, work, summary)
+		if cur := s.store.work(bindingName, work); cur != nil && cur.Generation == gen {
 			// The Work's status as the agent writes it: what it reported back replaces
 			// what it reported before (nothing, once the strategy is no longer Mirror).
 			if backs == nil {
-				delete(s.store.backReported, bindingName)
+				delete(s.store.backReported[bindingName], work)
 			} else {
-				s.store.backReported[bindingName] = backs
+				if s.store.backReported[bindingName] == nil {
+					s.store.backReported[bindingName] = map[string][]map[string]any{}
+				}
+				s.store.backReported[bindingName][work] = backs
 			}
 		}
 	})
@@ -212,29 +216,53 @@ type BackReport struct {
 func (s *Sim) BackReported(placementName, member string) []BackReport {
 	var out []BackReport
 	for _, b := range s.store.byCRP[placementName] {
-		w := s.store.works[b.Name]
-		if b.TargetCluster != member || w == nil {
+		if b.TargetCluster != member {
 			continue
 		}
-		for i, rep := range s.store.backReported[b.Name] {
-			if rep == nil || i >= len(w.Manifests) {
-				continue
-			}
-			m := w.Manifests[i]
-			id := m.GetKind() + "/" + m.GetName()
-			if m.GetNamespace() != "" {
-				id = m.GetKind() + "/" + m.GetNamespace() + "/" + m.GetName()
-			}
-			out = append(out, BackReport{Object: id, Reported: rep})
+		for _, w := range s.store.Works(b.Name) {
+			out = append(out, backReports(w, s.store.backReported[b.Name][w.Name])...)
 		}
 	}
 	return out
 }
 
-// deliverWorkStatus writes a member's work status into its binding, as the hub's status
-// fan-in does (Work status → binding conditions).
-func (s *Sim) deliverWorkStatus(bindingName string, gen int64, res placement.WorkReport) {
-	mhub.ReceiveWorkStatus(s.store, s, bindingName, gen, res)
+// backReports lists what one Work reports back, in manifest order.
+func backReports(w *mhub.Work, reported []map[string]any) []BackReport {
+	var out []BackReport
+	for i, rep := range reported {
+		if rep == nil || i >= len(w.Manifests) {
+			continue
+		}
+		m := w.Manifests[i]
+		id := m.GetKind() + "/" + m.GetName()
+		if m.GetNamespace() != "" {
+			id = m.GetKind() + "/" + m.GetNamespace() + "/" + m.GetName()
+		}
+		out = append(out, BackReport{Object: id, Reported: rep})
+	}
+	return out
+}
+
+// deliverWorkStatus records a member's report in its Work's status and folds the reports
+// of every Work of the binding into the binding, as the hub's status fan-in does (Work
+// status → binding conditions). A Work not reported on at gen counts as not applied.
+func (s *Sim) deliverWorkStatus(bindingName string, gen int64, work string, res placement.WorkReport) {
+	if s.store.work(bindingName, work) == nil {
+		return
+	}
+	if s.store.workReports[bindingName] == nil {
+		s.store.workReports[bindingName] = map[string]workReport{}
+	}
+	s.store.workReports[bindingName][work] = workReport{generation: gen, report: res}
+	var all []mhub.WorkStatus
+	for _, w := range s.store.Works(bindingName) {
+		ws := mhub.WorkStatus{Work: w.Name}
+		if r, ok := s.store.workReports[bindingName][w.Name]; ok && r.generation == gen && w.Generation == gen {
+			ws.Report = r.report
+		}
+		all = append(all, ws)
+	}
+	mhub.ReceiveWorkStatus(s.store, s, bindingName, gen, all)
 }
 
 // reapplyWorks makes a member's agent apply all its works again (after it heals).
@@ -242,7 +270,7 @@ func (s *Sim) reapplyWorks(member string) {
 	s.collectGarbage(member)
 	for _, w := range s.store.sortedWorks() {
 		if w.Member == member {
-			s.scheduleApply(member, w.Binding, w.Generation, s.cfg.AgentSyncDelay)
+			s.scheduleApply(member, w.Binding, w.Name, w.Generation, s.cfg.AgentSyncDelay)
 		}
 	}
 }

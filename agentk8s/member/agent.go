@@ -168,16 +168,16 @@ func (a *Agent) heartbeat(ctx context.Context, imc *clusterv1beta1.InternalMembe
 		st.AgentStatus = slices.Delete(st.AgentStatus, i, i+1)
 	}
 	entry.Type, entry.LastReceivedHeartbeat = clusterv1beta1.MemberAgent, now
-	j := metav1.Condition{Type: clusterv1beta1.ConditionTypeJoined, Status: metav1.ConditionTrue, Reason: "MemberJoined",
+	j := metav1.Condition{Type: clusterv1beta1.ConditionTypeJoined, Status: metav1.ConditionTrue, Reason: agentk8s.ReasonMemberJoined,
 		Message: "the member agent joined the fleet", ObservedGeneration: imc.Generation}
 	if !joined {
-		j.Status, j.Reason, j.Message = metav1.ConditionFalse, "MemberLeft", "the member agent left the fleet"
+		j.Status, j.Reason, j.Message = metav1.ConditionFalse, agentk8s.ReasonMemberLeft, "the member agent left the fleet"
 	}
 	meta.SetStatusCondition(&entry.Conditions, j)
-	h := metav1.Condition{Type: clusterv1beta1.ConditionTypeHealthy, Status: metav1.ConditionTrue, Reason: "MemberHealthy",
+	h := metav1.Condition{Type: clusterv1beta1.ConditionTypeHealthy, Status: metav1.ConditionTrue, Reason: agentk8s.ReasonMemberHealthy,
 		Message: "the member's API server answers", ObservedGeneration: imc.Generation}
 	if propErr != nil {
-		h.Status, h.Reason, h.Message = metav1.ConditionFalse, "MemberUnhealthy", propErr.Error()
+		h.Status, h.Reason, h.Message = metav1.ConditionFalse, agentk8s.ReasonMemberUnhealthy, propErr.Error()
 	}
 	if joined {
 		meta.SetStatusCondition(&entry.Conditions, h)

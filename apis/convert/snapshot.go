@@ -147,7 +147,7 @@ func SchedulingFromModel(sc status.Scheduling, now time.Time, base *v1beta1.Clus
 // DefaultMaxResourceSnapshotBytes is how much manifest JSON one ClusterResourceSnapshot
 // carries at most before the group spills into another snapshot: well under the API
 // server's 1.5 MiB request limit, leaving room for metadata.
-const DefaultMaxResourceSnapshotBytes = 800 * 1024
+const DefaultMaxResourceSnapshotBytes = resources.MaxPartBytes
 
 // ResourceSnapshotToModel reads one index group of ClusterResourceSnapshots, in any order,
 // into a resource snapshot: the leading snapshot ({CRP}-{index}-snapshot) gives the name and
@@ -232,28 +232,22 @@ func ResourceSnapshotToModel(group []*v1beta1.ClusterResourceSnapshot) (*resourc
 // keeps each snapshot's status and server metadata; new snapshots still need their owner
 // reference to the placement.
 func ResourceSnapshotFromModel(s *resources.Snapshot, latest bool, maxBytes int, base []*v1beta1.ClusterResourceSnapshot) ([]*v1beta1.ClusterResourceSnapshot, error) {
-	if maxBytes <= 0 {
-		maxBytes = DefaultMaxResourceSnapshotBytes
-	}
-	var chunks [][]v1beta1.ResourceContent
-	size, envelopes := 0, 0
-	for i, m := range s.Manifests {
-		raw, err := json.Marshal(m.Object)
-		if err != nil {
-			return nil, fmt.Errorf("resource snapshot %s: manifest %d: %v", s.Name, i, err)
+	// The parts are resources.Parts', the split the work generator writes a Work for each of.
+	parts := resources.Parts(s.Manifests, maxBytes)
+	chunks := make([][]v1beta1.ResourceContent, len(parts))
+	envelopes := 0
+	for p, part := range parts {
+		chunks[p] = []v1beta1.ResourceContent{}
+		for i, m := range part {
+			raw, err := json.Marshal(m.Object)
+			if err != nil {
+				return nil, fmt.Errorf("resource snapshot %s: part %d, manifest %d: %v", s.Name, p, i, err)
+			}
+			if resources.IsEnvelope(m) {
+				envelopes++
+			}
+			chunks[p] = append(chunks[p], v1beta1.ResourceContent{RawExtension: runtime.RawExtension{Raw: raw}})
 		}
-		if resources.IsEnvelope(m) {
-			envelopes++
-		}
-		if len(chunks) == 0 || (size+len(raw) > maxBytes && len(chunks[len(chunks)-1]) > 0) {
-			chunks = append(chunks, nil)
-			size = 0
-		}
-		chunks[len(chunks)-1] = append(chunks[len(chunks)-1], v1beta1.ResourceContent{RawExtension: runtime.RawExtension{Raw: raw}})
-		size += len(raw)
-	}
-	if len(chunks) == 0 {
-		chunks = [][]v1beta1.ResourceContent{{}}
 	}
 	out := make([]*v1beta1.ClusterResourceSnapshot, len(chunks))
 	for sub, content := range chunks {

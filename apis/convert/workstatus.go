@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fleetsim/fleetsim/agentk8s"
 	v1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
@@ -70,6 +71,18 @@ func WorkStatusToModel(w *v1beta1.Work, envelopes []*placement.NamespacedName) (
 	return r, true
 }
 
+// resourceOf is the resource (plural, lower case) of an identifier's kind, the
+// identifier.resource of a manifest condition: the plural the API server's discovery uses
+// for every built-in kind (apimachinery's guess, which the built-ins follow), which a custom
+// resource's CRD may name otherwise.
+func resourceOf(id placement.ResourceIdentifier) string {
+	if id.Kind == "" {
+		return ""
+	}
+	plural, _ := meta.UnsafeGuessKindToResource(schema.GroupVersionKind{Group: id.Group, Version: id.Version, Kind: id.Kind})
+	return plural.Resource
+}
+
 // WorkStatusFromResults is the status a member agent writes for a Work after applying its
 // manifests under the apply strategy type applyType: one manifest condition per manifest
 // (Applied, and Available where it applied; DiffReported under ReportDiff) with its drift or
@@ -98,30 +111,10 @@ func WorkStatusFromResults(w *v1beta1.Work, applyType placement.ApplyType, resul
 			old = w.Status.ManifestConditions[i].Conditions
 		}
 		mc := v1beta1.ManifestCondition{Identifier: v1beta1.WorkResourceIdentifier{Ordinal: i, Group: m.Identifier.Group,
-			Version: m.Identifier.Version, Kind: m.Identifier.Kind, Namespace: m.Identifier.Namespace, Name: m.Identifier.Name}}
-		switch {
-		case m.ReportDiff && m.DiffError != "":
-			mc.Conditions = append(mc.Conditions, timed(old, condition.False(condition.TypeDiffReported, agentk8s.ReasonManifestDiffFailed, m.DiffError)))
-		case m.ReportDiff:
-			mc.Conditions = append(mc.Conditions, timed(old, condition.True(condition.TypeDiffReported, agentk8s.ReasonManifestDiffReported, "Diff reporting has been completed for the manifest")))
-		case m.ApplyError != "":
-			reason := m.Reason
-			if reason == "" {
-				reason = agentk8s.ReasonManifestApplyFailed
-			}
-			mc.Conditions = append(mc.Conditions, timed(old, condition.False(condition.TypeApplied, reason, m.ApplyError)))
-		default:
-			mc.Conditions = append(mc.Conditions, timed(old, condition.True(condition.TypeApplied, "ManifestApplied", "Manifest is applied")))
-			var a condition.Condition
-			switch {
-			case m.Tracking == agentk8s.Untrackable:
-				a = condition.True(condition.TypeAvailable, agentk8s.ReasonManifestNotTrackable, "Manifest availability is not trackable")
-			case m.Tracking == agentk8s.Trackable && !m.Available:
-				a = condition.False(condition.TypeAvailable, agentk8s.ReasonManifestNotAvailableYet, "Manifest is trackable but not available yet")
-			default:
-				a = condition.True(condition.TypeAvailable, agentk8s.ReasonManifestAvailable, "Manifest is available")
-			}
-			mc.Conditions = append(mc.Conditions, timed(old, a))
+			Version: m.Identifier.Version, Kind: m.Identifier.Kind, Resource: resourceOf(m.Identifier), Namespace: m.Identifier.Namespace,
+			Name: m.Identifier.Name}}
+		for _, c := range agentk8s.ManifestConditions(m) {
+			mc.Conditions = append(mc.Conditions, timed(old, c))
 		}
 		if len(m.Drifts) > 0 {
 			var g int64

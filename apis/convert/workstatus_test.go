@@ -128,3 +128,42 @@ func TestWorkReportBack(t *testing.T) {
 		t.Errorf("BackReport without Mirror reports something")
 	}
 }
+
+// TestWorkStatusFromResultsReasons: the Work's and its manifests' conditions carry KubeFleet's
+// work applier's reasons, and each manifest's identifier names its resource.
+func TestWorkStatusFromResultsReasons(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 2, 0, 0, 0, time.UTC)
+	w := &v1beta1.Work{ObjectMeta: metav1.ObjectMeta{Name: "web-work", Namespace: "fleet-member-m1", Generation: 3}}
+	results := []agentk8s.ManifestResult{
+		{Identifier: placement.ResourceIdentifier{Version: "v1", Kind: "Namespace", Name: "app"}, Tracking: agentk8s.DataOnly},
+		{Identifier: placement.ResourceIdentifier{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "app", Name: "web"}, Tracking: agentk8s.Trackable},
+		{Identifier: placement.ResourceIdentifier{Group: "networking.k8s.io", Version: "v1", Kind: "NetworkPolicy", Namespace: "app", Name: "deny"}, Tracking: agentk8s.DataOnly},
+		{Identifier: placement.ResourceIdentifier{Group: "batch", Version: "v1", Kind: "Job", Namespace: "app", Name: "once"}, Tracking: agentk8s.Untrackable},
+	}
+	st := convert.WorkStatusFromResults(w, "", results, t0)
+	type cond struct{ Type, Status, Reason string }
+	type manifest struct {
+		Resource string
+		Conds    []cond
+	}
+	var got []manifest
+	for _, mc := range st.ManifestConditions {
+		m := manifest{Resource: mc.Identifier.Resource}
+		for _, c := range mc.Conditions {
+			m.Conds = append(m.Conds, cond{c.Type, string(c.Status), c.Reason})
+		}
+		got = append(got, m)
+	}
+	want := []manifest{
+		{"namespaces", []cond{{"Applied", "True", "Applied"}, {"Available", "True", "Available"}}},
+		{"deployments", []cond{{"Applied", "True", "Applied"}, {"Available", "False", "ManifestNotAvailableYet"}}},
+		{"networkpolicies", []cond{{"Applied", "True", "Applied"}, {"Available", "True", "Available"}}},
+		{"jobs", []cond{{"Applied", "True", "Applied"}, {"Available", "True", "NotTrackable"}}},
+	}
+	diff(t, "manifest conditions", want, got)
+	var work []cond
+	for _, c := range st.Conditions {
+		work = append(work, cond{c.Type, string(c.Status), c.Reason})
+	}
+	diff(t, "work conditions", []cond{{"Applied", "True", "AllManifestsApplied"}, {"Available", "False", "SomeManifestsAreNotAvailable"}}, work)
+}

@@ -120,11 +120,13 @@ const (
 
 // Binding and per-cluster reasons that decisions share (Appendix A of the KubeFleet spec).
 const (
-	ReasonRolloutStarted       = "RolloutStarted"
-	ReasonRolloutNotStartedYet = "RolloutNotStartedYet"
-	ReasonWorkNotTrackable     = "WorkNotTrackable"
-	ReasonAllWorkAvailable     = "AllWorkAreAvailable"
-	ReasonNotAllWorkAvailable  = "NotAllWorkAreAvailable"
-	ReasonAllWorkApplied       = "AllWorkHaveBeenApplied"
-	ReasonNotAllWorkApplied    = "NotAllWorkHaveBeenApplied"
+	ReasonRolloutStarted         = "RolloutStarted"
+	ReasonRolloutNotStartedYet   = "RolloutNotStartedYet"
+	ReasonWorkNotTrackable       = "WorkNotTrackable"
+	ReasonAllWorkAvailable       = "AllWorkAreAvailable"
+	ReasonNotAllWorkAvailable    = "NotAllWorkAreAvailable"
+	ReasonAllWorkApplied         = "AllWorkHaveBeenApplied"
+	ReasonNotAllWorkApplied      = "NotAllWorkHaveBeenApplied"
+	ReasonAllWorkDiffReported    = "AllWorkHaveDiffReported"
+	ReasonNotAllWorkDiffReported = "NotAllWorkHaveDiffReported"
 )

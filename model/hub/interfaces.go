@@ -54,8 +54,12 @@ type Store interface {
 	// HubObjects are the resources placements may select.
 	HubObjects() []*unstructured.Unstructured
 
-	Work(binding string) *Work
+	// Works are a binding's Works, one per resource snapshot part and one per envelope
+	// (WORK-API), sorted by name.
+	Works(binding string) []*Work
 	PutWork(w *Work)
+	// RemoveWork deletes one Work of a binding; DeleteWork deletes all of them.
+	RemoveWork(binding, name string)
 	DeleteWork(binding string)
 
 	// LatestOverrides are the latest snapshot of every override; NamedOverrides the

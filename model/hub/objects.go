@@ -105,8 +105,9 @@ func (p *Placement) SelectedIdentifiers() []placement.ResourceIdentifier {
 	return ids
 }
 
-// Work is a Work in a member's reserved namespace: the overridden manifests of one binding
-// at one binding generation.
+// Work is a Work in a member's reserved namespace: the overridden manifests of one part of
+// a binding's resource snapshot, or the objects of one envelope, at one binding generation.
+// A binding has one Work per snapshot part and one per envelope (WorkPlan).
 type Work struct {
 	Name       string
 	Binding    string

@@ -3,9 +3,8 @@ package hub
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/fleetsim/fleetsim/model/condition"
 	"github.com/fleetsim/fleetsim/model/membership"
@@ -182,8 +181,9 @@ func withoutCondition(cs []condition.Timed, typ string) []condition.Timed {
 
 // reconcileWork is the work generator for one binding: it applies the binding's override
 // snapshots to its resource snapshot for the target member (enveloped objects travel as
-// they are) and writes the Work, setting the binding's Overridden and WorkSynchronized
-// conditions (WORK-SYNC, OVR-STATUS, ENV-*).
+// they are) and writes the binding's Works, one per snapshot part and one per envelope
+// (plannedWorks), deleting any other Work of the binding, and sets the binding's Overridden
+// and WorkSynchronized conditions (WORK-SYNC, OVR-STATUS, ENV-*).
 func (c *Controllers) reconcileWork(bindingName string) {
 	st, env := c.Store, c.Env
 	b := st.Binding(bindingName)
@@ -200,19 +200,22 @@ func (c *Controllers) reconcileWork(bindingName string) {
 	}
 	abandon := p.CRP.Spec.Strategy.Abandons()
 	reportBack := p.CRP.Spec.Strategy.ReportBackStrategy
-	if w := st.Work(b.Name); w != nil && w.Generation == b.Generation && (w.Abandon != abandon || !sameReportBack(w.ReportBack, reportBack)) {
-		// Only the delete or report-back strategy changed: the Work carries them to the
-		// member agent.
-		nw := *w
-		nw.Abandon, nw.ReportBack = abandon, copyReportBack(reportBack)
-		st.PutWork(&nw)
-		env.Record("work-synchronized", membership.Namespace(b.TargetCluster)+"/"+nw.Name,
-			fmt.Sprintf("binding %s delete strategy abandon=%t, report back %s", b.Name, abandon, reportBackText(reportBack)))
-		env.WorkWritten(&nw)
+	current := st.Works(b.Name)
+	for _, w := range current {
+		if w.Generation == b.Generation && (w.Abandon != abandon || !sameReportBack(w.ReportBack, reportBack)) {
+			// Only the delete or report-back strategy changed: the Work carries them to the
+			// member agent.
+			nw := *w
+			nw.Abandon, nw.ReportBack = abandon, copyReportBack(reportBack)
+			st.PutWork(&nw)
+			env.Record("work-synchronized", membership.Namespace(b.TargetCluster)+"/"+nw.Name,
+				fmt.Sprintf("binding %s delete strategy abandon=%t, report back %s", b.Name, abandon, reportBackText(reportBack)))
+			env.WorkWritten(&nw)
+		}
 	}
-	if w := st.Work(b.Name); w != nil && w.Generation == b.Generation {
+	if len(current) > 0 && !slices.ContainsFunc(current, func(w *Work) bool { return w.Generation != b.Generation }) {
 		if c, ok := condition.Find(b.Conditions, condition.TypeWorkSynchronized); ok && c.ObservedGeneration == b.Generation {
-			return // this generation's Work is written; its inputs are immutable snapshots
+			return // this generation's Works are written; their inputs are immutable snapshots
 		}
 	}
 	nb := *b
@@ -236,34 +239,11 @@ func (c *Controllers) reconcileWork(bindingName string) {
 		return
 	}
 	m := st.MemberCluster(b.TargetCluster)
-	cros, ros := st.NamedOverrides(b.ClusterResourceOverrideSnapshots, b.ResourceOverrideSnapshots)
-	ovr := override.NewSet(cros, ros)
-	var manifests []*unstructured.Unstructured
-	var envelopes []*placement.NamespacedName
+	var planned []*Work
 	var overrideErr, envelopeErr error
 	if m != nil {
-		for _, o := range snap.Manifests {
-			if resources.IsEnvelope(o) {
-				// Enveloped objects travel as they are: overrides do not apply to them.
-				inner, envName, err := resources.Unwrap(o)
-				if err != nil {
-					envelopeErr = err
-					continue
-				}
-				for _, in := range inner {
-					manifests, envelopes = append(manifests, in), append(envelopes, envName)
-				}
-				continue
-			}
-			res := ovr.Apply(o, m.Member)
-			if res.Err != nil {
-				overrideErr = res.Err
-				break
-			}
-			if !res.Deleted {
-				manifests, envelopes = append(manifests, res.Manifest), append(envelopes, nil)
-			}
-		}
+		cros, ros := st.NamedOverrides(b.ClusterResourceOverrideSnapshots, b.ResourceOverrideSnapshots)
+		planned, overrideErr, envelopeErr = plannedWorks(b, snap, override.NewSet(cros, ros), m)
 	}
 	set(override.ClusterCondition(b.ClusterResourceOverrideSnapshots, b.ResourceOverrideSnapshots, overrideErr))
 	if overrideErr != nil {
@@ -278,13 +258,82 @@ func (c *Controllers) reconcileWork(bindingName string) {
 			fmt.Sprintf("Failed to synchronize the work to the latest: unable to create new content in namespace %s because it is being terminated", membership.Namespace(b.TargetCluster))))
 		return
 	}
-	if w := st.Work(b.Name); w == nil || w.Generation != b.Generation {
-		w = &Work{Name: b.Placement + "-work", Binding: b.Name, Placement: b.Placement, Member: b.TargetCluster, Generation: b.Generation, Manifests: manifests, Envelopes: envelopes, Abandon: abandon, ReportBack: copyReportBack(reportBack)}
+	keep := map[string]bool{}
+	for _, w := range planned {
+		keep[w.Name] = true
+		if old := findWork(current, w.Name); old != nil && old.Generation == b.Generation {
+			continue
+		}
+		w.Abandon, w.ReportBack = abandon, copyReportBack(reportBack)
 		st.PutWork(w)
-		env.Record("work-synchronized", membership.Namespace(b.TargetCluster)+"/"+w.Name, fmt.Sprintf("binding %s generation %d, %d manifest(s)", b.Name, b.Generation, len(manifests)))
+		env.Record("work-synchronized", membership.Namespace(b.TargetCluster)+"/"+w.Name, fmt.Sprintf("binding %s generation %d, %d manifest(s)", b.Name, b.Generation, len(w.Manifests)))
 		env.WorkWritten(w)
 	}
+	for _, w := range current {
+		if !keep[w.Name] {
+			st.RemoveWork(b.Name, w.Name)
+			env.Record("work-deleted", membership.Namespace(b.TargetCluster)+"/"+w.Name, fmt.Sprintf("binding %s generation %d no longer has it", b.Name, b.Generation))
+		}
+	}
 	set(condition.True(condition.TypeWorkSynchronized, ReasonAllWorkSynced, "All of the works are synchronized to the latest"))
+}
+
+// plannedWorks are the Works of binding b for snapshot snap on member m, as KubeFleet's work
+// generator writes them (WORK-API, ENV-LEGACY): one per part of the snapshot
+// (resources.Parts, named resources.WorkName) with that part's manifests, overridden for
+// the member (a Work even when nothing of the part is left to place, so the binding's
+// status covers every part), and one per envelope, named after the part it was found in,
+// with the envelope's objects as they are (overrides do not apply to them). The first
+// override or envelope that fails stops the plan with its error, and so does a Work too
+// large for the API server to store (resources.MaxWorkBytes, reported like an envelope
+// error: WorkSynchronized=False/SyncWorkFailed).
+func plannedWorks(b *placement.Binding, snap *resources.Snapshot, ovr *override.Set, m *MemberCluster) (works []*Work, overrideErr, envelopeErr error) {
+	newWork := func(name string) *Work {
+		return &Work{Name: name, Binding: b.Name, Placement: b.Placement, Member: b.TargetCluster, Generation: b.Generation}
+	}
+	for sub, part := range resources.Parts(snap.Manifests, 0) {
+		main := newWork(resources.WorkName(b.Placement, sub))
+		works = append(works, main)
+		for _, o := range part {
+			if resources.IsEnvelope(o) {
+				inner, envName, err := resources.Unwrap(o)
+				if err != nil {
+					return nil, nil, err
+				}
+				ew := newWork(resources.EnvelopeWorkName(main.Name, o))
+				for _, in := range inner {
+					ew.Manifests, ew.Envelopes = append(ew.Manifests, in), append(ew.Envelopes, envName)
+				}
+				works = append(works, ew)
+				continue
+			}
+			res := ovr.Apply(o, m.Member)
+			if res.Err != nil {
+				return nil, res.Err, nil
+			}
+			if !res.Deleted {
+				main.Manifests, main.Envelopes = append(main.Manifests, res.Manifest), append(main.Envelopes, nil)
+			}
+		}
+	}
+	slices.SortFunc(works, func(a, b *Work) int { return strings.Compare(a.Name, b.Name) })
+	for _, w := range works {
+		// The API server would refuse the write (WORK-SYNC: a Work the controller cannot
+		// write is reported, not retried for ever).
+		if n := resources.ManifestBytes(w.Manifests); n > resources.MaxWorkBytes {
+			return nil, nil, fmt.Errorf("work %s would carry %d bytes of manifests, more than the %d the API server stores in one object: request is too large", w.Name, n, resources.MaxWorkBytes)
+		}
+	}
+	return works, nil, nil
+}
+
+func findWork(ws []*Work, name string) *Work {
+	for _, w := range ws {
+		if w.Name == name {
+			return w
+		}
+	}
+	return nil
 }
 
 func sameReportBack(a, b *placement.ReportBackStrategy) bool {

@@ -103,7 +103,7 @@ func TestReceiveWorkStatus(t *testing.T) {
 		Conditions: []condition.Timed{{Condition: condition.True(condition.TypeRolloutStarted, "RolloutStarted", ""), ObservedGeneration: 1}}}}}
 	env := &recordingEnv{now: t0}
 	for _, s := range steps {
-		ReceiveWorkStatus(st, env, "b", s.gen, s.report)
+		ReceiveWorkStatus(st, env, "b", s.gen, []WorkStatus{{Work: "crp-work", Report: s.report}})
 		b := st.bindings["b"]
 		if diff := cmp.Diff(s.wantTypes, types(b)); diff != "" {
 			t.Errorf("%s: condition types (-want +got):\n%s", s.name, diff)
@@ -113,6 +113,80 @@ func TestReceiveWorkStatus(t *testing.T) {
 		}
 		if s.check != nil {
 			s.check(t, b)
+		}
+	}
+}
+
+// TestBindingReport: the reports on a binding's Works fold into the binding's conditions as
+// KubeFleet's work generator folds them, naming the first Work (by name) that holds the
+// binding back.
+func TestBindingReport(t *testing.T) {
+	ptr := func(c condition.Condition) *condition.Condition { return &c }
+	applied := condition.True(condition.TypeApplied, "AllManifestsApplied", "")
+	notApplied := condition.False(condition.TypeApplied, "SomeManifestsAreNotApplied", "")
+	available := ptr(condition.True(condition.TypeAvailable, "AllManifestsAvailable", ""))
+	untracked := ptr(condition.True(condition.TypeAvailable, condition.ReasonWorkNotTrackable, ""))
+	notAvailable := ptr(condition.False(condition.TypeAvailable, "SomeManifestsAreNotAvailable", ""))
+	diffOK := ptr(condition.True(condition.TypeDiffReported, "AllManifestsDiffReported", ""))
+	diffFailed := ptr(condition.False(condition.TypeDiffReported, "SomeManifestsHaveNotReportedDiff", ""))
+	cm := func(name string) placement.ResourceIdentifier {
+		return placement.ResourceIdentifier{Version: "v1", Kind: "ConfigMap", Name: name, Namespace: "app"}
+	}
+	failed := func(name string) placement.FailedPlacement {
+		return placement.FailedPlacement{ResourceIdentifier: cm(name), Condition: condition.False(condition.TypeApplied, "ManifestApplyFailed", "x")}
+	}
+	cases := []struct {
+		name  string
+		works []WorkStatus
+		want  placement.WorkReport
+	}{
+		{
+			name:  "every work applied and available",
+			works: []WorkStatus{{Work: "crp-work", Report: placement.WorkReport{Applied: applied, Available: available}}, {Work: "crp-0", Report: placement.WorkReport{Applied: applied, Available: available}}},
+			want: placement.WorkReport{Applied: condition.True(condition.TypeApplied, "AllWorkHaveBeenApplied", "All corresponding work objects are applied"),
+				Available: ptr(condition.True(condition.TypeAvailable, "AllWorkAreAvailable", "All corresponding work objects are available"))},
+		},
+		{
+			name: "a work not yet reported holds Applied back, named",
+			works: []WorkStatus{{Work: "crp-work", Report: placement.WorkReport{Applied: applied, Available: available}},
+				{Work: "crp-work-envelope-1a2b", Report: placement.WorkReport{}}},
+			want: placement.WorkReport{Applied: condition.False(condition.TypeApplied, "NotAllWorkHaveBeenApplied", "Work object crp-work-envelope-1a2b is not applied")},
+		},
+		{
+			name: "the first failing work by name is named; failed manifests of all works are listed in work order",
+			works: []WorkStatus{{Work: "crp-work", Report: placement.WorkReport{Applied: notApplied, Failed: []placement.FailedPlacement{failed("b")}}},
+				{Work: "crp-0", Report: placement.WorkReport{Applied: notApplied, Failed: []placement.FailedPlacement{failed("a")}}}},
+			want: placement.WorkReport{Applied: condition.False(condition.TypeApplied, "NotAllWorkHaveBeenApplied", "Work object crp-0 is not applied"),
+				Failed: []placement.FailedPlacement{failed("a"), failed("b")}},
+		},
+		{
+			name: "an unavailable work wins over an untrackable one",
+			works: []WorkStatus{{Work: "a", Report: placement.WorkReport{Applied: applied, Available: untracked}},
+				{Work: "b", Report: placement.WorkReport{Applied: applied, Available: notAvailable}}},
+			want: placement.WorkReport{Applied: condition.True(condition.TypeApplied, "AllWorkHaveBeenApplied", "All corresponding work objects are applied"),
+				Available: ptr(condition.False(condition.TypeAvailable, "NotAllWorkAreAvailable", "Work object b is not available"))},
+		},
+		{
+			name: "an untrackable work makes the binding not trackable",
+			works: []WorkStatus{{Work: "a", Report: placement.WorkReport{Applied: applied, Available: available}},
+				{Work: "b", Report: placement.WorkReport{Applied: applied, Available: untracked}}},
+			want: placement.WorkReport{Applied: condition.True(condition.TypeApplied, "AllWorkHaveBeenApplied", "All corresponding work objects are applied"),
+				Available: ptr(condition.True(condition.TypeAvailable, "WorkNotTrackable", "The availability of work object b is not trackable"))},
+		},
+		{
+			name:  "ReportDiff: one work failing to report its diff",
+			works: []WorkStatus{{Work: "a", Report: placement.WorkReport{DiffReported: diffOK}}, {Work: "b", Report: placement.WorkReport{DiffReported: diffFailed}}},
+			want:  placement.WorkReport{DiffReported: ptr(condition.False(condition.TypeDiffReported, "NotAllWorkHaveDiffReported", "Diff reporting failed in work object b"))},
+		},
+		{
+			name:  "ReportDiff: every work reported",
+			works: []WorkStatus{{Work: "a", Report: placement.WorkReport{DiffReported: diffOK}}},
+			want:  placement.WorkReport{DiffReported: ptr(condition.True(condition.TypeDiffReported, "AllWorkHaveDiffReported", "Diff reporting has been completed in all corresponding work objects"))},
+		},
+	}
+	for _, tc := range cases {
+		if diff := cmp.Diff(tc.want, BindingReport(tc.works)); diff != "" {
+			t.Errorf("%s: BindingReport (-want +got):\n%s", tc.name, diff)
 		}
 	}
 }

@@ -2,10 +2,12 @@ package invariants
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/fleetsim/fleetsim/model/condition"
 	mhub "github.com/fleetsim/fleetsim/model/hub"
@@ -70,8 +72,7 @@ func Converged(r Reader, now time.Time) error {
 			case !condition.IsTrue(b.Conditions, condition.TypeApplied, b.Generation) || !invReady(b, now, period):
 				problems = append(problems, fmt.Sprintf("%s: not applied and available at generation %d: %s", where, b.Generation, invBindingConditions(b)))
 			case !workMatches(r, p, b):
-				w := r.Work(b.Name)
-				problems = append(problems, fmt.Sprintf("%s: its Work does not carry generation %d of %s: %+v", where, b.Generation, b.ResourceSnapshotName, invWorkText(w)))
+				problems = append(problems, fmt.Sprintf("%s: its Works do not carry generation %d of %s: %+v", where, b.Generation, b.ResourceSnapshotName, invWorkText(r.Works(b.Name))))
 			case b.ResourceSnapshotName != latest && !blocked:
 				problems = append(problems, fmt.Sprintf("%s: on %s, not the latest %s (ready %d, N %d, minAvailable %d)", where, b.ResourceSnapshotName, latest, ready, n, minAvailable))
 			case b.ResourceSnapshotName != latest:
@@ -95,20 +96,42 @@ func invBindingConditions(b *placement.Binding) string {
 	return sb.String()
 }
 
-// workMatches: the binding's Work is at its generation and carries its resource
-// snapshot's manifests (a snapshot pruned by the history limit is not compared).
+// workMatches: the binding's Works are at its generation and its part Works, in part order,
+// carry its resource snapshot's manifests (a snapshot pruned by the history limit is not
+// compared).
 func workMatches(r Reader, p *mhub.Placement, b *placement.Binding) bool {
-	w := r.Work(b.Name)
-	if w == nil || w.Generation != b.Generation {
+	ws := r.Works(b.Name)
+	if len(ws) == 0 {
 		return false
 	}
+	for _, w := range ws {
+		if w.Generation != b.Generation {
+			return false
+		}
+	}
 	snap := p.ResourceSnapshotByName(b.ResourceSnapshotName)
-	return snap == nil || resources.Hash(w.Manifests) == snap.Hash
+	return snap == nil || resources.Hash(partManifests(b.Placement, ws)) == snap.Hash
 }
 
-func invWorkText(w *mhub.Work) string {
-	if w == nil {
+// partManifests concatenates the manifests of a binding's part Works in part order.
+func partManifests(placementName string, ws []*mhub.Work) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for sub := 0; ; sub++ {
+		i := slices.IndexFunc(ws, func(w *mhub.Work) bool { return w.Name == resources.WorkName(placementName, sub) })
+		if i < 0 {
+			return out
+		}
+		out = append(out, ws[i].Manifests...)
+	}
+}
+
+func invWorkText(ws []*mhub.Work) string {
+	if len(ws) == 0 {
 		return "no work"
 	}
-	return fmt.Sprintf("work %s generation %d, %d manifest(s), hash %s", w.Name, w.Generation, len(w.Manifests), resources.Hash(w.Manifests))
+	var parts []string
+	for _, w := range ws {
+		parts = append(parts, fmt.Sprintf("work %s generation %d, %d manifest(s), hash %s", w.Name, w.Generation, len(w.Manifests), resources.Hash(w.Manifests)))
+	}
+	return strings.Join(parts, "; ")
 }

@@ -26,9 +26,14 @@ func (f fakeStore) PlacementNames() []string                   { return slices.S
 func (f fakeStore) Placement(n string) *mhub.Placement         { return f.placements[n] }
 func (f fakeStore) Bindings(p string) []*placement.Binding     { return f.bindings[p] }
 func (f fakeStore) MemberCluster(n string) *mhub.MemberCluster { return f.members[n] }
-func (f fakeStore) Work(b string) *mhub.Work                   { return f.works[b] }
-func (f fakeStore) EvictionNames() []string                    { return slices.Sorted(maps.Keys(f.evictions)) }
-func (f fakeStore) Eviction(n string) *eviction.Eviction       { return f.evictions[n] }
+func (f fakeStore) Works(b string) []*mhub.Work {
+	if w := f.works[b]; w != nil {
+		return []*mhub.Work{w}
+	}
+	return nil
+}
+func (f fakeStore) EvictionNames() []string              { return slices.Sorted(maps.Keys(f.evictions)) }
+func (f fakeStore) Eviction(n string) *eviction.Eviction { return f.evictions[n] }
 func (f fakeStore) DisruptionBudget(n string) *eviction.DisruptionBudget {
 	return f.budgets[n]
 }

@@ -18,7 +18,7 @@ type Reader interface {
 	Binding(name string) *placement.Binding
 	Bindings(placement string) []*placement.Binding
 	MemberCluster(name string) *mhub.MemberCluster
-	Work(binding string) *mhub.Work
+	Works(binding string) []*mhub.Work
 	EvictionNames() []string
 	Eviction(name string) *eviction.Eviction
 	DisruptionBudget(name string) *eviction.DisruptionBudget

@@ -310,3 +310,41 @@ func TestPropBindingNameIsFNV1a(t *testing.T) {
 		}
 	})
 }
+
+// TestValidatePlacementSelectorScope: a ClusterResourcePlacement selects cluster-scoped
+// kinds only; one naming a namespaced kind is refused with the words of KubeFleet's
+// admission webhook.
+func TestValidatePlacementSelectorScope(t *testing.T) {
+	const refused = "the resource is not found in schema (please retry) or it is not a cluster scoped resource: "
+	cases := []struct {
+		sel  ResourceSelector
+		want string // the refusal, "" when accepted
+	}{
+		{ResourceSelector{Version: "v1", Kind: "Namespace", Name: "app"}, ""},
+		{ResourceSelector{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole", Name: "r"}, ""},
+		{ResourceSelector{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}, ""},
+		{ResourceSelector{Group: "placement.kubernetes-fleet.io", Version: "v1beta1", Kind: "ClusterResourceEnvelope", Name: "e"}, ""},
+		{ResourceSelector{Group: "example.com", Version: "v1", Kind: "Widget"}, ""}, // unknown here: discovery decides
+		{ResourceSelector{Version: "v1", Kind: "ConfigMap", Name: "cm"}, refused + "/v1, Kind=ConfigMap"},
+		{ResourceSelector{Group: "apps", Version: "v1", Kind: "Deployment", Name: "web"}, refused + "apps/v1, Kind=Deployment"},
+		{ResourceSelector{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role"}, refused + "rbac.authorization.k8s.io/v1, Kind=Role"},
+		{ResourceSelector{Group: "placement.kubernetes-fleet.io", Version: "v1beta1", Kind: "ResourceEnvelope", Name: "e"}, refused + "placement.kubernetes-fleet.io/v1beta1, Kind=ResourceEnvelope"},
+	}
+	for _, tc := range cases {
+		crp := &ClusterResourcePlacement{Spec: PlacementSpec{ResourceSelectors: []ResourceSelector{tc.sel}}}
+		crp.Name = "crp"
+		var got string
+		if errs := ValidatePlacement(crp); len(errs) > 0 {
+			got = errs[0].Detail
+			if errs[0].Field != "spec.resourceSelectors[0].kind" {
+				t.Errorf("%s: refused at %s, want spec.resourceSelectors[0].kind", tc.sel.Kind, errs[0].Field)
+			}
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("ValidatePlacement(selector %s) (-want +got):\n%s", tc.sel.Kind, diff)
+		}
+		if diff := cmp.Diff(tc.want, SelectorScopeError(tc.sel, KnownNamespaced)); diff != "" {
+			t.Errorf("SelectorScopeError(%s) (-want +got):\n%s", tc.sel.Kind, diff)
+		}
+	}
+}

@@ -312,6 +312,9 @@ func ValidatePlacement(crp *ClusterResourcePlacement) field.ErrorList {
 		if s.Kind == "" {
 			errs = append(errs, field.Required(sel.Index(i).Child("kind"), ""))
 		}
+		if msg := SelectorScopeError(s, KnownNamespaced); msg != "" {
+			errs = append(errs, field.Invalid(sel.Index(i).Child("kind"), s.Kind, msg))
+		}
 		if s.Name != "" && s.LabelSelector != nil {
 			errs = append(errs, field.Forbidden(sel.Index(i).Child("labelSelector"), "name and labelSelector are mutually exclusive"))
 		}

@@ -54,13 +54,16 @@ func (e *SelectionError) Error() string {
 }
 
 // CheckSelectors finds what makes selectors impossible to honour whatever the hub holds: a
-// kind that is never placed, a reserved namespace named, a label selector that does not
+// kind that is never placed, a namespaced kind (placement.SelectorScopeError), a reserved namespace named, a label selector that does not
 // parse. It depends on the selectors alone, so status can be derived from the spec.
 func CheckSelectors(selectors []placement.ResourceSelector) error {
 	for i, sel := range selectors {
 		gvk := schema.GroupVersionKind{Group: sel.Group, Version: sel.Version, Kind: sel.Kind}
 		if !Propagatable(gvk) {
 			return &SelectionError{Selector: i, Reason: fmt.Sprintf("%s cannot be placed", gvk.GroupKind())}
+		}
+		if msg := placement.SelectorScopeError(sel, placement.KnownNamespaced); msg != "" {
+			return &SelectionError{Selector: i, Reason: msg}
 		}
 		if sel.Group == "" && sel.Kind == "Namespace" && sel.Name != "" && ReservedNamespace(sel.Name) {
 			return &SelectionError{Selector: i, Reason: fmt.Sprintf("namespace %q is reserved and cannot be placed", sel.Name)}

@@ -11,8 +11,8 @@ import (
 )
 
 // Snapshot is a ClusterResourceSnapshot group: the stripped manifests a placement selected at
-// one moment. It is immutable once taken. (Splitting a group over several objects to stay
-// under the 1 MB object limit is a storage concern of the production hub.)
+// one moment. It is immutable once taken. The production hub stores it as one
+// ClusterResourceSnapshot per part (Parts), and the work generator writes a Work per part.
 type Snapshot struct {
 	Name      string
 	Placement string

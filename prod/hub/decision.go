@@ -131,7 +131,7 @@ func (h *Hub) reconcile(ctx context.Context, c triggers.Controller, key string) 
 	// wakes the fan-in through the Work's watch.
 	var newWorks map[string]bool
 	for _, b := range env.worksWritten {
-		if st.workObjs[b] == nil {
+		if len(st.workObjs[b]) == 0 {
 			if newWorks == nil {
 				newWorks = map[string]bool{}
 			}

@@ -62,7 +62,7 @@ func (h *Hub) fanInDone(binding string) {
 func (h *Hub) fanInsFirst(ctx context.Context, st *state, sc scope, key string, m mark, now time.Time, log logr.Logger, load func() (*state, error)) (*state, mark, []string, error) {
 	var fanIns []string
 	for _, b := range slices.Sorted(maps.Keys(st.bindings)) {
-		if st.bindings[b].Placement == sc.placement && st.works[b] != nil && h.wakes.due(WorkStatus, b, m) {
+		if st.bindings[b].Placement == sc.placement && len(st.works[b]) > 0 && h.wakes.due(WorkStatus, b, m) {
 			fanIns = append(fanIns, b)
 		}
 	}
@@ -113,13 +113,24 @@ func (h *Hub) fanInsFirst(ctx context.Context, st *state, sc scope, key string, 
 	return st, m, nil, err
 }
 
-// receiveWorkStatus runs the fan-in for the binding named key.
+// receiveWorkStatus runs the fan-in for the binding named key: what the agent reported on
+// each of the binding's Works, folded into the binding (a Work with no report on its
+// generation counts as not applied).
 func (h *Hub) receiveWorkStatus(st *state, env mhub.Env, key string) {
-	w, m := st.workObjs[key], st.works[key]
-	if w == nil || m == nil {
+	ms := st.Works(key)
+	if len(ms) == 0 {
 		return
 	}
-	if r, ok := convert.WorkStatusToModel(w, m.Envelopes); ok {
-		mhub.ReceiveWorkStatus(st, env, key, m.Generation, r)
+	gen := ms[0].Generation
+	var all []mhub.WorkStatus
+	for _, m := range ms {
+		ws := mhub.WorkStatus{Work: m.Name}
+		if w := st.workObjs[key][m.Name]; w != nil && m.Generation == gen {
+			if r, ok := convert.WorkStatusToModel(w, m.Envelopes); ok {
+				ws.Report = r
+			}
+		}
+		all = append(all, ws)
 	}
+	mhub.ReceiveWorkStatus(st, env, key, gen, all)
 }

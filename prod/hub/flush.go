@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -293,15 +294,19 @@ func (s *state) flushBindings(ctx context.Context, c client.Client) ([]*statusWr
 // finishBindingDelete deletes a deleted binding's Work and releases the binding.
 func (s *state) finishBindingDelete(ctx context.Context, c client.Client, b *v1beta1.ClusterResourceBinding) error {
 	s.mu.Lock()
-	w := s.workObjs[b.Name]
+	ws := slices.Collect(maps.Values(s.workObjs[b.Name]))
 	s.mu.Unlock()
-	if w != nil {
+	slices.SortFunc(ws, func(x, y *v1beta1.Work) int { return strings.Compare(x.Name, y.Name) })
+	for _, w := range ws {
 		// Agents write Works' status: the Work is deleted whatever its version.
 		if err := client.IgnoreNotFound(c.Delete(ctx, w, client.Preconditions{UID: &w.UID})); err != nil {
 			return fmt.Errorf("delete Work %s/%s: %w", w.Namespace, w.Name, err)
 		}
 		s.mu.Lock()
-		delete(s.workObjs, b.Name)
+		delete(s.workObjs[b.Name], w.Name)
+		if len(s.workObjs[b.Name]) == 0 {
+			delete(s.workObjs, b.Name)
+		}
 		s.mu.Unlock()
 	}
 	if controllerutil.RemoveFinalizer(b, v1beta1.WorkCleanupFinalizer) {
@@ -314,11 +319,17 @@ func (s *state) finishBindingDelete(ctx context.Context, c client.Client, b *v1b
 
 // flushWorks writes the Works of live bindings and deletes those the controllers dropped.
 func (s *state) flushWorks(ctx context.Context, c client.Client) error {
-	names := slices.Sorted(maps.Keys(s.works))
+	type key struct{ binding, work string }
+	var names []key
+	for _, b := range slices.Sorted(maps.Keys(s.works)) {
+		for _, w := range slices.Sorted(maps.Keys(s.works[b])) {
+			names = append(names, key{b, w})
+		}
+	}
 	if err := parallel(len(names), func(i int) error {
 		n := names[i]
-		w, base := s.works[n], s.workObjs[n]
-		b := s.bindings[n]
+		w, base := s.works[n.binding][n.work], s.workObjs[n.binding][n.work]
+		b := s.bindings[n.binding]
 		if b == nil {
 			return nil
 		}
@@ -334,9 +345,11 @@ func (s *state) flushWorks(ctx context.Context, c client.Client) error {
 		return err
 	}
 	var gone []*v1beta1.Work
-	for _, n := range slices.Sorted(maps.Keys(s.workObjs)) {
-		if _, kept := s.works[n]; !kept {
-			gone = append(gone, s.workObjs[n])
+	for _, b := range slices.Sorted(maps.Keys(s.workObjs)) {
+		for _, n := range slices.Sorted(maps.Keys(s.workObjs[b])) {
+			if _, kept := s.works[b][n]; !kept {
+				gone = append(gone, s.workObjs[b][n])
+			}
 		}
 	}
 	return parallel(len(gone), func(i int) error {

@@ -45,7 +45,7 @@ func loadState(ctx context.Context, r, api client.Reader, sc scope, mm memberRea
 		loadedScheduled: map[string]*condition.Condition{},
 		mirrorObjs:      map[string][]*v1beta1.ClusterResourcePlacementStatus{},
 		bindingObjs:     map[string]*v1beta1.ClusterResourceBinding{}, bindings: map[string]*placement.Binding{},
-		workObjs: map[string]*v1beta1.Work{}, works: map[string]*mhub.Work{},
+		workObjs: map[string]map[string]*v1beta1.Work{}, works: map[string]map[string]*mhub.Work{},
 		evictionObjs: map[string]*v1beta1.ClusterResourcePlacementEviction{}, evictions: map[string]*eviction.Eviction{},
 		budgets: map[string]*eviction.DisruptionBudget{},
 		runObjs: map[string]*v1beta1.ClusterStagedUpdateRun{}, runs: map[string]*staged.ClusterStagedUpdateRun{},
@@ -223,7 +223,10 @@ func (s *state) loadBindings(ctx context.Context, r client.Reader) error {
 		if err != nil || m.Binding == "" {
 			continue // not one of the hub's Works
 		}
-		s.workObjs[m.Binding], s.works[m.Binding] = w, m
+		if s.workObjs[m.Binding] == nil {
+			s.workObjs[m.Binding], s.works[m.Binding] = map[string]*v1beta1.Work{}, map[string]*mhub.Work{}
+		}
+		s.workObjs[m.Binding][w.Name], s.works[m.Binding][w.Name] = w, m
 	}
 	return nil
 }

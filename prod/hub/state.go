@@ -55,8 +55,8 @@ type state struct {
 
 	bindingObjs map[string]*v1beta1.ClusterResourceBinding
 	bindings    map[string]*placement.Binding
-	workObjs    map[string]*v1beta1.Work // by binding name
-	works       map[string]*mhub.Work
+	workObjs    map[string]map[string]*v1beta1.Work // by binding name, then Work name
+	works       map[string]map[string]*mhub.Work
 
 	cros []override.CROSnapshot
 	ros  []override.ROSnapshot
@@ -221,9 +221,32 @@ func (s *state) HubObjects() []*unstructured.Unstructured {
 	return objs
 }
 
-func (s *state) Work(binding string) *mhub.Work { return s.works[binding] }
-func (s *state) PutWork(w *mhub.Work)           { s.works[w.Binding] = w }
-func (s *state) DeleteWork(binding string)      { delete(s.works, binding) }
+// Works lists a binding's Works by name.
+func (s *state) Works(binding string) []*mhub.Work {
+	ws := s.works[binding]
+	out := make([]*mhub.Work, 0, len(ws))
+	for _, n := range slices.Sorted(maps.Keys(ws)) {
+		out = append(out, ws[n])
+	}
+	return out
+}
+
+func (s *state) PutWork(w *mhub.Work) {
+	if s.works[w.Binding] == nil {
+		s.works[w.Binding] = map[string]*mhub.Work{}
+	}
+	s.works[w.Binding][w.Name] = w
+}
+
+// RemoveWork drops one Work of a binding; the flush deletes it.
+func (s *state) RemoveWork(binding, name string) {
+	delete(s.works[binding], name)
+	if len(s.works[binding]) == 0 {
+		delete(s.works, binding)
+	}
+}
+
+func (s *state) DeleteWork(binding string) { delete(s.works, binding) }
 
 func (s *state) LatestOverrides() ([]override.CROSnapshot, []override.ROSnapshot) {
 	var cros []override.CROSnapshot
