@@ -39,16 +39,17 @@ const (
 	machineTTL = units.DefaultMachineTTL
 	// agentInterval is the agents' reconcile period, fleet's 5 s.
 	agentInterval = 5 * time.Second
-	// maxStep is the longest move of the shared clock between two settles. An agent beats
-	// once its last beat is a third of the TTL old less half an interval, at its next round
-	// (every interval), so after a settled step no machine's beat is older than that (7.5 s);
-	// a step of 15 s then leaves every running machine 7.5 s within its TTL, and its agent
-	// beats again within the step. A step is never a reason for a machine to be lost.
+	// maxStep is the longest move of the shared clock between two settles. An agent beats at
+	// a round once its last beat is a third of the TTL less half an interval old (7.5 s), and
+	// a step of an interval or more ends with a round at most an interval (5 s) before the
+	// step's end; so after a settled step no running machine's beat is older than 12.5 s,
+	// and a step of 15 s leaves it 2.5 s within the TTL, its agent beating again within the
+	// step. A step is never why a machine is lost.
 	maxStep = 15 * time.Second
 	// quiet is how long production must show no change at all (no agent round, no engine
 	// pass, no object written, no systemd state changed) to count as settled: many times a
 	// goroutine's wake-up on a loaded machine.
-	quiet = 500 * time.Millisecond
+	quiet = 300 * time.Millisecond
 	// pollEvery is how often the settle loop looks.
 	pollEvery = 50 * time.Millisecond
 	// settleTimeout bounds one settle: production that never goes quiet is a failure.
@@ -144,12 +145,13 @@ func (f *production) logger(name string) logr.Logger {
 	}, funcr.Options{})
 }
 
-// unitNames are the units the plan's fleetctl steps name, sorted.
+// unitNames are the units the plan's fleetctl steps name, sorted, but templates: a template
+// never runs (fleet keeps it inactive), and systemd refuses to look one up.
 func unitNames(p *Plan) []string {
 	seen := map[string]bool{}
 	for _, ph := range p.Phases {
 		for _, a := range ph.Actions {
-			if a.Fleetctl != nil {
+			if a.Fleetctl != nil && !unitfile.IsTemplate(a.Fleetctl.Unit) {
 				seen[a.Fleetctl.Unit] = true
 			}
 		}
@@ -521,3 +523,4 @@ func (f *production) label(l *scenarios.LabelStep) error {
 		return f.admin.Update(context.Background(), m)
 	})
 }
+
