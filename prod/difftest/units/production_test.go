@@ -523,4 +523,3 @@ func (f *production) label(l *scenarios.LabelStep) error {
 		return f.admin.Update(context.Background(), m)
 	})
 }
-
