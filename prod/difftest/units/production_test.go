@@ -50,6 +50,9 @@ const (
 	// pass, no object written, no systemd state changed) to count as settled: many times a
 	// goroutine's wake-up on a loaded machine.
 	quiet = 300 * time.Millisecond
+	// quietBeforeCompare is the longer quiet required before a state is compared, so that a
+	// goroutine the machine's load kept waiting past quiet cannot pass for settled there.
+	quietBeforeCompare = 2 * time.Second
 	// pollEvery is how often the settle loop looks.
 	pollEvery = 50 * time.Millisecond
 	// settleTimeout bounds one settle: production that never goes quiet is a failure.
@@ -209,7 +212,10 @@ func (f *production) waitRounds(before map[string]int) {
 // settle waits until production shows no change for quiet: no agent round, no engine pass,
 // no Unit or Machine written, no unit's state in any systemd changed. It never looks at the
 // simulator.
-func (f *production) settle(what string) {
+func (f *production) settle(what string) { f.settleFor(what, quiet) }
+
+// settleFor is settle with a quiet period of its own.
+func (f *production) settleFor(what string, quiet time.Duration) {
 	f.t.Helper()
 	deadline := time.Now().Add(settleTimeout)
 	last, err := f.fingerprint()

@@ -87,6 +87,7 @@ func runScenario(t *testing.T, path string) {
 		f.settle("after the phase at " + ph.At.String())
 		end := PhaseEnd(plan, i)
 		f.advance(end)
+		f.settleFor("before comparing at "+end.String(), quietBeforeCompare)
 		got := f.read()
 		if d := cmp.Diff(want[i], got); d != "" {
 			t.Errorf("phase at %s (%s), state at %s differs (-simulator +production):\n%s\nsimulator:\n%s\nproduction:\n%s",
