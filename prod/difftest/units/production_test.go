@@ -55,6 +55,10 @@ const (
 	quietBeforeCompare = 2 * time.Second
 	// pollEvery is how often the settle loop looks.
 	pollEvery = 50 * time.Millisecond
+	// leaseTTL is the engine lease's TTL. `fleet hub`'s 10 s is shorter than a clock step: the
+	// engine renews at a third of it on the mock clock, and a step would let the lease lapse
+	// and the engine take a new term at every step. Four steps keep one term for the run.
+	leaseTTL = 4 * maxStep
 	// settleTimeout bounds one settle: production that never goes quiet is a failure.
 	settleTimeout = 2 * time.Minute
 )
@@ -121,7 +125,7 @@ func startProduction(t *testing.T, p *Plan) *production {
 	log := f.logger("engine")
 	testenv.RunManager(t, env.Config, log, func(mgr ctrl.Manager) error {
 		var err error
-		f.eng, err = engine.Setup(mgr, engine.Options{Clock: mock, MachineTTL: machineTTL, Log: log, CheckInvariants: true})
+		f.eng, err = engine.Setup(mgr, engine.Options{Clock: mock, MachineTTL: machineTTL, LeaseTTL: leaseTTL, Log: log, CheckInvariants: true})
 		return err
 	})
 	// Agents stop before the manager and the sandboxes (cleanups run last first).
