@@ -9,7 +9,7 @@
 // systemd of its own (a systemd-nspawn sandbox started by agentsystemd/machine/dbus/sdtest,
 // which keeps systemd out of the host's cgroup root) over D-Bus. The engine and every agent
 // share one clock.Mock: the test moves it forward, so a 30 s machine TTL or a 15 minute
-// scenario costs seconds of wall time.
+// scenario costs a few minutes of wall time at most.
 //
 // NewPlan reads a scenario into phases (the actions of one instant: machines joining, fleetctl
 // commands, crash, partition, heal and metadata changes), refusing what production cannot be
@@ -19,8 +19,8 @@
 // written as Unit objects; a crash stops the machine's agent and empties its systemd (a
 // rebooted machine's /run is empty); a partition stops only the agent, so its units keep
 // running; a heal starts the agent again. After every clock step the test waits until
-// production is quiet (no agent round, no engine pass, no object written and no systemd state
-// changed for a while) and, at each phase's end, compares once: each unit's desired state, its
-// target machine and the machines whose systemd really runs it. It never retries until the
-// two happen to agree.
+// production is quiet (no object written and no systemd state changed for a while; after a
+// step that fires the agents' tickers, each agent has made a round) and, at each phase's
+// end, compares once: each unit's desired state, its target machine and the machines whose
+// systemd really runs it. It never retries until the two happen to agree.
 package units
