@@ -104,6 +104,9 @@ type runningAgent struct {
 // the unit engine on the mock clock. Agents start when their machine joins.
 func startProduction(t *testing.T, p *Plan) *production {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: skips the tests that start kube-apiserver, etcd and systemd")
+	}
 	sdtest.Require(t)
 	env := testenv.StartEnv(t)
 	mock := clock.NewMock()
