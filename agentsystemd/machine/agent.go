@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,6 +41,10 @@ type Options struct {
 	Interval time.Duration
 	Version  string
 	Log      logr.Logger
+	// Clock is the agent's time: its rounds and heartbeats tick on it, heartbeats carry its
+	// time, and machines' liveness is judged by it (nil: the wall clock). Tests drive a
+	// mock so that a machine TTL costs no wall time.
+	Clock clock.Clock
 }
 
 // Agent is one machine's agent.
@@ -71,6 +76,9 @@ func New(c client.WithWatch, sd Systemd, o Options) (*Agent, error) {
 	if o.Interval <= 0 {
 		o.Interval = 5 * time.Second
 	}
+	if o.Clock == nil {
+		o.Clock = clock.New()
+	}
 	return &Agent{c: c, sd: sd, o: o, wake: make(chan struct{}, 1)}, nil
 }
 
@@ -92,7 +100,7 @@ func (a *Agent) Healthy() error {
 	if a.lastRound.IsZero() {
 		return fmt.Errorf("no round yet")
 	}
-	if since := time.Since(a.lastRound); since > 3*a.o.Interval+a.o.MachineTTL {
+	if since := a.o.Clock.Since(a.lastRound); since > 3*a.o.Interval+a.o.MachineTTL {
 		return fmt.Errorf("last round %v ago", since.Round(time.Second))
 	}
 	return nil
@@ -117,9 +125,9 @@ func (a *Agent) Run(ctx context.Context) error {
 		log.Error(err, "cannot watch systemd; relying on the reconcile period")
 	}
 	go a.watchUnits(ctx, log)
-	tick := time.NewTicker(a.o.Interval)
+	tick := a.o.Clock.Ticker(a.o.Interval)
 	defer tick.Stop()
-	beat := time.NewTicker(a.o.MachineTTL / 3)
+	beat := a.o.Clock.Ticker(a.o.MachineTTL / 3)
 	defer beat.Stop()
 	for {
 		if err := a.Round(ctx); err != nil && ctx.Err() == nil {
@@ -136,7 +144,8 @@ func (a *Agent) Run(ctx context.Context) error {
 }
 
 // watchUnits wakes the agent on every change of a Unit on the hub; the watch is restarted
-// when the API server ends it.
+// when the API server ends it. The pause before a retry is wall time on purpose: it paces
+// calls to the API server and decides nothing.
 func (a *Agent) watchUnits(ctx context.Context, log logr.Logger) {
 	for ctx.Err() == nil {
 		w, err := a.c.Watch(ctx, &fleetv1.UnitList{})
@@ -206,7 +215,7 @@ func (a *Agent) Round(ctx context.Context) error {
 	if err := a.c.List(ctx, &ml); err != nil {
 		return a.done(fmt.Errorf("list machines: %w", err))
 	}
-	desired := Desired(a.o.MachineID, ul.Items, ml.Items, time.Now(), a.o.MachineTTL)
+	desired := Desired(a.o.MachineID, ul.Items, ml.Items, a.o.Clock.Now(), a.o.MachineTTL)
 	plan, done, rerr := a.mem.Reconcile(desired, a.sd)
 	for _, t := range done {
 		a.o.Log.Info("task done", "task", t.String(), "reason", t.Reason)
@@ -231,7 +240,7 @@ func (a *Agent) Round(ctx context.Context) error {
 func (a *Agent) done(err error) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.lastRound = time.Now()
+	a.lastRound = a.o.Clock.Now()
 	a.lastErr = err
 	a.rounds++
 	if err != nil {
@@ -251,7 +260,7 @@ func toAPI(in []agentsystemd.UnitState) []fleetv1.UnitState {
 // publish writes the heartbeat and the unit states if they changed or a beat is due.
 func (a *Agent) publish(ctx context.Context, states []fleetv1.UnitState) error {
 	a.mu.Lock()
-	due := time.Since(a.lastBeat) >= a.o.MachineTTL/3-a.o.Interval/2 || !slices.Equal(states, a.published)
+	due := a.o.Clock.Since(a.lastBeat) >= a.o.MachineTTL/3-a.o.Interval/2 || !slices.Equal(states, a.published)
 	a.mu.Unlock()
 	if !due {
 		return nil
@@ -267,7 +276,7 @@ func (a *Agent) publish(ctx context.Context, states []fleetv1.UnitState) error {
 			}
 			return fmt.Errorf("read machine: %w", err)
 		}
-		now := time.Now()
+		now := a.o.Clock.Now()
 		m.Status = fleetv1.MachineStatus{PublicIP: a.o.PublicIP, LastHeartbeat: metav1.NewMicroTime(now), Version: a.o.Version, Units: states}
 		err := a.c.Status().Update(ctx, m)
 		if apierrors.IsConflict(err) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
@@ -171,7 +172,7 @@ func runAgent(cmd *cobra.Command, o agentOptions, stderr io.Writer) error {
 		version = bi.Main.Version
 	}
 	a, err := machine.New(c, drv, machine.Options{MachineID: id, PublicIP: o.publicIP, Metadata: md,
-		MachineTTL: o.machineTTL, Interval: o.interval, Version: version, Log: log})
+		MachineTTL: o.machineTTL, Interval: o.interval, Version: version, Log: log, Clock: clock.New()})
 	if err != nil {
 		return invalid("%w", err)
 	}
