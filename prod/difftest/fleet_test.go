@@ -27,6 +27,7 @@ import (
 	clusterv1beta1 "github.com/fleetsim/fleetsim/apis/cluster/v1beta1"
 	v1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
 	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/resources"
 	"github.com/fleetsim/fleetsim/prod/testenv"
 	"github.com/fleetsim/fleetsim/scenarios"
 )
@@ -67,7 +68,7 @@ type fleet struct {
 
 // startFleet starts kube-apiserver and etcd, and the hub's manager with every controller;
 // with real, members get API servers (on the hub's etcd) and real agents.
-func startFleet(t *testing.T, real bool) *fleet {
+func startFleet(t *testing.T, real bool, propagation *resources.Filter) *fleet {
 	t.Helper()
 	env := testenv.StartEnv(t)
 	f := &fleet{t: t, env: env, admin: testenv.Client(t, env.Config), agents: map[string]bool{}, real: real, timeout: settleTimeout,
@@ -84,7 +85,7 @@ func startFleet(t *testing.T, real bool) *fleet {
 		// may be loaded: every step of the hub and the agents takes longer.
 		f.timeout = realSettleTimeout
 	}
-	runManager(t, env.Config, f.clk)
+	runManager(t, env.Config, f.clk, propagation)
 	f.runNamespaceController()
 	return f
 }
@@ -92,10 +93,10 @@ func startFleet(t *testing.T, real bool) *fleet {
 // runManager runs every hub controller until the test ends, on clk and with the
 // simulator's heartbeat windows (member.DefaultEligibility): a wake-up the hub loses shows
 // as a disagreement.
-func runManager(t *testing.T, cfg *rest.Config, clk clock.Clock) {
+func runManager(t *testing.T, cfg *rest.Config, clk clock.Clock, propagation *resources.Filter) {
 	t.Helper()
 	o := testenv.HubOptions(testLogger(t))
-	o.Clock, o.Eligibility = clk, member.DefaultEligibility
+	o.Clock, o.Eligibility, o.Propagation = clk, member.DefaultEligibility, propagation
 	testenv.RunHubWith(t, cfg, o)
 }
 
