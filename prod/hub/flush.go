@@ -338,7 +338,7 @@ func (s *state) flushWorks(ctx context.Context, c client.Client) error {
 			return err
 		}
 		if err := upsert(ctx, c, want, optional(base)); err != nil {
-			return fmt.Errorf("Work %s/%s: %w", want.Namespace, want.Name, err)
+			return fmt.Errorf("write Work %s/%s: %w", want.Namespace, want.Name, err)
 		}
 		return nil
 	}); err != nil {
