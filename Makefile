@@ -24,14 +24,15 @@ image:
 # instead of skip.
 test:
 	@assets=$$(hack/test-assets.sh) || { echo "make test: hack/test-assets.sh failed" >&2; exit 1; }; \
-	KUBEBUILDER_ASSETS="$$assets" FLEETSIM_REQUIRE_SERVERS=1 $(GO) test -count=1 -timeout 40m $(PKGS)
+	KUBEBUILDER_ASSETS="$$assets" FLEETSIM_REQUIRE_SERVERS=1 $(GO) test -count=1 -timeout 60m $(PKGS)
 	$(MAKE) fuzz-ci
 
 test-short:
 	$(GO) test -short -count=1 $(PKGS)
 
 # The differential test with real `fleet member` agents on member API servers for every
-# library scenario (make test plays one or more of each feature family). Its last result is
+# library scenario (make test plays five: placement types, staged runs, eviction, envelopes,
+# apply strategies; the rest with stand-ins). Its last result is
 # in reports/difftest.md; -v keeps each scenario's time.
 difftest-real:
 	@assets=$$(hack/test-assets.sh) || { echo "make difftest-real: hack/test-assets.sh failed" >&2; exit 1; }; \
