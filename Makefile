@@ -31,7 +31,7 @@ test-short:
 	$(GO) test -short -count=1 $(PKGS)
 
 # The differential test with real `fleet member` agents on member API servers for every
-# library scenario (make test plays five: placement types, staged runs, eviction, envelopes,
+# library scenario (make test plays four: placement types, staged runs, eviction,
 # apply strategies; the rest with stand-ins). Its last result is
 # in reports/difftest.md; -v keeps each scenario's time.
 difftest-real:

@@ -64,7 +64,7 @@ func Simulate(p *Plan) ([]State, error) {
 // simConfig is scenarios/runner's configuration of the simulator for sc (start time, seed
 // and the hub's capacity; NewPlan refuses a network model).
 func simConfig(sc *scenarios.Scenario) sim.Config {
-	cfg := sim.Config{Seed: sc.Seed, Start: SimStart}
+	cfg := sim.Config{Seed: sc.Seed, Start: SimStart, Propagation: sc.Propagation}
 	if hc := sc.Hub; hc != nil {
 		cfg.Hub = &sim.HubCapacity{Workers: hc.Workers, QPS: hc.QPS, Burst: hc.Burst, CallsPerDecision: hc.CallsPerDecision, DecisionTime: hc.DecisionTime}
 	}
