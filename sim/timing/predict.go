@@ -3,6 +3,8 @@ package timing
 import (
 	"container/heap"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -174,7 +176,9 @@ func MixCost(c *Calibration, hubWrites map[string]float64, reports, other float6
 		writePolicyStatus: a.PlacementStatus, writeResourceSnapshot: a.SnapshotCreate, writeBindingCreate: a.BindingCreate,
 		writeWorkCreate: a.WorkCreate, writeBindingStatus: a.BindingStatus, writePlacementStatus: a.PlacementStatus}
 	sum, n := reports*a.WorkStatus.Value+other*a.HeartbeatWrite.Value, reports+other
-	for k, v := range hubWrites {
+	// In key order: a float sum in map order can differ in its last bit from run to run.
+	for _, k := range slices.Sorted(maps.Keys(hubWrites)) {
+		v := hubWrites[k]
 		kc, ok := cost[k]
 		if !ok {
 			kc = a.BindingStatus // a write the model does not make (an event, a member's status): an update
@@ -442,15 +446,15 @@ func (m *model) result() *Result {
 	if len(m.decisions) > 0 {
 		r.DecisionsByController = m.decisions
 	}
-	for _, v := range m.decisions {
-		r.Decisions += v
+	for _, k := range slices.Sorted(maps.Keys(m.decisions)) {
+		r.Decisions += m.decisions[k]
 	}
 	if len(m.writes) > 0 {
 		r.Writes = m.writes
 	}
 	var all float64
-	for _, v := range m.writes {
-		all += v
+	for _, k := range slices.Sorted(maps.Keys(m.writes)) {
+		all += m.writes[k]
 	}
 	r.APICalls = all
 	if r.Decisions > 0 {
