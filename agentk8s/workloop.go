@@ -32,10 +32,12 @@ type Work struct {
 // learns anything. The simulator implements it over its in-memory objects and scripted
 // workloads, the production agent over the member's API server.
 type MemberCluster interface {
-	// Admit is asked before the agent reads the object of manifest m to apply it: an error
-	// refuses every apply of m whatever would be written (the simulator's scripted
-	// rejection). A comparison (ReportDiff) writes nothing and is never refused. A real
-	// API server refuses on the write itself (Write's error), so production admits all.
+	// Admit is asked before the agent writes the object of manifest m: an error refuses
+	// the write (the simulator's scripted rejection), as a real API server refuses a write
+	// its admission rejects. Nothing is asked when nothing is to be written (the member
+	// holds the object as the manifest says) or the manifest is only compared
+	// (ReportDiff). A real API server refuses on the write itself (Write's error), so
+	// production admits all.
 	Admit(m *unstructured.Unstructured) error
 	// Get reads the object manifest m names; nil and no error when there is none.
 	Get(m *unstructured.Unstructured) (*unstructured.Unstructured, error)
@@ -46,6 +48,12 @@ type MemberCluster interface {
 	// Backoff waits before the loop reads and decides again after the attempt-th write
 	// (counting from 0) that conflicted; an error (the caller is stopping) gives up.
 	Backoff(attempt int) error
+	// DryRun asks the member to apply manifest m without persisting it (a server-side
+	// apply dry run that takes every field): under ReportDiff with PartialComparison the
+	// comparison stands on the member's acceptance of the manifest, and a refusal is a
+	// failed diff report (DiffReported False), as KubeFleet's dry-run apply fails. The
+	// simulator refuses what its scripted workloads refuse.
+	DryRun(m *unstructured.Unstructured) error
 	// Available judges an applied manifest m from live, its object on the member, given
 	// how Classify says its availability is tracked: the tracking to report and whether it
 	// is available. Production answers Available(live); the simulator's scripted workloads
@@ -127,11 +135,6 @@ func applyManifest(w Work, m *unstructured.Unstructured, mc MemberCluster, repor
 		return ManifestResult{Identifier: resources.Identifier(m), Tracking: Classify(m), ApplyError: "Failed to apply manifest: " + msg,
 			Reason: ReasonManifestApplyFailed}
 	}
-	if !reportDiff {
-		if err := mc.Admit(m); err != nil {
-			return failed(err.Error()), nil
-		}
-	}
 	for attempt := 0; ; attempt++ {
 		live, err := mc.Get(m)
 		if err != nil {
@@ -141,9 +144,21 @@ func applyManifest(w Work, m *unstructured.Unstructured, mc MemberCluster, repor
 			}
 			return res, nil
 		}
+		if reportDiff && live != nil && partialComparison(w.Strategy) {
+			// A missing object is a whole-object difference with nothing to dry-run.
+			if err := mc.DryRun(m); err != nil {
+				return ManifestResult{Identifier: resources.Identifier(m), Tracking: Classify(m), ReportDiff: true,
+					DiffError: "Failed to dry-run apply the manifest: " + err.Error()}, live
+			}
+		}
 		d := Decide(Input{Manifest: m, Live: live, Owner: w.Owner, Strategy: w.Strategy})
 		if d.Op == OpNone {
 			return d.Result, live
+		}
+		// A member refuses writes, not objects: an object it holds already as the manifest
+		// says is not written again, so a refusal from now on does not touch it.
+		if err := mc.Admit(m); err != nil {
+			return failed(err.Error()), live
 		}
 		written, err := mc.Write(d)
 		res := d.Result
@@ -198,4 +213,10 @@ func applyRank(m *unstructured.Unstructured) int {
 func Manages(o *unstructured.Unstructured, owner metav1.OwnerReference) bool {
 	managed, _, _ := owners(o, owner)
 	return managed
+}
+
+// partialComparison reports whether a strategy compares only the fields the manifest sets
+// (the default), which KubeFleet does on the result of a dry-run apply.
+func partialComparison(s *placement.ApplyStrategy) bool {
+	return s == nil || s.ComparisonOption == "" || s.ComparisonOption == PartialComparison
 }

@@ -38,6 +38,9 @@ func (f *fakeMember) Admit(m *unstructured.Unstructured) error {
 	return nil
 }
 
+// DryRun refuses what Admit refuses.
+func (f *fakeMember) DryRun(m *unstructured.Unstructured) error { return f.Admit(m) }
+
 func (f *fakeMember) Get(m *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	if f.unreadable[m.GetName()] {
 		return nil, errors.New("unreadable")
@@ -202,10 +205,26 @@ func TestRunWork(t *testing.T) {
 			want:   outcome{Failures: []string{ReasonManifestApplyFailed + ": Failed to apply manifest: refused"}},
 		},
 		{
-			name:     "a refusal does not stop a comparison",
+			name:     "a refusal does not stop the comparison of a missing object (nothing to dry-run)",
 			docs:     []string{cm},
 			strategy: &placement.ApplyStrategy{Type: placement.ReportDiff},
 			member:   fakeMember{refuse: map[string]bool{"cm": true}},
+			want:     outcome{Settled: true},
+		},
+		{
+			// TSG-DIFF-FAIL: PartialComparison judges the dry-run apply's result, so a
+			// member that refuses the dry run fails the diff report (DiffReported False).
+			name:     "a refused dry run fails the comparison of an existing object",
+			docs:     []string{cm},
+			strategy: &placement.ApplyStrategy{Type: placement.ReportDiff},
+			member:   fakeMember{refuse: map[string]bool{"cm": true}, objects: map[string]*unstructured.Unstructured{"/ConfigMap/app/cm": obj(t, cm)}},
+			want:     outcome{Failures: []string{": Failed to dry-run apply the manifest: refused"}},
+		},
+		{
+			name:     "FullComparison compares without a dry run",
+			docs:     []string{cm},
+			strategy: &placement.ApplyStrategy{Type: placement.ReportDiff, ComparisonOption: FullComparison},
+			member:   fakeMember{refuse: map[string]bool{"cm": true}, objects: map[string]*unstructured.Unstructured{"/ConfigMap/app/cm": obj(t, cm)}},
 			want:     outcome{Settled: true},
 		},
 		{

@@ -177,6 +177,10 @@ func (m *simMember) Admit(o *unstructured.Unstructured) error {
 	return nil
 }
 
+// DryRun refuses as Admit does: the member that refuses a manifest's apply refuses its dry
+// run too.
+func (m *simMember) DryRun(o *unstructured.Unstructured) error { return m.Admit(o) }
+
 // Available judges a workload as scripted: an unavailable one never becomes available,
 // whatever its kind; a trackable one becomes available WorkloadReadyDelay after its Work's
 // generation was first applied.

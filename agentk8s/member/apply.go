@@ -27,6 +27,17 @@ var writeBackoff = wait.Backoff{Duration: 50 * time.Millisecond, Factor: 2, Jitt
 // Admit admits every manifest: the API server refuses on the write itself.
 func (m apiMember) Admit(*unstructured.Unstructured) error { return nil }
 
+// DryRun server-side applies a copy of o as the agent, taking every field, without
+// persisting it: the member's validation and admission (webhooks, admission policies)
+// judge it as they would the real write.
+func (m apiMember) DryRun(o *unstructured.Unstructured) error {
+	obj := o.DeepCopy()
+	obj.SetResourceVersion("")
+	obj.SetManagedFields(nil)
+	return m.a.Member.Apply(m.ctx, client.ApplyConfigurationFromUnstructured(obj),
+		client.FieldOwner(agentk8s.FieldManager), client.ForceOwnership, client.DryRunAll)
+}
+
 // Get reads the object a manifest names on the member; nil when there is none.
 func (m apiMember) Get(o *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	u := &unstructured.Unstructured{}

@@ -50,6 +50,12 @@ type StandInAgent struct {
 	behave func(*unstructured.Unstructured) Outcome
 	down   bool
 	rounds uint64
+	// held is, per object (resources.Identifier's key), the manifest last reported
+	// applied: the member a stand-in plays holds it, so an ApplyFails outcome for the same
+	// manifest refuses no write (a member refuses writes, not objects, as the simulator's
+	// agent core decides) and it stays applied. Objects no Work carries any more are
+	// forgotten at the end of a round.
+	held map[string]string
 }
 
 func (a *StandInAgent) now() time.Time {
@@ -130,9 +136,49 @@ func (a *StandInAgent) Round(ctx context.Context) {
 	if err := a.Client.List(ctx, &works, client.InNamespace(membership.Namespace(a.Member))); err != nil {
 		return
 	}
+	carried := map[string]bool{}
 	for i := range works.Items {
 		_ = a.ReportWork(ctx, &works.Items[i])
+		if m, _, err := convert.WorkToModel(&works.Items[i]); err == nil {
+			for _, o := range m.Manifests {
+				carried[heldKey(o)] = true
+			}
+		}
 	}
+	a.mu.Lock()
+	for k := range a.held {
+		if !carried[k] {
+			delete(a.held, k)
+		}
+	}
+	a.mu.Unlock()
+}
+
+// heldKey names the object a manifest places on the member.
+func heldKey(o *unstructured.Unstructured) string {
+	gvk := o.GroupVersionKind()
+	return gvk.Group + "/" + gvk.Kind + "/" + o.GetNamespace() + "/" + o.GetName()
+}
+
+// refused reports whether the member refuses a write of manifest o whose outcome is
+// ApplyFails: not when it holds the object as o says already (nothing to write). A
+// manifest of any other outcome is written, and recorded as held.
+func (a *StandInAgent) refused(o *unstructured.Unstructured, outcome Outcome) bool {
+	body, err := o.MarshalJSON()
+	if err != nil {
+		return outcome == ApplyFails
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	k := heldKey(o)
+	if outcome == ApplyFails {
+		return a.held[k] != string(body)
+	}
+	if a.held == nil {
+		a.held = map[string]string{}
+	}
+	a.held[k] = string(body)
+	return false
 }
 
 // Heartbeat reports the member joined (not joined once the hub asks it to leave) and
@@ -181,12 +227,18 @@ func (a *StandInAgent) ReportWork(ctx context.Context, w *v1beta1.Work) error {
 	for j, o := range m.Manifests {
 		res := agentk8s.ManifestResult{Identifier: resources.Identifier(o), Tracking: agentk8s.Classify(o)}
 		res.Identifier.Envelope = m.Envelopes[j]
-		switch a.outcome(o) {
+		outcome := a.outcome(o)
+		if outcome == ApplyFails && !a.refused(o, outcome) {
+			outcome = Available // held as the manifest says: nothing written, nothing refused
+		}
+		switch outcome {
 		case ApplyFails:
 			res.ApplyError = "Failed to apply manifest: " + o.GetKind() + " " + o.GetName() + " was rejected by the member cluster (stand-in agent)"
 		case Unavailable:
+			a.refused(o, outcome)
 			res.Tracking, res.Available = agentk8s.Trackable, false
 		default:
+			a.refused(o, outcome)
 			res.Available = true
 		}
 		results = append(results, res)
