@@ -13,12 +13,15 @@ import (
 )
 
 // workloadKinds are the trackable kinds a member's controllers make available: envtest runs
-// no controller-manager or kubelet, so runWorkloads writes the status they would.
+// no controller-manager, kubelet or cloud controller, so runWorkloads writes the status they
+// would (for a Service, the load balancer's address a cloud controller assigns; ClusterIP
+// and NodePort Services get their cluster IP from the API server itself).
 var workloadKinds = []schema.GroupVersionKind{
 	{Group: "apps", Version: "v1", Kind: "Deployment"},
 	{Group: "apps", Version: "v1", Kind: "StatefulSet"},
 	{Group: "apps", Version: "v1", Kind: "DaemonSet"},
 	{Group: "batch", Version: "v1", Kind: "Job"},
+	{Version: "v1", Kind: "Service"},
 }
 
 // runWorkloads plays a member cluster's controllers for the real agents: every workload of
@@ -57,6 +60,18 @@ func (f *fleet) playWorkloads(ctx context.Context, c client.Client, member strin
 		o := &l.Items[i]
 		want := f.workloads.outcome(member, o) == testenv.Available
 		if agentk8s.Available(o) == want {
+			continue
+		}
+		if gvk.Kind == "Service" {
+			if t, _, _ := unstructured.NestedString(o.Object, "spec", "type"); t != "LoadBalancer" {
+				continue
+			}
+			var ingress []any
+			if want {
+				ingress = []any{map[string]any{"ip": "192.0.2.10"}} // TEST-NET-1: documentation addresses
+			}
+			_ = unstructured.SetNestedSlice(o.Object, ingress, "status", "loadBalancer", "ingress")
+			_ = c.Status().Update(ctx, o) // a conflict is retried next round
 			continue
 		}
 		replicas, ok, _ := unstructured.NestedInt64(o.Object, "spec", "replicas")

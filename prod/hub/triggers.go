@@ -209,7 +209,7 @@ func (h *Hub) watches(b *ctrl.Builder) *ctrl.Builder {
 				h.hubObjectChanged(ctx, e.Object, nil)
 			},
 		})
-	return b
+	return h.watchCRDs(b)
 }
 
 // hubObjectChanged wakes the placement controller for the placements that selected, or may

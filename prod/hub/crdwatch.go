@@ -1,0 +1,71 @@
+package hub
+
+import (
+	"context"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/fleetsim/fleetsim/model/triggers"
+)
+
+// A placement that selects a namespace places every propagatable object in it, including
+// objects of kinds a CustomResourceDefinition added after the hub started (an ArgoCD
+// Application, in KubeFleet's ArgoCD tutorial). Which kinds a namespace can hold comes from
+// discovery; the Resync ticker reads it again every few minutes, but a user who installs a
+// CRD and then creates an object of it expects the placement to pick the object up at
+// once, as the simulator does. So the hub watches CRDs (metadata only) and reads discovery
+// again when one is created, changes (it becomes Established) or is deleted.
+
+// discoveryCatchUp bounds how long the hub waits for discovery to serve a changed CRD's
+// kind. Latency only: it decides how soon a new kind is seen, not what is placed, so it
+// runs on the wall clock.
+const (
+	discoveryCatchUpTries = 20
+	discoveryCatchUpEvery = 250 * time.Millisecond
+)
+
+// watchCRDs adds the CRD watch to the builder.
+func (h *Hub) watchCRDs(b *ctrl.Builder) *ctrl.Builder {
+	crd := &metav1.PartialObjectMetadata{}
+	crd.APIVersion = "apiextensions.k8s.io/v1"
+	crd.Kind = "CustomResourceDefinition"
+	return b.WatchesMetadata(crd, handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if !e.IsInInitialList { // a starting hub reads discovery and decides every placement (HubStarted)
+				go h.kindsMayHaveChanged(context.WithoutCancel(ctx))
+			}
+		},
+		UpdateFunc: func(ctx context.Context, _ event.UpdateEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			go h.kindsMayHaveChanged(context.WithoutCancel(ctx))
+		},
+		DeleteFunc: func(ctx context.Context, _ event.DeleteEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			go h.kindsMayHaveChanged(context.WithoutCancel(ctx))
+		},
+	})
+}
+
+// kindsMayHaveChanged reads discovery again until it shows a change in the namespaced kinds
+// (a CRD is served a moment after it is Established) or the tries run out, and wakes every
+// placement when it does.
+func (h *Hub) kindsMayHaveChanged(ctx context.Context) {
+	if h.Resources == nil {
+		return
+	}
+	for range discoveryCatchUpTries {
+		if h.Resources.Refresh() {
+			h.fire(ctx, nil, triggers.HubResourceChanged, "", "", "")
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(discoveryCatchUpEvery):
+		}
+	}
+}
