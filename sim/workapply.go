@@ -284,3 +284,8 @@ type appliedWork struct {
 	generation int64
 	at         time.Duration
 }
+
+// WorkloadReadyDelay is how long a trackable workload takes to become available after it
+// is applied in this simulation (Config.WorkloadReadyDelay with its default): the
+// differential test's member stand-ins wait as long on the fleet's clock.
+func (s *Sim) WorkloadReadyDelay() time.Duration { return s.cfg.WorkloadReadyDelay }

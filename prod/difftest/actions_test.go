@@ -2,6 +2,8 @@ package difftest
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -34,6 +36,7 @@ type workloadOracle struct {
 	clk        *fleetClock
 	readyDelay time.Duration
 	seen       map[string]time.Time // member and canonical content -> first seen
+	trackable  bool                 // the scenario applied a trackable object on the hub
 }
 
 func newWorkloadOracle(t *testing.T, clk *fleetClock) *workloadOracle {
@@ -41,15 +44,26 @@ func newWorkloadOracle(t *testing.T, clk *fleetClock) *workloadOracle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &workloadOracle{s: s, clk: clk, readyDelay: workloadReadyDelay, seen: map[string]time.Time{}}
+	// A trackable workload is ready as long after a member first sees it as the
+	// simulator's members take (sim.Config.WorkloadReadyDelay).
+	return &workloadOracle{s: s, clk: clk, readyDelay: s.WorkloadReadyDelay(), seen: map[string]time.Time{}}
 }
 
-// workloadReadyDelay would be sim.Config's WorkloadReadyDelay (30 s), the delay the
-// simulated members take before a trackable workload is available. It is 0 (ready at
-// once) for now: with 30 s, rollout-example-1's Deployment was never reported available
-// after the delay had passed, for a reason not found in time (reports/difftest.md, open
-// differences).
-const workloadReadyDelay = 0 * time.Second
+// placesTrackable records that the scenario has applied a trackable object on the hub,
+// which members may be given.
+func (o *workloadOracle) placesTrackable() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.trackable = true
+}
+
+// tracking reports whether trackable workloads may reach members and wait to be ready
+// (then the test must let the members catch up before each step of the clock).
+func (o *workloadOracle) tracking() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.readyDelay > 0 && o.trackable
+}
 
 func (o *workloadOracle) set(w *scenarios.WorkloadStep) {
 	o.mu.Lock()
@@ -69,8 +83,12 @@ func (o *workloadOracle) outcome(member string, obj *unstructured.Unstructured) 
 	if o.readyDelay <= 0 || agentk8s.Classify(obj) != agentk8s.Trackable {
 		return testenv.Available
 	}
-	raw, _ := obj.MarshalJSON()
-	key := member + "\x00" + string(raw)
+	// The content is the object's spec: the stand-ins pass a Work's manifest, the member
+	// controllers of the real agents the live object, whose metadata and status change
+	// while its spec (what a rollout changes) does not.
+	spec, _ := json.Marshal(obj.Object["spec"])
+	gvk := obj.GroupVersionKind()
+	key := strings.Join([]string{member, gvk.Group, gvk.Kind, obj.GetNamespace(), obj.GetName(), string(spec)}, "\x00")
 	now := o.clk.Now()
 	first, ok := o.seen[key]
 	if !ok {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -105,6 +106,7 @@ func (f *fleet) advanceTo(t time.Time) {
 		f.t.Logf("clock advanced to %s in %d steps, in %s", f.clk.Now().Sub(SimStart), steps, time.Since(start).Round(time.Millisecond))
 	}()
 	for ; f.clk.Now().Before(t); steps++ {
+		f.catchUp()
 		prev := f.clk.Now()
 		next := f.clk.next(minTime(t, prev.Add(maxStep)))
 		f.clk.Set(next)
@@ -113,6 +115,40 @@ func (f *fleet) advanceTo(t time.Time) {
 		}
 		f.quiet()
 	}
+}
+
+// catchUp waits, when the scenario has trackable workloads, until whatever plays the
+// members' workloads (the stand-in agents, or the member controllers beside real agents)
+// has finished two more rounds, so one round began after the hub went quiet and read every
+// Work: a trackable workload's readiness deadline (WorkloadReadyDelay after a member first
+// sees it) is then noted on the clock before the clock steps past it, whatever the
+// machine's load. Then it waits for the hub to go quiet on what they reported.
+func (f *fleet) catchUp() {
+	f.t.Helper()
+	if !f.workloads.tracking() {
+		return
+	}
+	for _, name := range sortedKeys(f.agents) {
+		if f.down[name] {
+			continue
+		}
+		var rounds func() uint64
+		if a := f.standIns[name]; a != nil {
+			rounds = a.Rounds
+		} else if r, ok := f.workloadRounds.Load(name); ok {
+			rounds = r.(*atomic.Uint64).Load
+		} else {
+			continue
+		}
+		want := rounds() + 2
+		f.eventually(fmt.Sprintf("member %s plays its workloads twice", name), func() error {
+			if got := rounds(); got < want {
+				return fmt.Errorf("%d rounds, want %d", got, want)
+			}
+			return nil
+		})
+	}
+	f.quiet()
 }
 
 func minTime(a, b time.Time) time.Time {

@@ -57,16 +57,14 @@ var notCompared = map[string]string{
 // disagree today, each with the difference; they are not played by default so that
 // `make test` guards the scenarios that agree, and each stays listed under "Open
 // differences" in reports/difftest.md until it is closed (FLEETSIM_DIFFTEST_OPEN=1 plays
-// them). Both differences come from latency: the simulated agents take simulated time to
-// apply and report (AgentSyncDelay, the network, WorkloadReadyDelay), while the stand-ins
-// act in no time on the mock clock.
+// them). The difference comes from latency: the simulated agents take simulated time to
+// apply and report (AgentSyncDelay, the network), while the stand-ins act in no time on the
+// mock clock. (A trackable workload's readiness, WorkloadReadyDelay, is played by the
+// stand-ins and the real agents' member controllers on the fleet's clock.)
 var openDifferences = map[string]string{
 	"tsg-staged-run.yaml": "pre-run-1 comes 0.5 s after pre-run: in the simulator member1's update is still " +
 		"under way and pre-run fails preempted; on the hub the stand-in has applied and reported within the same " +
 		"mock instant, so pre-run finishes member1 and waits for its approval",
-	"rollout-example-1.yaml": "the phase at 10m is followed 5 s later by another: the simulator's Deployment becomes " +
-		"available 30 s after it is applied (WorkloadReadyDelay), the stand-in reports it available at once, so the " +
-		"hub's rollout has moved on to cluster-2 and cluster-3 when the simulator's has not",
 }
 
 // standInsCannot are the library scenarios the stand-in agents cannot play, with why:

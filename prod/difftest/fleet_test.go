@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/fleetsim/fleetsim/agentk8s"
 	memberagent "github.com/fleetsim/fleetsim/agentk8s/member"
 	clusterv1beta1 "github.com/fleetsim/fleetsim/apis/cluster/v1beta1"
 	v1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
@@ -64,6 +66,9 @@ type fleet struct {
 	workloads *workloadOracle
 	// workloadSteps are the scenario's workload steps so far, in order.
 	workloadSteps []*scenarios.WorkloadStep
+	// workloadRounds counts, per member with a real agent, the rounds its member
+	// controllers (runWorkloads) have finished.
+	workloadRounds sync.Map // member -> *atomic.Uint64
 }
 
 // startFleet starts kube-apiserver and etcd, and the hub's manager with every controller;
@@ -290,6 +295,9 @@ func (f *fleet) apply(m scenarios.Manifest) {
 	f.t.Helper()
 	o := m.Object.DeepCopy()
 	f.kinds[o.GetKind()] = o.GroupVersionKind()
+	if agentk8s.Classify(o) == agentk8s.Trackable {
+		f.workloads.placesTrackable()
+	}
 	if o.GetKind() == "MemberCluster" {
 		spec, err := memberClusterSpec(o)
 		if err != nil {

@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -32,6 +33,8 @@ func (f *fleet) runWorkloads(name string, env *testenv.Env) {
 	c := testenv.Client(f.t, env.Config)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	rounds := &atomic.Uint64{}
+	f.workloadRounds.Store(name, rounds)
 	go func() {
 		defer close(done)
 		t := time.NewTicker(250 * time.Millisecond)
@@ -40,6 +43,7 @@ func (f *fleet) runWorkloads(name string, env *testenv.Env) {
 			for _, gvk := range workloadKinds {
 				f.playWorkloads(ctx, c, name, gvk)
 			}
+			rounds.Add(1)
 			select {
 			case <-ctx.Done():
 				return
