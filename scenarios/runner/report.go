@@ -22,7 +22,10 @@ type Report struct {
 	Evictions     []ObjectReport      `json:"evictions,omitempty"`
 	UpdateRuns    []ObjectReport      `json:"updateRuns,omitempty"`
 	Units         []sim.UnitStatus    `json:"units,omitempty"`
-	Timeline      []TimelineEntry     `json:"timeline"`
+	// Measures are what the run measured whether or not an expectation asks (absent with
+	// Options.NoMeasures).
+	Measures *Measures       `json:"measures,omitempty"`
+	Timeline []TimelineEntry `json:"timeline"`
 	// TimelineDropped counts notable events left out of Timeline (see MaxTimeline).
 	TimelineDropped int `json:"timelineDropped,omitempty"`
 	// SkippedSteps and SkippedExpectations count the timeline steps and expectations after

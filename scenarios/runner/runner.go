@@ -36,6 +36,11 @@ type Options struct {
 	// Setup, when set, sees the simulation before it starts (with the run's length), to
 	// attach observers, barriers and counters (capacity plans measure runs this way).
 	Setup func(s *sim.Sim, until time.Duration)
+	// NoMeasures leaves out the run's measures (rollout durations, peaks, unhealthy
+	// groups: Report.Measures), which sample every placement once per busy instant:
+	// capacity plans measure runs of their own and skip that cost. A scenario with
+	// rollout, peakUnavailable or unhealthy expectations is measured anyway.
+	NoMeasures bool
 	// HubModel, when set, is the calibrated hub model the run uses instead of the
 	// scenario's hub: section or the simulator's default (`fleetsim run --calibration`,
 	// capacity plans).
@@ -67,6 +72,7 @@ var notable = map[string]bool{
 	"staged-run-created": true, "staged-run-condition": true, "approval-requested": true, "approval-approved": true,
 	"hub-stopped": true, "hub-started": true, "apply-rejected": true, "resource-applied": true, "resource-deleted": true,
 	"resource-snapshot-created": true, "placement-selection-failed": true,
+	"partition-started": true, "partition-ended": true,
 }
 
 type run struct {
@@ -78,6 +84,8 @@ type run struct {
 	// groupAt and groups merge same-instant timeline events of one kind and detail.
 	groupAt time.Duration
 	groups  map[string]int
+	// measures takes the run's measures (nil with Options.NoMeasures).
+	measures *measurer
 }
 
 // Run runs a scenario to its end and reports.
@@ -171,8 +179,13 @@ func Run(sc *scenarios.Scenario, opts Options) (*Report, error) {
 		})
 	}
 	r.watchInvariants()
+	var measured []*scenarios.Expectation
 	for i := range sc.Expect {
 		e := &sc.Expect[i]
+		if e.Rollout != nil || e.Peak != nil || e.Unhealthy != nil {
+			measured = append(measured, e)
+			continue
+		}
 		at := e.At
 		if e.AtEnd {
 			at = until
@@ -182,6 +195,9 @@ func Run(sc *scenarios.Scenario, opts Options) (*Report, error) {
 			continue
 		}
 		s.Barrier(at, func() { r.check(e, at) })
+	}
+	if !opts.NoMeasures || len(measured) > 0 {
+		r.watchMeasures()
 	}
 	if opts.Setup != nil {
 		opts.Setup(s, until)
@@ -202,6 +218,13 @@ func Run(sc *scenarios.Scenario, opts Options) (*Report, error) {
 	rep := r.report
 	rep.TraceHash, rep.Events, rep.SimulatedTime = res.TraceHash, res.Events, res.SimulatedTime.String()
 	r.finalState()
+	if r.measures != nil {
+		for _, e := range measured {
+			rep.Expectations = append(rep.Expectations, r.checkMeasured(e, until))
+		}
+		ms := r.measures.result(until)
+		rep.Measures = &ms
+	}
 	rep.Passed = true
 	for _, e := range rep.Expectations {
 		rep.Passed = rep.Passed && e.Passed
