@@ -194,7 +194,7 @@ func (r *run) watchMeasures() {
 	m := &measurer{s: r.s, sampleAt: -1, placements: map[string]*placementTrack{}, health: map[string]*memberHealth{}, changed: map[string]bool{}}
 	seen := map[string]bool{}
 	for _, g := range r.sc.Members {
-		gr := &group{label: groupLabel(g), names: map[string]bool{}, unhealthy: map[string]bool{}}
+		gr := &group{label: "members " + groupLabel(g), names: map[string]bool{}, unhealthy: map[string]bool{}}
 		for _, n := range g.Names {
 			gr.names[n] = true
 		}
@@ -377,7 +377,7 @@ func (m *measurer) result(until time.Duration) Measures {
 		add("placement "+name, m.placements[name].series)
 	}
 	for _, g := range m.groups {
-		add("members "+g.label, g.series)
+		add(g.label, g.series)
 		gm := GroupMeasure{Group: g.label, PeakUnhealthy: g.peak, Unhealthy: seconds(g.unhealthyFor(until))}
 		if g.names != nil {
 			gm.Members = len(g.names)
@@ -447,7 +447,7 @@ func (pt *placementTrack) rolloutDone(from time.Duration) (done time.Duration, s
 // checkMeasured checks a rollout, peakUnavailable or unhealthy expectation at the end.
 func (r *run) checkMeasured(e *scenarios.Expectation, until time.Duration) ExpectationResult {
 	m := r.measures
-	res := ExpectationResult{Line: e.Line, At: until.String()}
+	res := ExpectationResult{Line: e.Line, At: Seconds(until), Measured: true}
 	switch {
 	case e.Rollout != nil:
 		ro := e.Rollout

@@ -14,12 +14,11 @@ import (
 	"github.com/fleetsim/fleetsim/sim"
 )
 
-// MaxTimeline caps the notable events kept in a report, and MaxSubjects the subjects named
-// by one entry (a million members joining at once is one entry); the JSONL trace has them all.
-const (
-	MaxTimeline = 500
-	MaxSubjects = 100
-)
+// MaxSubjects caps the subjects named by one timeline entry (a million members joining at
+// once is one entry, which counts the others in MoreSubjects); the JSONL trace names them
+// all. Every notable event is kept in the report's timeline: text output shows the first
+// ones and filters (Report.FilterTimeline) narrow it.
+const MaxSubjects = 100
 
 // Options override what the scenario file says.
 type Options struct {
@@ -134,11 +133,7 @@ func Run(sc *scenarios.Scenario, opts Options) (*Report, error) {
 			}
 			return
 		}
-		if len(tl) >= MaxTimeline {
-			r.report.TimelineDropped++
-			return
-		}
-		entry := TimelineEntry{At: at.String(), Kind: kind, Detail: detail}
+		entry := TimelineEntry{At: Seconds(at), Kind: kind, Detail: detail}
 		if subject != "" {
 			entry.Subjects = []string{subject}
 		}
@@ -216,7 +211,7 @@ func Run(sc *scenarios.Scenario, opts Options) (*Report, error) {
 		return nil, r.err
 	}
 	rep := r.report
-	rep.TraceHash, rep.Events, rep.SimulatedTime = res.TraceHash, res.Events, res.SimulatedTime.String()
+	rep.TraceHash, rep.Events, rep.SimulatedTime = res.TraceHash, res.Events, Seconds(res.SimulatedTime)
 	r.finalState()
 	if r.measures != nil {
 		for _, e := range measured {
@@ -247,6 +242,9 @@ func (r *run) finalState() {
 	for _, p := range r.s.Placements() {
 		pr := PlacementReport{Name: p.Name, PolicySnapshot: p.PolicySnapshot, Wanted: p.Wanted, Clusters: p.Clusters,
 			Conditions: conditions(p.Conditions), ObservedResourceIndex: p.Status.ObservedResourceIndex}
+		if v, ok := r.s.Rollout(p.Name); ok {
+			pr.ResourceSnapshot = v.LatestSnapshot
+		}
 		for _, cs := range p.Status.PlacementStatuses {
 			pr.PlacementStatuses = append(pr.PlacementStatuses, ClusterStatusReport{ClusterName: cs.ClusterName, Conditions: conditions(sim.ConditionsOf(cs.Conditions)), FailedPlacements: cs.FailedPlacements})
 		}
@@ -269,10 +267,52 @@ func (r *run) finalState() {
 			Eligible: m.Eligible, IneligibleReason: m.IneligibleReason, Failure: m.Failure, Leaving: m.Leaving,
 		})
 	}
+	r.report.MemberGroups = r.memberGroups()
 	if r.report.Placements == nil {
 		r.report.Placements = []PlacementReport{}
 	}
 	if r.report.Members == nil {
 		r.report.Members = []MemberReport{}
 	}
+}
+
+// memberGroups sums up the members by `members` entry, then the others (created by
+// MemberCluster manifests), from the member reports.
+func (r *run) memberGroups() []MemberGroupSummary {
+	groupOf := map[string]int{}
+	out := make([]MemberGroupSummary, 0, len(r.sc.Members)+1)
+	for i, g := range r.sc.Members {
+		out = append(out, MemberGroupSummary{Group: groupLabel(g)})
+		for _, n := range g.Names {
+			groupOf[n] = i
+		}
+	}
+	other := -1
+	for _, m := range r.report.Members {
+		i, ok := groupOf[m.Name]
+		if !ok {
+			if other < 0 {
+				other = len(out)
+				out = append(out, MemberGroupSummary{Group: "other"})
+			}
+			i = other
+		}
+		g := &out[i]
+		g.Members++
+		for _, c := range m.Conditions {
+			switch {
+			case c.Type == "Joined" && c.Status == "True":
+				g.Joined++
+			case c.Type == "Healthy" && c.Status == "True":
+				g.Healthy++
+			}
+		}
+		if len(m.Taints) > 0 {
+			g.Tainted++
+		}
+		if m.Failure != "" {
+			g.Failed++
+		}
+	}
+	return out
 }
