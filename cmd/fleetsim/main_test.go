@@ -62,11 +62,11 @@ func TestRunJSON(t *testing.T) {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
 	var rep struct {
-		Scenario      string `json:"scenario"`
-		Seed          uint64 `json:"seed"`
-		TraceHash     string `json:"traceHash"`
+		Scenario      string  `json:"scenario"`
+		Seed          uint64  `json:"seed"`
+		TraceHash     string  `json:"traceHash"`
 		SimulatedTime float64 `json:"simulatedTime"`
-		Events        uint64 `json:"events"`
+		Events        uint64  `json:"events"`
 		Expectations  []struct {
 			Description string `json:"description"`
 			Passed      bool   `json:"passed"`

@@ -49,9 +49,9 @@ func (r *Recorder) Record(at time.Duration, kind, subject, detail string) {
 		// the JSON form of a time never changes a trace hash).
 		line := struct {
 			T       json.Number `json:"t"`
-			Kind    string `json:"kind"`
-			Subject string `json:"subject,omitempty"`
-			Detail  string `json:"detail,omitempty"`
+			Kind    string      `json:"kind"`
+			Subject string      `json:"subject,omitempty"`
+			Detail  string      `json:"detail,omitempty"`
 		}{json.Number(strconv.FormatFloat(at.Seconds(), 'f', -1, 64)), kind, subject, detail}
 		b, err := json.Marshal(line)
 		if err == nil {
