@@ -351,6 +351,10 @@ func (m *measurer) sample() {
 
 func seconds(d time.Duration) float64 { return d.Seconds() }
 
+// ms rounds a measured time to the millisecond for the expectation's detail (the measures
+// keep it whole).
+func ms(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+
 // result closes the measures at until and returns them for the report.
 func (m *measurer) result(until time.Duration) Measures {
 	out := Measures{Rollouts: []RolloutMeasure{}, Peaks: []PeakMeasure{}, Groups: []GroupMeasure{}}
@@ -471,7 +475,7 @@ func (r *run) checkMeasured(e *scenarios.Expectation, until time.Duration) Expec
 			return res
 		}
 		took := done - ro.From
-		res.Detail = fmt.Sprintf("%s completed at %s, %s after %s", snap, done, took, ro.From)
+		res.Detail = fmt.Sprintf("%s completed at %s, %s after %s", snap, ms(done), ms(took), ro.From)
 		if ro.HasBy {
 			res.Passed = done <= ro.By
 		} else {
@@ -507,7 +511,7 @@ func (r *run) checkMeasured(e *scenarios.Expectation, until time.Duration) Expec
 			return res
 		}
 		pm := peakMeasure(scope, best, lasted)
-		res.Detail = fmt.Sprintf("peak %d of %d (%.1f%%) at %s, for %s", pm.Peak, pm.Of, pm.Percent, best.at, lasted)
+		res.Detail = fmt.Sprintf("peak %d of %d (%.1f%%) at %s, for %s", pm.Peak, pm.Of, pm.Percent, ms(best.at), ms(lasted))
 		if pe.IsPercent {
 			res.Passed = float64(best.n)*100 <= pe.Percent*float64(best.of)
 		} else {
@@ -521,9 +525,9 @@ func (r *run) checkMeasured(e *scenarios.Expectation, until time.Duration) Expec
 				continue
 			}
 			d := g.unhealthyFor(until)
-			res.Detail = fmt.Sprintf("unhealthy for %s (at most %d member(s) at once)", d, g.peak)
+			res.Detail = fmt.Sprintf("unhealthy for %s (at most %d member(s) at once)", ms(d), g.peak)
 			if g.first != nil {
-				res.Detail += fmt.Sprintf(", first at %s", *g.first)
+				res.Detail += fmt.Sprintf(", first at %s", ms(*g.first))
 			}
 			res.Passed = d <= ue.AtMost
 		}
