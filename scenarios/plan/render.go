@@ -72,7 +72,7 @@ func (r *Report) tables() []table {
 			if !ok {
 				continue
 			}
-			t.rows = append(t.rows, []string{p.Label, fmt.Sprint(st.Samples), EstimateText(st.P50, Seconds), EstimateText(st.P90, Seconds), EstimateText(st.P99, Seconds), Seconds(st.Max)})
+			t.rows = append(t.rows, []string{p.Label, fmt.Sprint(st.Samples), quantileText(st.P50, 0.5), quantileText(st.P90, 0.9), quantileText(st.P99, 0.99), Seconds(st.Max)})
 		}
 		if len(t.rows) > 0 {
 			out = append(out, t)
@@ -227,4 +227,12 @@ func (r *Report) WriteHTML(w io.Writer, figs []Figure) error {
 	// The plan's name, question and labels come from its file: no control characters.
 	_, err := io.WriteString(w, input.Printable(b.String()))
 	return err
+}
+
+// quantileText renders a quantile, or says how many samples it would need.
+func quantileText(e *Estimate, q float64) string {
+	if e == nil {
+		return fmt.Sprintf("– (needs %d samples)", MinSamples(q))
+	}
+	return EstimateText(*e, Seconds)
 }

@@ -55,14 +55,23 @@ type PointReport struct {
 }
 
 // MetricStat is a latency's quantiles over the pooled samples of a point's runs, in
-// seconds, each with its confidence interval.
+// seconds, each with its confidence interval. A quantile is given only from enough samples
+// (MinSamples): absent otherwise, since from fewer it is only the largest sample.
 type MetricStat struct {
-	Samples int      `json:"samples"`
-	P50     Estimate `json:"p50"`
-	P90     Estimate `json:"p90"`
-	P99     Estimate `json:"p99"`
-	Max     float64  `json:"max"`
+	Samples int       `json:"samples"`
+	P50     *Estimate `json:"p50,omitempty"`
+	P90     *Estimate `json:"p90,omitempty"`
+	P99     *Estimate `json:"p99,omitempty"`
+	Max     float64   `json:"max"`
 }
+
+// MinSamples is how many samples a q-quantile needs: 1/(1−q), rounded up (2 for the
+// median, 10 for p90, 100 for p99), so that at least one sample lies above it.
+func MinSamples(q float64) int { return int(math.Ceil(1/(1-q) - 1e-9)) }
+
+// MinFitPoints is how many points a growth law or a knee is fitted from, at least: from
+// fewer, any two-parameter curve fits and a knee is noise.
+const MinFitPoints = 5
 
 // HubLoad is the hub's load at a point: means over runs with confidence intervals.
 type HubLoad struct {
@@ -175,7 +184,14 @@ func Build(pl *Plan, res *Results) (*Report, error) {
 				continue
 			}
 			seed := pl.Seed + uint64(pt.Index)
-			pr.Metrics[m] = MetricStat{Samples: n, P50: QuantileOverRuns(sks, 0.5, seed), P90: QuantileOverRuns(sks, 0.9, seed), P99: QuantileOverRuns(sks, 0.99, seed), Max: mx}
+			q := func(p float64) *Estimate {
+				if n < MinSamples(p) {
+					return nil
+				}
+				e := QuantileOverRuns(sks, p, seed)
+				return &e
+			}
+			pr.Metrics[m] = MetricStat{Samples: n, P50: q(0.5), P90: q(0.9), P99: q(0.99), Max: mx}
 		}
 		rep.Points = append(rep.Points, pr)
 	}
@@ -255,7 +271,7 @@ func loadValue(p *PointReport, name string) float64 {
 
 func (r *Report) fit() {
 	for _, ps := range r.groups() {
-		if len(ps) < 3 {
+		if len(ps) < MinFitPoints {
 			continue
 		}
 		series := map[string][]float64{}
@@ -263,7 +279,7 @@ func (r *Report) fit() {
 		for _, m := range r.metricNames {
 			ok := true
 			for _, p := range ps {
-				if _, has := p.Metrics[m]; !has {
+				if st, has := p.Metrics[m]; !has || st.P90 == nil {
 					ok = false
 				}
 			}
@@ -430,10 +446,14 @@ func (r *Report) summarise(pl *Plan) {
 			if !ok {
 				continue
 			}
-			text := fmt.Sprintf("%s%s: p90 %s", prefix, Describe(m), EstimateText(lm.P90, Seconds))
+			if lm.P90 == nil {
+				s = append(s, fmt.Sprintf("%s%s: %d sample(s) at %s, too few for a p90 (it needs %d); the largest is %s.", prefix, Describe(m), lm.Samples, last.Label, MinSamples(0.9), Seconds(lm.Max)))
+				continue
+			}
+			text := fmt.Sprintf("%s%s: p90 %s", prefix, Describe(m), EstimateText(*lm.P90, Seconds))
 			if len(ps) > 1 {
-				if fm, ok := first.Metrics[m]; ok {
-					text = fmt.Sprintf("%s%s: p90 %s at %s, %s at %s", prefix, Describe(m), Seconds(fm.P90.Value), first.Label, EstimateText(lm.P90, Seconds), last.Label)
+				if fm, ok := first.Metrics[m]; ok && fm.P90 != nil {
+					text = fmt.Sprintf("%s%s: p90 %s at %s, %s at %s", prefix, Describe(m), Seconds(fm.P90.Value), first.Label, EstimateText(*lm.P90, Seconds), last.Label)
 				}
 			} else {
 				text += " (" + last.Label + ")"
@@ -466,7 +486,10 @@ func (r *Report) summarise(pl *Plan) {
 			}
 		}
 		s = append(s, text)
-		if r.X != "" && len(ps) >= 3 {
+		if r.X != "" && len(ps) < MinFitPoints && len(ps) > 1 {
+			s = append(s, fmt.Sprintf("%s%d points against %s: too few for a growth law or a knee (they need %d).", prefix, len(ps), r.X, MinFitPoints))
+		}
+		if r.X != "" && len(ps) >= MinFitPoints {
 			kneeFound := false
 			for _, k := range r.Knees {
 				kneeFound = kneeFound || k.Group == ps[0].Group
