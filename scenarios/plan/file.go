@@ -372,6 +372,20 @@ func ParseWith(path string, data []byte, o ParseOptions) (pl *Plan, err error) {
 		line, reason := templateError(err)
 		return nil, &scenarios.Error{Path: pl.TemplatePath, Line: pl.TemplateLine + max(line, 1) - 1, Field: "scenario", Reason: "template: " + reason}
 	}
+	// A parameter the template never reads changes nothing: refused, naming it.
+	ref := pl.referenced()
+	if n := f["parameters"]; n != nil {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i]; !ref[k.Value] {
+				return nil, p.errorf(k.Line, "parameters."+k.Value, "the scenario template never reads it ({{.%s}}): it would change nothing; remove it or use it", k.Value)
+			}
+		}
+	}
+	for _, a := range pl.Sweep {
+		if !strings.HasPrefix(a.Name, "hub.") && !ref[a.Name] {
+			return nil, p.errorf(a.Line, "sweep."+a.Name, "the scenario template never reads it ({{.%s}}): sweeping it would change nothing; remove it or use it", a.Name)
+		}
+	}
 	if err := pl.instrument(); err != nil {
 		return nil, &scenarios.Error{Path: pl.TemplatePath, Line: pl.TemplateLine, Field: "scenario", Reason: "template: " + err.Error()}
 	}
