@@ -91,7 +91,11 @@ func TestExamplePlans(t *testing.T) {
 					t.Errorf("%s: load %+v", p.Label, p.Load)
 				}
 			}
-			if len(rep.Summary) < 3 || !strings.Contains(rep.Summary[0], full.Question) {
+			// A small run says so first, then gives its question scaled (small.question)
+			// or the full plan's, marked as not answered.
+			if len(rep.Summary) < 4 || !strings.HasPrefix(rep.Summary[0], "SMALL RUN") || !rep.Small ||
+				!(strings.Contains(rep.Summary[1], "Question (scaled to the small run): "+pl.Question) && pl.SmallQuestion ||
+					strings.Contains(rep.Summary[1], "not answered by this small run): "+full.Question) && !pl.SmallQuestion) {
 				t.Errorf("summary: %q", rep.Summary)
 			}
 			figs, err := rep.Figures()

@@ -54,6 +54,11 @@ type Plan struct {
 	Phases []Phase
 	// Limits bound the work of each rendered scenario.
 	Limits scenarios.Limits
+	// Small: the plan runs at the reduced size of its small: key (--small); the question is
+	// then small.question when the plan gives one (the question scaled to the small run).
+	Small bool
+	// SmallQuestion says the question was scaled to the small run (small.question).
+	SmallQuestion bool
 
 	tmpl *template.Template
 	// sampleLine is the line of sample: (of the plan's first key without one).
@@ -425,9 +430,20 @@ func axesText(axes []Axis, replace map[string]int) string {
 // small checks the `small:` key (sweep: values replacing swept ones or parameter defaults,
 // repetitions) and, when apply, applies it.
 func (p *parser) small(pl *Plan, n *yaml.Node, apply bool) error {
-	f, err := p.fields(n, "small", []string{"sweep", "repetitions"})
+	f, err := p.fields(n, "small", []string{"sweep", "repetitions", "question"})
 	if err != nil {
 		return err
+	}
+	if apply {
+		pl.Small = true
+	}
+	if q := f["question"]; q != nil {
+		if q.Kind != yaml.ScalarNode {
+			return p.errorf(q.Line, "small.question", "must be a string, not %s", kindName(q))
+		}
+		if apply {
+			pl.Question, pl.SmallQuestion = q.Value, true
+		}
 	}
 	if r := f["repetitions"]; r != nil {
 		v, err := strconv.Atoi(r.Value)

@@ -18,6 +18,12 @@ type Report struct {
 	Plan        string    `json:"plan"`
 	File        string    `json:"file"`
 	Question    string    `json:"question,omitempty"`
+	// Small: a --small run (a smoke test at the small: key's size); SmallQuestion: the
+	// question is the plan's small.question, scaled to it.
+	Small         bool `json:"small,omitempty"`
+	SmallQuestion bool `json:"smallQuestion,omitempty"`
+	// Warnings say what the numbers cannot show (seeds that change nothing).
+	Warnings []string `json:"warnings,omitempty"`
 	Seed        uint64    `json:"seed"`
 	Repetitions int       `json:"repetitions"`
 	Runs        int       `json:"runs"`
@@ -131,7 +137,7 @@ func Build(pl *Plan, res *Results) (*Report, error) {
 	if res.Plan != pl.Name || res.Seed != pl.Seed || res.Runs != pl.RunCount() {
 		return nil, fmt.Errorf("the results are of plan %q (seed %d, %d runs), not of %s (seed %d, %d runs)", res.Plan, res.Seed, res.Runs, pl.Name, pl.Seed, pl.RunCount())
 	}
-	rep := &Report{Plan: pl.Name, File: pl.Path, Question: pl.Question, Seed: pl.Seed, Repetitions: pl.Repetitions, Runs: len(res.Results),
+	rep := &Report{Plan: pl.Name, File: pl.Path, Question: pl.Question, Small: pl.Small, SmallQuestion: pl.SmallQuestion, Seed: pl.Seed, Repetitions: pl.Repetitions, Runs: len(res.Results),
 		Hub: pl.Hub, X: pl.X, Level: Level, Seconds: res.Seconds, Results: res, metricNames: metricNames(pl)}
 	if pl.Hub != nil && pl.Hub.Model == Calibrated {
 		rep.Calibration = pl.Calibration
@@ -194,6 +200,9 @@ func Build(pl *Plan, res *Results) (*Report, error) {
 			pr.Metrics[m] = MetricStat{Samples: n, P50: q(0.5), P90: q(0.9), P99: q(0.99), Max: mx}
 		}
 		rep.Points = append(rep.Points, pr)
+	}
+	if w := sameRuns(byPoint, pl.Repetitions); w != "" {
+		rep.Warnings = append(rep.Warnings, w)
 	}
 	if pl.X != "" {
 		rep.fit()
@@ -424,8 +433,19 @@ var headline = []string{PlacementAvailable, RolloutDuration, StagedRunDuration, 
 
 func (r *Report) summarise(pl *Plan) {
 	var s []string
-	if r.Question != "" {
+	switch {
+	case r.Small:
+		s = append(s, "SMALL RUN (--small, a smoke test): the sweep and repetitions of the plan's small: key, not its own; these numbers do not answer the plan's question at full size.")
+		if r.Question != "" && r.SmallQuestion {
+			s = append(s, "Question (scaled to the small run): "+r.Question)
+		} else if r.Question != "" {
+			s = append(s, "Question (asked of the full plan, not answered by this small run): "+r.Question)
+		}
+	case r.Question != "":
 		s = append(s, "Question: "+r.Question)
+	}
+	for _, w := range r.Warnings {
+		s = append(s, "WARNING: "+w)
 	}
 	for _, ps := range r.groups() {
 		prefix := ""
@@ -500,4 +520,29 @@ func (r *Report) summarise(pl *Plan) {
 		}
 	}
 	r.Summary = s
+}
+
+// sameRuns warns when the seeds change nothing: every point with several runs had them
+// all alike (one trace hash), so the intervals over seeds are a point that says nothing
+// of the spread. "" otherwise.
+func sameRuns(byPoint map[int][]RunResult, reps int) string {
+	if reps < 2 {
+		return ""
+	}
+	multi := 0
+	for _, runs := range byPoint {
+		if len(runs) < 2 {
+			continue
+		}
+		multi++
+		for _, r := range runs[1:] {
+			if r.TraceHash != runs[0].TraceHash {
+				return ""
+			}
+		}
+	}
+	if multi == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the %d repetitions of every point are the same run (one trace hash per point): the seed changes nothing in this scenario (only a network model and random faults draw from it), so every interval collapses to a point and says nothing about the spread; use repetitions: 1, or give the scenario a network: model or faults:", reps)
 }
