@@ -186,9 +186,12 @@ func LoadShard(path string) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
+	if what := notAShard(data); what != "" {
+		return nil, &scenarios.Error{Path: path, Line: 1, Reason: what + ", not a shard's results: a shard is what fleetsim plan FILE --shard I/N writes (JSON, whatever -o says)"}
+	}
 	var r Results
 	if err := json.Unmarshal(data, &r); err != nil {
-		e := &scenarios.Error{Path: path, Reason: "not a shard's results (fleetsim plan --shard I/N --format json): " + strings.TrimPrefix(err.Error(), "json: ")}
+		e := &scenarios.Error{Path: path, Reason: "not a shard's results (fleetsim plan --shard I/N): " + strings.TrimPrefix(err.Error(), "json: ")}
 		var syn *json.SyntaxError
 		var typ *json.UnmarshalTypeError
 		switch {
@@ -201,7 +204,7 @@ func LoadShard(path string) (*Results, error) {
 		return nil, e
 	}
 	if r.Shards == 0 {
-		return nil, &scenarios.Error{Path: path, Field: "shards", Reason: "missing: not a shard's results (fleetsim plan --shard I/N --format json)"}
+		return nil, &scenarios.Error{Path: path, Field: "shards", Reason: "missing: not a shard's results (fleetsim plan --shard I/N)"}
 	}
 	return &r, nil
 }
@@ -285,4 +288,25 @@ func Merge(pl *Plan, parts []Shard) (*Results, error) {
 	}
 	sort.Slice(out.Results, func(a, b int) bool { return out.Results[a].Index < out.Results[b].Index })
 	return out, nil
+}
+
+// notAShard recognises the files plan merge is most often given by mistake, and says what
+// they are: an HTML or Markdown report, or a whole report's JSON. "" for anything else.
+func notAShard(data []byte) string {
+	t := bytes.TrimSpace(data)
+	switch {
+	case bytes.HasPrefix(t, []byte("<")):
+		return "an HTML report (it starts with <)"
+	case bytes.HasPrefix(t, []byte("# ")):
+		return "a Markdown report"
+	case bytes.HasPrefix(t, []byte("{")):
+		var probe struct {
+			Points  json.RawMessage `json:"points"`
+			Summary json.RawMessage `json:"summary"`
+		}
+		if json.Unmarshal(t, &probe) == nil && probe.Points != nil && probe.Summary != nil {
+			return "a plan's report (fleetsim plan -o json)"
+		}
+	}
+	return ""
 }
