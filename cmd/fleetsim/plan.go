@@ -21,9 +21,9 @@ type planFlags struct {
 	format string
 	// formatSet: -o (or --format) was given.
 	formatSet bool
-	parallel int
-	shard    string
-	small    bool
+	parallel  int
+	shard     string
+	small     bool
 	// calibration is the calibrated hub model's calibration file ("": the reference).
 	calibration string
 }

@@ -15,15 +15,15 @@ import (
 // It is what `fleetsim plan --format json` prints; Results holds the raw runs, which
 // `fleetsim plan merge` combines.
 type Report struct {
-	Plan        string    `json:"plan"`
-	File        string    `json:"file"`
-	Question    string    `json:"question,omitempty"`
+	Plan     string `json:"plan"`
+	File     string `json:"file"`
+	Question string `json:"question,omitempty"`
 	// Small: a --small run (a smoke test at the small: key's size); SmallQuestion: the
 	// question is the plan's small.question, scaled to it.
 	Small         bool `json:"small,omitempty"`
 	SmallQuestion bool `json:"smallQuestion,omitempty"`
 	// Warnings say what the numbers cannot show (seeds that change nothing).
-	Warnings []string `json:"warnings,omitempty"`
+	Warnings    []string  `json:"warnings,omitempty"`
 	Seed        uint64    `json:"seed"`
 	Repetitions int       `json:"repetitions"`
 	Runs        int       `json:"runs"`
