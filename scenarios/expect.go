@@ -72,9 +72,9 @@ func (p *parser) parseExpectation(n *yaml.Node, fieldPath string) (Expectation, 
 	case "member":
 		e.Member, err = p.memberExpectation(f.vals[k], f.child(k), f.keyLine(k))
 	case "eviction":
-		e.Eviction, err = p.objectExpectation(f.vals[k], f.child(k), f.keyLine(k))
+		e.Eviction, err = p.objectExpectation(f.vals[k], f.child(k), f.keyLine(k), "ClusterResourcePlacementEviction")
 	case "updateRun":
-		e.UpdateRun, err = p.objectExpectation(f.vals[k], f.child(k), f.keyLine(k))
+		e.UpdateRun, err = p.objectExpectation(f.vals[k], f.child(k), f.keyLine(k), "ClusterStagedUpdateRun")
 	case "unit":
 		e.Unit, err = p.unitExpectation(f.vals[k], f.child(k), f.keyLine(k))
 	case "rollout":
@@ -132,7 +132,7 @@ func (p *parser) unitExpectation(n *yaml.Node, fieldPath string, keyLine int) (*
 	return ue, nil
 }
 
-func (p *parser) objectExpectation(n *yaml.Node, fieldPath string, keyLine int) (*ObjectExpectation, error) {
+func (p *parser) objectExpectation(n *yaml.Node, fieldPath string, keyLine int, kind string) (*ObjectExpectation, error) {
 	f, err := p.fields(n, fieldPath, keyLine, "name", "condition")
 	if err != nil {
 		return nil, err
@@ -146,6 +146,9 @@ func (p *parser) objectExpectation(n *yaml.Node, fieldPath string, keyLine int) 
 		return nil, p.missing(f, "condition")
 	}
 	if oe.Condition, err = p.condition(c, f.child("condition")); err != nil {
+		return nil, err
+	}
+	if err := p.checkCreated(f, "name", kind, oe.Name); err != nil {
 		return nil, err
 	}
 	return oe, nil
@@ -255,6 +258,10 @@ func (p *parser) placementExpectation(n *yaml.Node, fieldPath string, keyLine in
 		if pe.Condition, err = p.condition(c, f.child("condition")); err != nil {
 			return nil, err
 		}
+	}
+	// Last, so that what is wrong in the expectation itself is said first.
+	if err := p.checkPlacementCreated(f, "name", pe.Name); err != nil {
+		return nil, err
 	}
 	return pe, nil
 }

@@ -187,8 +187,14 @@ func (p *parser) group(f *fields) (*MemberSelector, error) {
 // checkPlacementCreated refuses an expectation on a placement no apply step of the
 // timeline creates: it would be checked against nothing.
 func (p *parser) checkPlacementCreated(f *fields, key, name string) error {
-	if p.placements[name] {
+	return p.checkCreated(f, key, "ClusterResourcePlacement", name)
+}
+
+// checkCreated refuses an expectation on an object of kind no apply step of the timeline
+// creates (a placement, an eviction, a staged update run).
+func (p *parser) checkCreated(f *fields, key, kind, name string) error {
+	if p.objects[kind+"/"+name] {
 		return nil
 	}
-	return p.errorf(f.get(key).Line, f.child(key), "no apply step of the timeline creates ClusterResourcePlacement %q", name)
+	return p.errorf(f.get(key).Line, f.child(key), "no apply step of the timeline creates %s %q: the expectation would be checked against nothing", kind, name)
 }

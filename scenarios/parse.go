@@ -76,7 +76,7 @@ func Parse(path string, data []byte) (*Scenario, error) {
 // ParseWith is Parse with options (work limits, the run's length).
 func ParseWith(path string, data []byte, opts Options) (*Scenario, error) {
 	opts.Limits = opts.Limits.withDefaults()
-	p := &parser{path: path, opts: opts, members: map[string]memberDef{}, created: map[string]int{}, stepLines: map[string]int{}, placements: map[string]bool{}}
+	p := &parser{path: path, opts: opts, members: map[string]memberDef{}, created: map[string]int{}, stepLines: map[string]int{}, objects: map[string]bool{}}
 	s, err := p.parse(data)
 	if err != nil {
 		return nil, err
@@ -112,8 +112,8 @@ type parser struct {
 	names     []string
 	stepNames map[string]time.Duration
 	stepLines map[string]int
-	// placements are the ClusterResourcePlacements apply steps create.
-	placements map[string]bool
+	// objects are the objects apply steps create, as kind/name.
+	objects map[string]bool
 }
 
 func (p *parser) errorf(line int, field, format string, args ...any) *Error {

@@ -100,7 +100,7 @@ func TestParseFull(t *testing.T) {
 			{Line: 97, At: 150 * time.Minute, AtEnd: true, Placement: &PlacementExpectation{Name: "crp", ClusterCount: ptr(0)}},
 			{Line: 100, At: 150 * time.Minute, AtEnd: true, Member: &MemberExpectation{
 				Name: "late", Condition: &ConditionExpectation{Type: "Joined", Status: "Unknown"}}},
-			{Line: 103, At: 150 * time.Minute, AtEnd: true, Placement: &PlacementExpectation{Name: "other", Clusters: []string{}}},
+			{Line: 103, At: 150 * time.Minute, AtEnd: true, Placement: &PlacementExpectation{Name: "crp", Clusters: []string{}}},
 		},
 		Always: []string{"oneBindingPerCluster", "pickNWithinLimit"},
 		Faults: &RandomFaults{

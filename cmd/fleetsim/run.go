@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
 	"github.com/fleetsim/fleetsim/scenarios"
 	"github.com/fleetsim/fleetsim/scenarios/runner"
@@ -63,6 +61,7 @@ and a name used by two files gets -2, -3, ... so no trace overwrites another.`,
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: completeScenarioFiles,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			warnLimits(cmd, stderr)
 			switch f.output {
 			case "text", "json", "yaml":
 			default:
@@ -174,22 +173,9 @@ func runFiles(cmd *cobra.Command, paths []string, f runFlags, out, stderr io.Wri
 			}
 		}
 	}
-	switch f.output {
-	case "json":
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		// Always a list, one report per file, as -o yaml: one shape whatever the count.
-		if err := enc.Encode(reports); err != nil {
-			return &exitError{code: exitInvalid, err: err}
-		}
-	case "yaml":
-		b, err := yaml.Marshal(reports)
-		if err != nil {
-			return &exitError{code: exitInvalid, err: err}
-		}
-		if _, err := stdout.Write(b); err != nil {
-			return &exitError{code: exitInvalid, err: err}
-		}
+	// JSON and YAML are a list, one report per file, whatever the number of files.
+	if err := writeStructured(stdout, f.output, reports); err != nil {
+		return err
 	}
 	if err := stdout.check(); err != nil {
 		return err
