@@ -12,7 +12,7 @@ import (
 )
 
 // Report is a plan's answer: statistics per point, fitted growth laws, knees and a summary.
-// It is what `fleetsim plan --format json` prints; Results holds the raw runs, which
+// It is what `fleetsim plan -o json` prints; Results holds the raw runs, which
 // `fleetsim plan merge` combines.
 type Report struct {
 	Plan     string `json:"plan"`

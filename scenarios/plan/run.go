@@ -31,7 +31,7 @@ type Options struct {
 	Progress func(done, total int)
 }
 
-// Results are a plan's (or one shard's) measured runs: what `fleetsim plan --format json`
+// Results are a plan's (or one shard's) measured runs: what `fleetsim plan -o json`
 // writes and `fleetsim plan merge` combines.
 type Results struct {
 	Plan   string `json:"plan"`
@@ -177,7 +177,7 @@ type Shard struct {
 	Results *Results
 }
 
-// LoadShard reads a shard's results (fleetsim plan --shard I/N --format json), up to
+// LoadShard reads a shard's results (fleetsim plan --shard I/N), up to
 // MaxShardBytes. A file that is not JSON of a shard is refused as a
 // *scenarios.Error naming the file and, where the JSON decoder knows them, the line and
 // field.
