@@ -5,7 +5,6 @@ package scenarios
 // "region eu loses its network" is one step rather than one step per member.
 
 import (
-	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -137,12 +136,4 @@ func (p *parser) knownNames() []string {
 		slices.Sort(p.names)
 	}
 	return p.names
-}
-
-// describeTarget names a step's target for messages.
-func describeTarget(name string, sel *MemberSelector) string {
-	if sel != nil {
-		return sel.String()
-	}
-	return fmt.Sprintf("member %s", name)
 }
