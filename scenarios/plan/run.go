@@ -76,7 +76,7 @@ func (pl *Plan) RunOne(i int) (RunResult, error) {
 	if err != nil {
 		return RunResult{}, err
 	}
-	rep0, err := runner.Run(sc, runner.Options{Seed: &seed, HubModel: hm, Setup: func(s *sim.Sim, u time.Duration) {
+	rep0, err := runner.Run(sc, runner.Options{Seed: &seed, HubModel: hm, NoMeasures: true, Setup: func(s *sim.Sim, u time.Duration) {
 		until = u
 		col = newCollector(s, pl.Sample, pl.Phases)
 		// At most MaxSamplesPerRun (Scenario checked the duration); counted, not summed, so

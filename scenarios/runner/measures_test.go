@@ -276,3 +276,22 @@ func TestGroupStepsRun(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkMeasures: the region outage (200 clusters) with and without the measures, for
+// their cost: go test ./scenarios/runner -run - -bench Measures.
+func BenchmarkMeasures(b *testing.B) {
+	sc, err := scenarios.Load("../region-outage.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc.Expect = nil // measured expectations would take the measures anyway
+	for _, no := range []bool{false, true} {
+		b.Run(fmt.Sprintf("noMeasures=%v", no), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Run(sc, Options{NoMeasures: no}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
