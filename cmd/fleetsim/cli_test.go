@@ -53,6 +53,13 @@ func TestOneCLI(t *testing.T) {
 			}
 		}
 	})
+	t.Run("bench -o json", func(t *testing.T) {
+		code, out, errOut := run(t, "bench", "sim", "--members", "10", "--simulated", "10m", "-o", "json")
+		var got []benchResult
+		if err := json.Unmarshal([]byte(out), &got); code != exitOK || err != nil || len(got) != 1 || got[0].Name != "SimHeartbeats/members=10/simulated=10m0s" || got[0].N == 0 || got[0].NsPerOp <= 0 {
+			t.Errorf("bench sim -o json = exit %d, %v, %+v; stderr %s", code, err, got, errOut)
+		}
+	})
 	t.Run("run --events refuses an unknown kind", func(t *testing.T) {
 		code, _, errOut := run(t, "run", quickstart, "--events", "heartbeat")
 		if code != exitInvalid || !strings.Contains(errOut, `--events: "heartbeat" is not a timeline event kind`) {
