@@ -11,7 +11,7 @@ trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/fleetsim" ./cmd/fleetsim
 for seed in 1 7; do
 	for f in scenarios/*.yaml; do
-		hash=$("$bin/fleetsim" run "$f" --seed "$seed" -o json 2>/dev/null | sed -n 's/^  "traceHash": "\([0-9a-f]*\)".*/\1/p') || true
+		hash=$("$bin/fleetsim" run "$f" --seed "$seed" -o json 2>/dev/null | sed -n 's/^ *"traceHash": "\([0-9a-f]*\)".*/\1/p') || true
 		echo "$f $seed ${hash:-none}"
 	done
 done

@@ -32,12 +32,15 @@ func (p *parser) parseExpectation(n *yaml.Node, fieldPath string) (Expectation, 
 	if n.Kind != yaml.MappingNode {
 		return e, p.errorf(n.Line, fieldPath, "must be a mapping with placement or member, not %s", describe(n))
 	}
-	kinds := []string{"placement", "member", "eviction", "updateRun", "unit"}
+	kinds := append([]string{"placement", "member", "eviction", "updateRun", "unit"}, measuredKinds...)
 	f, err := p.fields(n, fieldPath, 0, append([]string{"at"}, kinds...)...)
 	if err != nil {
 		return e, err
 	}
-	if at := f.get("at"); at != nil {
+	measured := slices.ContainsFunc(measuredKinds, f.present)
+	if at := f.get("at"); at != nil && measured {
+		return e, p.errorf(f.keyLine("at"), f.child("at"), "rollout, peakUnavailable and unhealthy are measured over the whole run and take no at (rollout has from, peakUnavailable from and until)")
+	} else if at != nil {
 		if e.At, err = p.simTime(at, f.child("at")); err != nil {
 			return e, err
 		}
@@ -52,7 +55,7 @@ func (p *parser) parseExpectation(n *yaml.Node, fieldPath string) (Expectation, 
 	}
 	switch len(present) {
 	case 0:
-		return e, p.errorf(n.Line, fieldPath, "an expectation needs one of placement, member, eviction, updateRun and unit")
+		return e, p.errorf(n.Line, fieldPath, "an expectation needs one of %s", strings.Join(kinds, ", "))
 	case 1:
 	default:
 		later := present[0]
@@ -61,7 +64,7 @@ func (p *parser) parseExpectation(n *yaml.Node, fieldPath string) (Expectation, 
 				later = k
 			}
 		}
-		return e, p.errorf(f.keyLine(later), fieldPath, "an expectation has exactly one of placement, member, eviction, updateRun and unit, found %s", strings.Join(present, " and "))
+		return e, p.errorf(f.keyLine(later), fieldPath, "an expectation has exactly one of %s, found %s", strings.Join(kinds, ", "), strings.Join(present, " and "))
 	}
 	switch k := present[0]; k {
 	case "placement":
@@ -69,11 +72,17 @@ func (p *parser) parseExpectation(n *yaml.Node, fieldPath string) (Expectation, 
 	case "member":
 		e.Member, err = p.memberExpectation(f.vals[k], f.child(k), f.keyLine(k))
 	case "eviction":
-		e.Eviction, err = p.objectExpectation(f.vals[k], f.child(k), f.keyLine(k))
+		e.Eviction, err = p.objectExpectation(f.vals[k], f.child(k), f.keyLine(k), "ClusterResourcePlacementEviction")
 	case "updateRun":
-		e.UpdateRun, err = p.objectExpectation(f.vals[k], f.child(k), f.keyLine(k))
+		e.UpdateRun, err = p.objectExpectation(f.vals[k], f.child(k), f.keyLine(k), "ClusterStagedUpdateRun")
 	case "unit":
 		e.Unit, err = p.unitExpectation(f.vals[k], f.child(k), f.keyLine(k))
+	case "rollout":
+		e.Rollout, err = p.rolloutExpectation(f.vals[k], f.child(k), f.keyLine(k))
+	case "peakUnavailable":
+		e.Peak, err = p.peakExpectation(f.vals[k], f.child(k), f.keyLine(k))
+	case "unhealthy":
+		e.Unhealthy, err = p.unhealthyExpectation(f.vals[k], f.child(k), f.keyLine(k))
 	}
 	return e, err
 }
@@ -123,7 +132,7 @@ func (p *parser) unitExpectation(n *yaml.Node, fieldPath string, keyLine int) (*
 	return ue, nil
 }
 
-func (p *parser) objectExpectation(n *yaml.Node, fieldPath string, keyLine int) (*ObjectExpectation, error) {
+func (p *parser) objectExpectation(n *yaml.Node, fieldPath string, keyLine int, kind string) (*ObjectExpectation, error) {
 	f, err := p.fields(n, fieldPath, keyLine, "name", "condition")
 	if err != nil {
 		return nil, err
@@ -137,6 +146,9 @@ func (p *parser) objectExpectation(n *yaml.Node, fieldPath string, keyLine int) 
 		return nil, p.missing(f, "condition")
 	}
 	if oe.Condition, err = p.condition(c, f.child("condition")); err != nil {
+		return nil, err
+	}
+	if err := p.checkCreated(f, "name", kind, oe.Name); err != nil {
 		return nil, err
 	}
 	return oe, nil
@@ -246,6 +258,10 @@ func (p *parser) placementExpectation(n *yaml.Node, fieldPath string, keyLine in
 		if pe.Condition, err = p.condition(c, f.child("condition")); err != nil {
 			return nil, err
 		}
+	}
+	// Last, so that what is wrong in the expectation itself is said first.
+	if err := p.checkPlacementCreated(f, "name", pe.Name); err != nil {
+		return nil, err
 	}
 	return pe, nil
 }

@@ -94,6 +94,7 @@ func (p *parser) parseApply(v *yaml.Node, fieldPath string, keyLine int) ([]Mani
 				"the same kind, namespace and name as %s (line %d)", index(fieldPath, first), manifests[first].Line)
 		}
 		seen[id] = len(manifests)
+		p.objects[id.kind+"/"+id.name] = true
 		if name != "" {
 			created = append(created, createdMember{name: name, line: m.Line})
 		}

@@ -76,7 +76,7 @@ func Parse(path string, data []byte) (*Scenario, error) {
 // ParseWith is Parse with options (work limits, the run's length).
 func ParseWith(path string, data []byte, opts Options) (*Scenario, error) {
 	opts.Limits = opts.Limits.withDefaults()
-	p := &parser{path: path, opts: opts, members: map[string]memberDef{}, created: map[string]int{}}
+	p := &parser{path: path, opts: opts, members: map[string]memberDef{}, created: map[string]int{}, stepLines: map[string]int{}, objects: map[string]bool{}}
 	s, err := p.parse(data)
 	if err != nil {
 		return nil, err
@@ -107,6 +107,13 @@ type parser struct {
 	// created are the names of MemberClusters applied anywhere in the timeline, with the line
 	// of the manifest that creates them first.
 	created map[string]int
+	// names caches knownNames; stepNames are the timeline's named steps (`name:`), with
+	// their time, for expectations measured from a step.
+	names     []string
+	stepNames map[string]time.Duration
+	stepLines map[string]int
+	// objects are the objects apply steps create, as kind/name.
+	objects map[string]bool
 }
 
 func (p *parser) errorf(line int, field, format string, args ...any) *Error {

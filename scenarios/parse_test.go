@@ -100,7 +100,7 @@ func TestParseFull(t *testing.T) {
 			{Line: 97, At: 150 * time.Minute, AtEnd: true, Placement: &PlacementExpectation{Name: "crp", ClusterCount: ptr(0)}},
 			{Line: 100, At: 150 * time.Minute, AtEnd: true, Member: &MemberExpectation{
 				Name: "late", Condition: &ConditionExpectation{Type: "Joined", Status: "Unknown"}}},
-			{Line: 103, At: 150 * time.Minute, AtEnd: true, Placement: &PlacementExpectation{Name: "other", Clusters: []string{}}},
+			{Line: 103, At: 150 * time.Minute, AtEnd: true, Placement: &PlacementExpectation{Name: "crp", Clusters: []string{}}},
 		},
 		Always: []string{"oneBindingPerCluster", "pickNWithinLimit"},
 		Faults: &RandomFaults{
@@ -353,8 +353,8 @@ func TestParseErrors(t *testing.T) {
 			12, "timeline[0].apply[0] (MemberCluster late)", `spec.taints[0].effect: Unsupported value: "NoExecute"`},
 		{"folded apply points at the scalar", head + "timeline:\n  - at: 0s\n    apply: \"apiVersion: v1\\nkind: Namespace\\nmetadata: {}\\n\"\n", 5, "timeline[0].apply[0]", "metadata.name: Required value"},
 		{"expect not a list", head + "expect: {member: a}\n", 3, "expect", "must be a list"},
-		{"expect both", head + members + "expect:\n  - placement: {name: p, clusterCount: 1}\n    member: {name: c1, condition: {type: Joined}}\n", 7, "expect[0]", "exactly one of placement, member, eviction, updateRun and unit"},
-		{"expect neither", head + "expect:\n  - at: 1m\n", 4, "expect[0]", "needs one of placement, member, eviction, updateRun and unit"},
+		{"expect both", head + members + "expect:\n  - placement: {name: p, clusterCount: 1}\n    member: {name: c1, condition: {type: Joined}}\n", 7, "expect[0]", "exactly one of placement, member, eviction, updateRun, unit, rollout, peakUnavailable, unhealthy"},
+		{"expect neither", head + "expect:\n  - at: 1m\n", 4, "expect[0]", "needs one of placement, member, eviction, updateRun, unit, rollout, peakUnavailable, unhealthy"},
 		{"network loss out of range", head + "network: {loss: 1.5}\n", 3, "network.loss", "out of range"},
 		{"network unknown distribution", head + "network: {distribution: gaussian}\n", 3, "network.distribution", "gaussian"},
 		{"network uniform range reversed", head + "network: {distribution: uniform, min: 2s, max: 1s}\n", 3, "network", "min <= max"},

@@ -20,7 +20,7 @@ import (
 var actionKinds = []ActionKind{
 	ActionApply, ActionDelete, ActionFail, ActionHeal, ActionTaint, ActionUntaint,
 	ActionLabel, ActionApprove, ActionRestartHub, ActionWorkload, ActionFleetctl, ActionSkew,
-	ActionMemberEdit,
+	ActionMemberEdit, ActionPartition,
 }
 
 // ApprovalRequestKind is the kind an `approve` step approves.
@@ -30,7 +30,7 @@ const ApprovalRequestKind = "ClusterApprovalRequest"
 const AllMembers = "*"
 
 var stepKeys = func() []string {
-	keys := []string{"at"}
+	keys := []string{"at", "name"}
 	for _, a := range actionKinds {
 		keys = append(keys, string(a))
 	}
@@ -56,6 +56,7 @@ type parsedStep struct {
 	uses     []memberUse
 	created  []createdMember
 	fleetctl *fleetctlStep
+	patterns []patternUse
 }
 
 func (p *parser) parseTimeline(n *yaml.Node) ([]Step, error) {
@@ -72,6 +73,12 @@ func (p *parser) parseTimeline(n *yaml.Node) ([]Step, error) {
 		steps = append(steps, ps)
 	}
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].step.At < steps[j].step.At })
+	p.stepNames = map[string]time.Duration{}
+	for _, s := range steps {
+		if s.step.Name != "" {
+			p.stepNames[s.step.Name] = s.step.At
+		}
+	}
 
 	// Every name a MemberCluster manifest creates, anywhere, for expectations and messages.
 	for _, s := range steps {
@@ -106,6 +113,11 @@ func (p *parser) parseTimeline(n *yaml.Node) ([]Step, error) {
 				return nil, p.errorf(u.line, u.field, "member %q does not exist yet at %s: the MemberCluster that creates it is applied later (line %d)", u.name, s.step.At, line)
 			}
 			return nil, p.errorf(u.line, u.field, "unknown member %q: not defined in members, nor created by a MemberCluster manifest", u.name)
+		}
+		for _, pu := range s.patterns {
+			if err := p.checkPattern(pu); err != nil {
+				return nil, err
+			}
 		}
 		for _, c := range s.created {
 			createdSoFar[c.name] = true
@@ -173,17 +185,35 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 	if s.At, err = p.simTime(at, f.child("at")); err != nil {
 		return ps, err
 	}
+	if nm := f.get("name"); nm != nil {
+		if s.Name, err = p.requiredString(f, "name"); err != nil {
+			return ps, err
+		}
+		if line, dup := p.stepLines[s.Name]; dup {
+			return ps, p.errorf(nm.Line, f.child("name"), "step name %q is already used by the step at line %d", s.Name, line)
+		}
+		p.stepLines[s.Name] = nm.Line
+	}
 
 	name := actions[0]
 	s.Action = ActionKind(name)
 	af := f.child(name)
 	aline := f.keyLine(name)
 	v := f.vals[name]
-	// use records a member reference of the action.
+	// use reads the action's target: one member (recorded as a reference, checked against
+	// the members once every step is read), or a group (a pattern or a label selector) in
+	// s.Select, returning "".
 	use := func(g *fields, key string, allowAll bool) (string, error) {
-		m, err := p.requiredString(g, key)
+		m, sel, err := p.memberTarget(g, allowAll)
 		if err != nil {
 			return "", err
+		}
+		if sel != nil {
+			s.Select = sel
+			if sel.Pattern != "" {
+				ps.patterns = append(ps.patterns, patternUse{pattern: sel.Pattern, field: g.child(key), line: g.get(key).Line})
+			}
+			return "", nil
 		}
 		if !(allowAll && m == AllMembers) {
 			ps.uses = append(ps.uses, memberUse{name: m, field: g.child(key), line: g.get(key).Line})
@@ -217,7 +247,7 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 		s.Delete = ref
 
 	case ActionFail:
-		g, err := p.fields(v, af, aline, "member", "mode")
+		g, err := p.fields(v, af, aline, "member", "selector", "mode")
 		if err != nil {
 			return ps, err
 		}
@@ -233,7 +263,7 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 		s.Fail = fl
 
 	case ActionHeal:
-		g, err := p.fields(v, af, aline, "member")
+		g, err := p.fields(v, af, aline, "member", "selector")
 		if err != nil {
 			return ps, err
 		}
@@ -244,7 +274,7 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 		s.Heal = &MemberRef{Member: m}
 
 	case ActionTaint:
-		g, err := p.fields(v, af, aline, "member", "key", "value", "effect")
+		g, err := p.fields(v, af, aline, "member", "selector", "key", "value", "effect")
 		if err != nil {
 			return ps, err
 		}
@@ -258,7 +288,7 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 		s.Taint = ts
 
 	case ActionUntaint:
-		g, err := p.fields(v, af, aline, "member", "key")
+		g, err := p.fields(v, af, aline, "member", "selector", "key")
 		if err != nil {
 			return ps, err
 		}
@@ -275,7 +305,7 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 		s.Untaint = us
 
 	case ActionLabel:
-		g, err := p.fields(v, af, aline, "member", "set", "remove")
+		g, err := p.fields(v, af, aline, "member", "selector", "set", "remove")
 		if err != nil {
 			return ps, err
 		}
@@ -328,7 +358,7 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 		}
 
 	case ActionWorkload:
-		g, err := p.fields(v, af, aline, "member", "kind", "name", "namespace", "image", "behavior")
+		g, err := p.fields(v, af, aline, "member", "selector", "kind", "name", "namespace", "image", "behavior")
 		if err != nil {
 			return ps, err
 		}
@@ -359,7 +389,7 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 		s.Workload = w
 
 	case ActionMemberEdit:
-		g, err := p.fields(v, af, aline, "member", "object", "fieldManager")
+		g, err := p.fields(v, af, aline, "member", "selector", "object", "fieldManager")
 		if err != nil {
 			return ps, err
 		}
@@ -373,7 +403,9 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 		if e.Member, err = use(g, "member", false); err != nil {
 			return ps, err
 		}
-		ps.uses[len(ps.uses)-1].cluster = true
+		if s.Select == nil {
+			ps.uses[len(ps.uses)-1].cluster = true
+		}
 		if e.Object, err = p.memberEditObject(g); err != nil {
 			return ps, err
 		}
@@ -418,7 +450,7 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 		s.Fleetctl = f
 
 	case ActionSkew:
-		g, err := p.fields(v, af, aline, "member", "offset")
+		g, err := p.fields(v, af, aline, "member", "selector", "offset")
 		if err != nil {
 			return ps, err
 		}
@@ -434,6 +466,25 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 			return ps, err
 		}
 		s.Skew = sk
+
+	case ActionPartition:
+		g, err := p.fields(v, af, aline, "member", "selector", "for")
+		if err != nil {
+			return ps, err
+		}
+		pt := &PartitionStep{}
+		if pt.Member, err = use(g, "member", false); err != nil {
+			return ps, err
+		}
+		if d := g.get("for"); d != nil {
+			if pt.For, err = p.durationValue(d, g.child("for")); err != nil {
+				return ps, err
+			}
+			if pt.For <= 0 {
+				return ps, p.errorf(d.Line, g.child("for"), "must be greater than 0 (leave it out to heal with a heal step)")
+			}
+		}
+		s.Partition = pt
 	}
 	return ps, nil
 }

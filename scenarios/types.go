@@ -84,6 +84,7 @@ const (
 	ActionFleetctl   ActionKind = "fleetctl"
 	ActionSkew       ActionKind = "skew"
 	ActionMemberEdit ActionKind = "memberEdit"
+	ActionPartition  ActionKind = "partition"
 )
 
 // Step is one timeline entry: a time and exactly one action (the field named by Action is set).
@@ -93,6 +94,12 @@ type Step struct {
 	Field  string
 	At     time.Duration
 	Action ActionKind
+	// Name, when set (`name:`), lets expectations measure from this step (rollout from).
+	Name string
+	// Select, when set, is the group of members the member step acts on (a name pattern or
+	// a label selector); the step's Member field is then "" and the step runs once per
+	// selected member, in name order.
+	Select *MemberSelector
 
 	Apply    []Manifest
 	Delete   *ObjectRef
@@ -107,6 +114,17 @@ type Step struct {
 	Skew     *SkewStep
 	// MemberEdit changes or creates an object directly on a member cluster.
 	MemberEdit *MemberEditStep
+	// Partition cuts members off from the hub (and from the rest of the fleet).
+	Partition *PartitionStep
+}
+
+// PartitionStep cuts the selected members off the network: a partition between that group
+// and the hub with the rest of the fleet (members talk only to the hub, so this is every
+// connection the group has). For, when set, heals the partition after that long; otherwise
+// a heal step ends it.
+type PartitionStep struct {
+	Member string
+	For    time.Duration
 }
 
 // MemberEditStep edits an object directly on a member cluster, as someone with access to the
@@ -221,6 +239,49 @@ type Expectation struct {
 	Eviction  *ObjectExpectation
 	UpdateRun *ObjectExpectation
 	Unit      *UnitExpectation
+	// Rollout, Peak and Unhealthy are measured over the whole run (see measures in
+	// scenarios/runner) and checked at its end; they take no `at`.
+	Rollout   *RolloutExpectation
+	Peak      *PeakExpectation
+	Unhealthy *UnhealthyExpectation
+}
+
+// RolloutExpectation: the rollout of Placement that starts at From (a step's time, or an
+// instant) completes within Within of it, or by the instant By (one of them is set).
+// The rollout is that of the first resource snapshot the placement takes at or after From
+// (or, when it takes none, the placement's current one); it completes when the placement
+// is Available at that snapshot or a later one.
+type RolloutExpectation struct {
+	Placement string
+	From      time.Duration
+	// FromStep is the named step From comes from ("" for an instant).
+	FromStep string
+	Within   time.Duration // 0: not asked
+	By       time.Duration
+	HasBy    bool
+}
+
+// PeakExpectation: the most clusters unavailable at once, between From and Until, is at
+// most AtMost, or at most Percent % of the scope's clusters. The scope is Placement (the
+// clusters it selects), Group (members chosen by a name pattern or label selector), or,
+// with neither, the whole fleet. A cluster is unavailable when a placement selects it,
+// it has been Available for that placement before, and it is not now.
+type PeakExpectation struct {
+	Placement string
+	Group     *MemberSelector
+	AtMost    int
+	Percent   float64
+	IsPercent bool
+	From      time.Duration
+	Until     time.Duration // the scenario's duration when not given
+}
+
+// UnhealthyExpectation: the total time during which at least one member of Group was
+// unhealthy in the hub's view (Joined or Healthy not True, after it had joined) is at
+// most AtMost.
+type UnhealthyExpectation struct {
+	Group  *MemberSelector
+	AtMost time.Duration
 }
 
 // UnitExpectation expects a fleet unit's state and where it runs. Machine is the one

@@ -13,7 +13,7 @@ import (
 // failures of 1ns, a duration of 2562047h, 100,000 members beating every second for a day)
 // is refused by validation with a message instead of running for hours or exhausting
 // memory. A zero field takes its default from [DefaultLimits]; `fleetsim run` and
-// `fleetsim validate` raise them with --max-members, --max-events and --max-faults.
+// `fleetsim validate` raise them with --max-members, --max-events and --max-expected-faults.
 type Limits struct {
 	// MaxMembers is the most members `members` may define.
 	MaxMembers int
@@ -127,7 +127,7 @@ func (p *parser) checkWork(s *Scenario) error {
 	lim := p.opts.Limits
 	if s.Faults != nil && w.Faults > lim.MaxFaults {
 		f := s.Faults
-		return p.errorf(f.Line, "faults", "asks for about %s random failures (%s members, each failing every %s + %s on average until %s); the limit is %s (raise it with --max-faults, or lengthen meanTimeBetweenFailures)",
+		return p.errorf(f.Line, "faults", "asks for about %s random failures (%s members, each failing every %s + %s on average until %s); the limit is %s (raise it with --max-expected-faults, or lengthen meanTimeBetweenFailures)",
 			count(w.Faults), count(float64(w.Members)), f.MeanTimeBetweenFailures, max(f.MeanDuration, time.Second), f.Until, count(lim.MaxFaults))
 	}
 	if w.Events > lim.MaxEvents {

@@ -36,7 +36,7 @@ func TestWorkLimits(t *testing.T) {
 		{name: "100,000 members beating every second for a day", src: "name: t\nduration: 24h\nmembers:\n  - name: m{1..100000}\n    heartbeatPeriod: 1s\n", line: 2, field: "duration",
 			reason: "8,640,000,000 heartbeats of 100,000 members"},
 		{name: "a failure every second", src: "name: t\nduration: 240h\nmembers:\n  - name: m{1..1000}\nfaults:\n  meanTimeBetweenFailures: 1s\n  meanDuration: 1ns\n", line: 5, field: "faults",
-			reason: "asks for about 324,000,000 random failures (1,000 members, each failing every 1s + 1s on average until 180h0m0s); the limit is 1,000,000 (raise it with --max-faults"},
+			reason: "asks for about 324,000,000 random failures (1,000 members, each failing every 1s + 1s on average until 180h0m0s); the limit is 1,000,000 (raise it with --max-expected-faults"},
 		{name: "failures dominate the events", src: "name: t\nduration: 240h\nmembers:\n  - name: m{1..1000}\nfaults:\n  meanTimeBetweenFailures: 1s\n  meanDuration: 1ns\n",
 			opts: Options{Limits: Limits{MaxFaults: 1e12}}, line: 5, field: "faults", reason: "324,000,000 random failures of 1,000 members"},
 		{name: "the limit raised", src: "name: t\nduration: 2562047h\nmembers:\n  - name: m1\n", opts: Options{Limits: Limits{MaxEvents: 2e8}}},

@@ -65,9 +65,7 @@ func TestRunCalibration(t *testing.T) {
 			TraceHash string
 			Passed    bool
 		}
-		if err := json.Unmarshal([]byte(out), &r); err != nil {
-			t.Fatal(err)
-		}
+		oneReport(t, out, &r)
 		return r.TraceHash
 	}
 	def, cal, again := hash(), hash("--calibration", "reference"), hash("--calibration", "reference")

@@ -62,11 +62,11 @@ func TestRunJSON(t *testing.T) {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
 	var rep struct {
-		Scenario      string `json:"scenario"`
-		Seed          uint64 `json:"seed"`
-		TraceHash     string `json:"traceHash"`
-		SimulatedTime string `json:"simulatedTime"`
-		Events        uint64 `json:"events"`
+		Scenario      string  `json:"scenario"`
+		Seed          uint64  `json:"seed"`
+		TraceHash     string  `json:"traceHash"`
+		SimulatedTime float64 `json:"simulatedTime"`
+		Events        uint64  `json:"events"`
 		Expectations  []struct {
 			Description string `json:"description"`
 			Passed      bool   `json:"passed"`
@@ -85,10 +85,8 @@ func TestRunJSON(t *testing.T) {
 			Taints     []any  `json:"taints"`
 		} `json:"members"`
 	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatalf("--output json is not JSON: %v\n%s", err, out)
-	}
-	if rep.Scenario != "quickstart" || rep.Seed != 3 || len(rep.TraceHash) != 16 || rep.SimulatedTime != "2h0m0s" || rep.Events == 0 {
+	oneReport(t, out, &rep)
+	if rep.Scenario != "quickstart" || rep.Seed != 3 || len(rep.TraceHash) != 16 || rep.SimulatedTime != 7200 || rep.Events == 0 {
 		t.Errorf("report header = %+v", rep)
 	}
 	if len(rep.Expectations) != 7 || len(rep.Placements) != 1 || len(rep.Members) != 4 {
@@ -106,9 +104,7 @@ func TestSameSeedSameHash(t *testing.T) {
 			t.Fatalf("exit %d", code)
 		}
 		var r struct{ TraceHash string }
-		if err := json.Unmarshal([]byte(out), &r); err != nil {
-			t.Fatal(err)
-		}
+		oneReport(t, out, &r)
 		return r.TraceHash
 	}
 	if a, b := hash("5"), hash("5"); a != b {
@@ -215,5 +211,21 @@ func TestBenchCommand(t *testing.T) {
 		if code, _, _ := run(t, args...); code != exitInvalid {
 			t.Errorf("fleetsim %v = exit %d, want %d", args, code, exitInvalid)
 		}
+	}
+}
+
+// oneReport decodes `run -o json` of one file: a list holding one report (the shape is a
+// list whatever the number of files).
+func oneReport(t *testing.T, out string, into any) {
+	t.Helper()
+	var list []json.RawMessage
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("--output json is not a JSON list: %v\n%s", err, out)
+	}
+	if len(list) != 1 {
+		t.Fatalf("--output json holds %d reports, want 1", len(list))
+	}
+	if err := json.Unmarshal(list[0], into); err != nil {
+		t.Fatalf("report: %v\n%s", err, list[0])
 	}
 }

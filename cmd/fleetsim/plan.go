@@ -17,11 +17,13 @@ import (
 )
 
 type planFlags struct {
-	out      string
-	format   string
-	parallel int
-	shard    string
-	small    bool
+	out    string
+	format string
+	// formatSet: -o (or --format) was given.
+	formatSet bool
+	parallel  int
+	shard     string
+	small     bool
 	// calibration is the calibrated hub model's calibration file ("": the reference).
 	calibration string
 }
@@ -46,12 +48,15 @@ server would hold, and unavailable members over time.
 
 The report has, per point, p50/p90/p99 with 95% confidence intervals over seeds, growth laws
 fitted against the x parameter (linear or power, with R²), knees, a plain-language summary
-and plots: --format html (one page, images embedded), md (report.md and PNG files in --out)
-or json (statistics and raw results, for machines and "fleetsim plan merge").
+and plots: -o html (one page, images embedded), md (report.md and PNG files in --out) or
+json (statistics and raw results, for machines). With --out, the report's path is printed.
+Off a terminal, a progress line with the runs done and an estimate of the time left goes to
+standard error every few seconds.
 
 --shard I/N runs the I-th of N disjoint slices of the runs (run i belongs to shard i mod N);
 without it, JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) selects the shard when
-PLAN_SHARDS is set. A shard writes JSON; "fleetsim plan merge" builds the report from all.
+PLAN_SHARDS is set. A shard always writes its JSON results (even 0/1), whatever -o says;
+"fleetsim plan merge" builds the report from all.
 
 The plan format is documented in scenarios/plan/README.md.
 
@@ -65,25 +70,26 @@ Exit codes:
   fleetsim plan scenarios/plan/rollout-fleet-size.yaml --out /tmp/report
 
   # Markdown with PNG files, two runs at a time
-  fleetsim plan scenarios/plan/heartbeat-hub-load.yaml --format md --out reports/plan/heartbeat --parallel 2
+  fleetsim plan scenarios/plan/heartbeat-hub-load.yaml -o md --out reports/plan/heartbeat --parallel 2
 
-  # Shard 1 of 4 as JSON, then the report from all four
-  fleetsim plan scenarios/plan/kubefleet-scale.yaml --shard 1/4 --format json > shard-1.json
+  # Shard 1 of 4 (JSON results), then the report from all four
+  fleetsim plan scenarios/plan/kubefleet-scale.yaml --shard 1/4 > shard-1.json
   fleetsim plan merge scenarios/plan/kubefleet-scale.yaml shard-*.json --out /tmp/report`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.formatSet = cmd.Flags().Changed("output") || cmd.Flags().Changed("format")
+			warnFormat(cmd, stderr)
 			return runPlan(args[0], f, stdout, stderr)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.out, "out", "", "directory for the report (report.html, report.md and its images, or report.json); default: html and json to standard output")
-	fl.StringVar(&f.format, "format", "html", "report format: html, md or json")
-	fl.StringVarP(&f.format, "output", "o", "html", "same as --format")
+	registerFormat(cmd, &f.format)
 	fl.IntVar(&f.parallel, "parallel", runtime.GOMAXPROCS(0), "runs at once")
 	fl.StringVar(&f.shard, "shard", "", "I/N: run the I-th (from 0) of N disjoint slices of the runs, and write JSON")
 	fl.BoolVar(&f.small, "small", false, "run the plan at the reduced size of its small: key (a smoke test)")
 	fl.StringVar(&f.calibration, "calibration", "", "the calibration of the calibrated hub model (default: the embedded reference, reports/calibration/reference.yaml); see fleet bench hub --calibrate")
-	cmd.AddCommand(newPlanMergeCommand(stdout))
+	cmd.AddCommand(newPlanMergeCommand(stdout, stderr))
 	return cmd
 }
 
@@ -135,15 +141,31 @@ func checkOut(out string) error {
 	return nil
 }
 
+// registerFormat adds -o/--output (html, md or json) and --format, its deprecated alias
+// kept hidden so that scripts written for it still run.
+func registerFormat(cmd *cobra.Command, format *string) {
+	fl := cmd.Flags()
+	fl.StringVarP(format, "output", "o", "html", "report format: html, md or json")
+	fl.StringVar(format, "format", "html", "deprecated: use -o/--output")
+	_ = fl.MarkHidden("format")
+}
+
+// warnFormat says on stderr that --format is deprecated, when it was used.
+func warnFormat(cmd *cobra.Command, stderr io.Writer) {
+	if cmd.Flags().Changed("format") {
+		fmt.Fprintln(stderr, "fleetsim: --format is deprecated: use -o/--output")
+	}
+}
+
 func checkFormat(format, out string) error {
 	switch format {
 	case "html", "json":
 	case "md":
 		if out == "" {
-			return invalid("--format md writes image files: give --out DIR")
+			return invalid("-o md writes image files: give --out DIR")
 		}
 	default:
-		return invalid("--format %q is not one of html, md, json", format)
+		return invalid("-o %q is not one of html, md, json", format)
 	}
 	return nil
 }
@@ -153,9 +175,11 @@ func runPlan(path string, f planFlags, stdout, stderr io.Writer) error {
 		return invalid("--parallel must be 1 or more")
 	}
 	shard, shards := 0, 1
+	sharded := false
 	var err error
 	switch {
 	case f.shard != "":
+		sharded = true
 		if shard, shards, err = parseShard(f.shard); err != nil {
 			return invalid("%w", err)
 		}
@@ -164,11 +188,12 @@ func runPlan(path string, f planFlags, stdout, stderr io.Writer) error {
 		if shard, shards, err = parseShard(spec); err != nil {
 			return invalid("JOB_COMPLETION_INDEX and PLAN_SHARDS: %w", err)
 		}
+		sharded = true
 	}
-	if shards > 1 && f.format != "json" {
-		if f.format != "html" || f.shard == "" && os.Getenv("JOB_COMPLETION_INDEX") == "" {
-			return invalid("a shard writes --format json; build the report with fleetsim plan merge")
-		}
+	switch {
+	case sharded && f.formatSet && f.format != "json":
+		return invalid("a shard writes its JSON results (-o json); build the report with fleetsim plan merge")
+	case sharded:
 		f.format = "json"
 	}
 	if err := checkFormat(f.format, f.out); err != nil {
@@ -192,7 +217,7 @@ func runPlan(path string, f planFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return planInvalid(err)
 	}
-	if shards > 1 {
+	if sharded {
 		return writeOut(stdout, f.out, "shard-"+fmt.Sprint(shard)+".json", res.WriteJSON)
 	}
 	return writeReport(pl, res, f, stdout)
@@ -238,26 +263,35 @@ func writeOut(stdout io.Writer, dir, name string, write func(io.Writer) error) e
 	if err := write(&b); err != nil {
 		return invalid("writing %s: %w", name, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		return invalid("writing the report: %w", err)
+	}
+	if stdout != nil {
+		// Images are written with a nil stdout; the report and shard files are named.
+		if _, err := fmt.Fprintf(stdout, "wrote %s\n", input.Printable(path)); err != nil {
+			return invalid("writing the output: %w", err)
+		}
 	}
 	return nil
 }
 
-func newPlanMergeCommand(stdout io.Writer) *cobra.Command {
+func newPlanMergeCommand(stdout, stderr io.Writer) *cobra.Command {
 	var f planFlags
 	cmd := &cobra.Command{
 		Use:   "merge FILE SHARD.json...",
 		Short: "Build a plan's report from the JSON results of its shards",
 		Long: `merge builds a plan's report from the JSON results of its shards (fleetsim plan FILE
---shard I/N --format json), the same report the unsharded plan gives. It refuses, with exit 2
+--shard I/N), the same report the unsharded plan gives. A file that is not a shard's results
+(an HTML or Markdown report, a report's JSON) is refused with what it is. It refuses, with exit 2
 and the file and field: a shard of another plan, seed or plan size (a --small run); a shard
 that does not exist (5 of 2); a shard or a run given twice; a run in the wrong shard or
 naming a point or seed the plan does not have; a shard missing runs or edited after it was
 written; and a set missing shards. A shard file is at most ` + fmt.Sprint(plan.MaxShardBytes>>20) + ` MiB.`,
-		Example: `  fleetsim plan merge scenarios/plan/kubefleet-scale.yaml shard-*.json --format md --out reports/plan/kubefleet-scale`,
+		Example: `  fleetsim plan merge scenarios/plan/kubefleet-scale.yaml shard-*.json -o md --out reports/plan/kubefleet-scale`,
 		Args:    cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			warnFormat(cmd, stderr)
 			if err := checkFormat(f.format, f.out); err != nil {
 				return err
 			}
@@ -284,8 +318,7 @@ written; and a set missing shards. A shard file is at most ` + fmt.Sprint(plan.M
 		},
 	}
 	cmd.Flags().StringVar(&f.out, "out", "", "directory for the report; default: html and json to standard output")
-	cmd.Flags().StringVar(&f.format, "format", "html", "report format: html, md or json")
-	cmd.Flags().StringVarP(&f.format, "output", "o", "html", "same as --format")
+	registerFormat(cmd, &f.format)
 	cmd.Flags().BoolVar(&f.small, "small", false, "the shards ran with --small")
 	return cmd
 }

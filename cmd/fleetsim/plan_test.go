@@ -53,7 +53,7 @@ func TestPlanShardsAndMerge(t *testing.T) {
 	if err := os.WriteFile(file, []byte(tinyPlan), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := run(t, "plan", file, "--format", "json", "--parallel", "2")
+	code, out, errOut := run(t, "plan", file, "-o", "json", "--parallel", "2")
 	if code != exitOK {
 		t.Fatalf("plan = exit %d; stderr:\n%s", code, errOut)
 	}
@@ -99,8 +99,14 @@ func TestPlanShardsAndMerge(t *testing.T) {
 		t.Errorf("merge of one shard = exit %d, %q", code, errOut)
 	}
 	md := filepath.Join(dir, "md")
-	if code, _, errOut := run(t, "plan", file, "--format", "md", "--out", md); code != exitOK {
+	code, out, errOut = run(t, "plan", file, "--format", "md", "--out", md)
+	if code != exitOK {
 		t.Fatalf("plan --format md = exit %d; stderr:\n%s", code, errOut)
+	}
+	// --format is the deprecated alias of -o: it works, with a word on stderr; with --out
+	// the report's path is printed.
+	if !strings.Contains(errOut, "--format is deprecated: use -o/--output") || out != "wrote "+filepath.Join(md, "report.md")+"\n" {
+		t.Errorf("plan --format md --out: stdout %q, stderr %q", out, errOut)
 	}
 	text, err := os.ReadFile(filepath.Join(md, "report.md"))
 	if err != nil {
@@ -130,8 +136,8 @@ func TestPlanInvalid(t *testing.T) {
 	if code != exitInvalid || !strings.Contains(errOut, file+":4: sweep.hub.qps[0]: ") {
 		t.Errorf("invalid plan = exit %d, %q", code, errOut)
 	}
-	if code, _, errOut := run(t, "plan", file, "--format", "pdf"); code != exitInvalid || !strings.Contains(errOut, "--format") {
-		t.Errorf("--format pdf = exit %d, %q", code, errOut)
+	if code, _, errOut := run(t, "plan", file, "-o", "pdf"); code != exitInvalid || !strings.Contains(errOut, `-o "pdf" is not one of html, md, json`) {
+		t.Errorf("-o pdf = exit %d, %q", code, errOut)
 	}
 	code, out, _ := run(t, "plan", "--help")
 	if code != exitOK || !strings.Contains(out, "Exit codes:") || !strings.Contains(out, "fleetsim plan merge") {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
 	"github.com/fleetsim/fleetsim/scenarios"
 	"github.com/fleetsim/fleetsim/scenarios/runner"
@@ -27,6 +25,11 @@ type runFlags struct {
 	trace  string
 	quiet  bool
 	wide   bool
+	// events and subject filter the timeline (text and JSON); allMembers prints every
+	// member row above memberRowsLimit.
+	events     []string
+	subject    string
+	allMembers bool
 	// calibration, when set, runs the hub as the calibrated model of this calibration.
 	calibration string
 }
@@ -51,14 +54,21 @@ and a name used by two files gets -2, -3, ... so no trace overwrites another.`,
   fleetsim run scenarios/quickstart.yaml --seed 7 --output json --trace /tmp/quickstart.jsonl
 
   # Every scenario of the library, only the verdicts
-  fleetsim run scenarios/*.yaml --quiet`,
+  fleetsim run scenarios/*.yaml --quiet
+
+  # The region outage: only failures and placement status changes of the eu clusters
+  fleetsim run scenarios/region-outage.yaml --events member-failed,binding-rolled --subject 'app-eu-*'`,
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: completeScenarioFiles,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			warnLimits(cmd, stderr)
 			switch f.output {
 			case "text", "json", "yaml":
 			default:
 				return &exitError{code: exitInvalid, err: fmt.Errorf("--output %q is not one of text, json, yaml", f.output)}
+			}
+			if err := (runner.TimelineFilter{Kinds: f.events, Subject: f.subject}).Check(); err != nil {
+				return &exitError{code: exitInvalid, err: err}
 			}
 			if cmd.Flags().Changed("until") && f.until <= 0 {
 				return &exitError{code: exitInvalid, err: fmt.Errorf("--until %s must be positive", f.until)}
@@ -73,6 +83,9 @@ and a name used by two files gets -2, -3, ... so no trace overwrites another.`,
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "text output: print only the verdict and failures")
 	cmd.Flags().StringVar(&f.calibration, "calibration", "", "run the hub as the calibrated model (sim/timing) of this calibration file, or of the embedded one for \"reference\", instead of the scenario's hub: or the fixed 100ms per decision")
 	cmd.Flags().BoolVar(&f.wide, "wide", false, "text output: print every column in full instead of fitting the terminal (or $COLUMNS, or 120)")
+	cmd.Flags().StringSliceVar(&f.events, "events", nil, "timeline: only events of these kinds (comma-separated, e.g. member-failed,placement-status); text and JSON")
+	cmd.Flags().StringVar(&f.subject, "subject", "", "timeline: only events about subjects matching this pattern (*, ?, [a-z]; e.g. 'eu-*'); text and JSON")
+	cmd.Flags().BoolVar(&f.allMembers, "members", false, fmt.Sprintf("text output: print a row per member even above %d members (the MEMBERS summary line always counts them)", memberRowsLimit))
 	f.limits.register(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"text", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp
@@ -151,33 +164,18 @@ func runFiles(cmd *cobra.Command, paths []string, f runFlags, out, stderr io.Wri
 		if !rep.Passed {
 			failed++
 		}
+		rep.FilterTimeline(runner.TimelineFilter{Kinds: f.events, Subject: f.subject})
 		reports = append(reports, rep)
 		if f.output == "text" {
-			printText(stdout, rep, textOptions{quiet: f.quiet, width: outputWidth(out, f.wide)})
+			printText(stdout, rep, textOptions{quiet: f.quiet, width: outputWidth(out, f.wide), allMembers: f.allMembers})
 			if err := stdout.check(); err != nil {
 				return err
 			}
 		}
 	}
-	switch f.output {
-	case "json":
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		var v any = reports
-		if len(reports) == 1 {
-			v = reports[0]
-		}
-		if err := enc.Encode(v); err != nil {
-			return &exitError{code: exitInvalid, err: err}
-		}
-	case "yaml":
-		b, err := yaml.Marshal(reports)
-		if err != nil {
-			return &exitError{code: exitInvalid, err: err}
-		}
-		if _, err := stdout.Write(b); err != nil {
-			return &exitError{code: exitInvalid, err: err}
-		}
+	// JSON and YAML are a list, one report per file, whatever the number of files.
+	if err := writeStructured(stdout, f.output, reports); err != nil {
+		return err
 	}
 	if err := stdout.check(); err != nil {
 		return err

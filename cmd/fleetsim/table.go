@@ -54,13 +54,20 @@ func table(w io.Writer, width int, cols []column, rows [][]string) {
 		for _, n := range widths {
 			total += n
 		}
-		for i := 0; i < len(cols) && total > width; i++ {
-			if cols[i].minimum == 0 || widths[i] <= cols[i].minimum {
-				continue
+		// The widest shrinkable column gives way first, a character at a time, so the
+		// width left is shared: a long detail does not leave a subject at its minimum.
+		for total > width {
+			widest := -1
+			for i, c := range cols {
+				if c.minimum > 0 && widths[i] > c.minimum && (widest < 0 || widths[i] > widths[widest]) {
+					widest = i
+				}
 			}
-			cut := min(total-width, widths[i]-cols[i].minimum)
-			widths[i] -= cut
-			total -= cut
+			if widest < 0 {
+				break
+			}
+			widths[widest]--
+			total--
 		}
 	}
 	var b strings.Builder

@@ -177,10 +177,13 @@ func sweepPlan(n, k int, extra string) string {
 	for i := range vals {
 		vals[i] = fmt.Sprint(i + 1)
 	}
+	uses := ""
 	for i := range n {
 		fmt.Fprintf(&b, "  p%d: [%s]\n", i, strings.Join(vals, ", "))
+		uses += fmt.Sprintf(" {{.p%d}}", i)
 	}
-	return b.String() + extra + "scenario: |\n  name: s\n  duration: 1m\n"
+	// The template reads every parameter (a plan sweeping one it never reads is refused).
+	return b.String() + extra + "scenario: |\n  name: s\n  duration: 1m\n  #" + uses + "\n"
 }
 
 // TestSweepBounds: a sweep's points are counted without overflow and refused over

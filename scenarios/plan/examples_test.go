@@ -69,20 +69,33 @@ func TestExamplePlans(t *testing.T) {
 						t.Errorf("%s: no %s", p.Label, m)
 						continue
 					}
-					for _, e := range []Estimate{st.P50, st.P90, st.P99} {
-						if !(e.Lo <= e.Value && e.Value <= e.Hi) || math.IsNaN(e.Value) || e.Value < 0 {
-							t.Errorf("%s %s: estimate %+v out of its interval", p.Label, m, e)
+					// Each quantile is given exactly when there are samples enough for it, and
+					// those given are within their intervals and in order.
+					last := 0.0
+					for _, q := range []struct {
+						e *Estimate
+						p float64
+					}{{st.P50, 0.5}, {st.P90, 0.9}, {st.P99, 0.99}} {
+						if (q.e != nil) != (st.Samples >= MinSamples(q.p)) {
+							t.Errorf("%s %s: %d samples, and the %g quantile given: %v", p.Label, m, st.Samples, q.p, q.e != nil)
 						}
-					}
-					if !(st.P50.Value <= st.P90.Value && st.P90.Value <= st.P99.Value && st.P99.Value <= st.Max) {
-						t.Errorf("%s %s: quantiles out of order: %+v", p.Label, m, st)
+						if e := q.e; e != nil {
+							if !(e.Lo <= e.Value && e.Value <= e.Hi) || math.IsNaN(e.Value) || e.Value < 0 || e.Value < last || e.Value > st.Max {
+								t.Errorf("%s %s: estimate %+v out of its interval or order", p.Label, m, *e)
+							}
+							last = e.Value
+						}
 					}
 				}
 				if !(p.Load.WritesPerSecond.Value > 0 && p.Load.DecisionsPerSecond.Value > 0) || p.Load.PeakObjects["MemberCluster"] == 0 {
 					t.Errorf("%s: load %+v", p.Label, p.Load)
 				}
 			}
-			if len(rep.Summary) < 3 || !strings.Contains(rep.Summary[0], full.Question) {
+			// A small run says so first, then gives its question scaled (small.question)
+			// or the full plan's, marked as not answered.
+			if len(rep.Summary) < 4 || !strings.HasPrefix(rep.Summary[0], "SMALL RUN") || !rep.Small ||
+				!(strings.Contains(rep.Summary[1], "Question (scaled to the small run): "+pl.Question) && pl.SmallQuestion ||
+					strings.Contains(rep.Summary[1], "not answered by this small run): "+full.Question) && !pl.SmallQuestion) {
 				t.Errorf("summary: %q", rep.Summary)
 			}
 			figs, err := rep.Figures()

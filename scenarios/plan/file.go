@@ -54,6 +54,11 @@ type Plan struct {
 	Phases []Phase
 	// Limits bound the work of each rendered scenario.
 	Limits scenarios.Limits
+	// Small: the plan runs at the reduced size of its small: key (--small); the question is
+	// then small.question when the plan gives one (the question scaled to the small run).
+	Small bool
+	// SmallQuestion says the question was scaled to the small run (small.question).
+	SmallQuestion bool
 
 	tmpl *template.Template
 	// sampleLine is the line of sample: (of the plan's first key without one).
@@ -372,6 +377,20 @@ func ParseWith(path string, data []byte, o ParseOptions) (pl *Plan, err error) {
 		line, reason := templateError(err)
 		return nil, &scenarios.Error{Path: pl.TemplatePath, Line: pl.TemplateLine + max(line, 1) - 1, Field: "scenario", Reason: "template: " + reason}
 	}
+	// A parameter the template never reads changes nothing: refused, naming it.
+	ref := pl.referenced()
+	if n := f["parameters"]; n != nil {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i]; !ref[k.Value] {
+				return nil, p.errorf(k.Line, "parameters."+k.Value, "the scenario template never reads it ({{.%s}}): it would change nothing; remove it or use it", k.Value)
+			}
+		}
+	}
+	for _, a := range pl.Sweep {
+		if !strings.HasPrefix(a.Name, "hub.") && !ref[a.Name] {
+			return nil, p.errorf(a.Line, "sweep."+a.Name, "the scenario template never reads it ({{.%s}}): sweeping it would change nothing; remove it or use it", a.Name)
+		}
+	}
 	if err := pl.instrument(); err != nil {
 		return nil, &scenarios.Error{Path: pl.TemplatePath, Line: pl.TemplateLine, Field: "scenario", Reason: "template: " + err.Error()}
 	}
@@ -411,9 +430,20 @@ func axesText(axes []Axis, replace map[string]int) string {
 // small checks the `small:` key (sweep: values replacing swept ones or parameter defaults,
 // repetitions) and, when apply, applies it.
 func (p *parser) small(pl *Plan, n *yaml.Node, apply bool) error {
-	f, err := p.fields(n, "small", []string{"sweep", "repetitions"})
+	f, err := p.fields(n, "small", []string{"sweep", "repetitions", "question"})
 	if err != nil {
 		return err
+	}
+	if apply {
+		pl.Small = true
+	}
+	if q := f["question"]; q != nil {
+		if q.Kind != yaml.ScalarNode {
+			return p.errorf(q.Line, "small.question", "must be a string, not %s", kindName(q))
+		}
+		if apply {
+			pl.Question, pl.SmallQuestion = q.Value, true
+		}
 	}
 	if r := f["repetitions"]; r != nil {
 		v, err := strconv.Atoi(r.Value)

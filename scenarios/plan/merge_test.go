@@ -167,6 +167,10 @@ func TestLoadShard(t *testing.T) {
 		{"syntax", "{\n  \"plan\": \"p\",\n  \"shards\": 2,,\n}\n", scenarios.Error{Line: 3, Reason: "invalid character ','"}},
 		{"type", "{\n  \"plan\": \"p\",\n  \"shards\": \"two\"\n}\n", scenarios.Error{Line: 3, Field: "shards", Reason: "cannot unmarshal string"}},
 		{"a report", "{\"plan\": \"p\", \"points\": []}\n", scenarios.Error{Field: "shards", Reason: "not a shard's results"}},
+		// The files merge is most often given by mistake are named for what they are.
+		{"an HTML report", "<!DOCTYPE html>\n<html>", scenarios.Error{Line: 1, Reason: "an HTML report (it starts with <), not a shard's results: a shard is what fleetsim plan FILE --shard I/N writes"}},
+		{"a Markdown report", "# Capacity plan: p\n", scenarios.Error{Line: 1, Reason: "a Markdown report, not a shard's results"}},
+		{"a report's JSON", "{\"plan\": \"p\", \"points\": [], \"summary\": []}\n", scenarios.Error{Line: 1, Reason: "a plan's report (fleetsim plan -o json), not a shard's results"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(dir, "shard.json")

@@ -168,7 +168,7 @@ func (r *Report) latencyPlot() (*plot.Plot, error) {
 			var xs, p50, p90, lo, hi []float64
 			for _, pt := range ps {
 				st, ok := pt.Metrics[m]
-				if !ok {
+				if !ok || st.P50 == nil || st.P90 == nil {
 					continue
 				}
 				xs = append(xs, pt.X)

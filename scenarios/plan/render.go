@@ -5,7 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"html"
+	htmltemplate "html/template"
 	"io"
 	"maps"
 	"slices"
@@ -72,7 +72,7 @@ func (r *Report) tables() []table {
 			if !ok {
 				continue
 			}
-			t.rows = append(t.rows, []string{p.Label, fmt.Sprint(st.Samples), EstimateText(st.P50, Seconds), EstimateText(st.P90, Seconds), EstimateText(st.P99, Seconds), Seconds(st.Max)})
+			t.rows = append(t.rows, []string{p.Label, fmt.Sprint(st.Samples), quantileText(st.P50, 0.5), quantileText(st.P90, 0.9), quantileText(st.P99, 0.99), Seconds(st.Max)})
 		}
 		if len(t.rows) > 0 {
 			out = append(out, t)
@@ -168,7 +168,7 @@ func (r *Report) setup() []string {
 // the caller writes the figures next to it.
 func (r *Report) WriteMarkdown(w io.Writer, figs []Figure) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Capacity plan: %s\n\n", r.Plan)
+	fmt.Fprintf(&b, "# %s\n\n", r.title())
 	for _, s := range r.setup() {
 		b.WriteString(s + "\n")
 	}
@@ -190,41 +190,73 @@ func (r *Report) WriteMarkdown(w io.Writer, figs []Figure) error {
 	return err
 }
 
+// reportPage is the HTML report's template: html/template escapes every text for its
+// context (the plan's name, question and labels come from its file).
+var reportPage = htmltemplate.Must(htmltemplate.New("report").Parse(`<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>{{.Title}}</title>
+<style>body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td:first-child{text-align:left}</style></head><body>
+<h1>{{.Title}}</h1>
+{{range .Setup}}<p>{{.}}</p>
+{{end}}<h2>Summary</h2>
+<ul>
+{{range .Summary}}<li>{{.}}</li>
+{{end}}</ul>
+{{range .Figures}}<figure><img alt="{{.Title}}" src="{{.Src}}"><figcaption>{{.Title}}</figcaption></figure>
+{{end}}{{range .Tables}}<h2>{{.Title}}</h2>
+<table><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+{{end}}</body></html>
+`))
+
+// title is the report's title; a --small run says so.
+func (r *Report) title() string {
+	t := "Capacity plan: " + r.Plan
+	if r.Small {
+		t += " (small run: a smoke test, not the full plan)"
+	}
+	return t
+}
+
 // WriteHTML writes the report as one HTML page with the figures embedded.
 func (r *Report) WriteHTML(w io.Writer, figs []Figure) error {
-	var b strings.Builder
-	e := html.EscapeString
-	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Capacity plan: %s</title>\n", e(r.Plan))
-	b.WriteString("<style>body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td:first-child{text-align:left}</style></head><body>\n")
-	fmt.Fprintf(&b, "<h1>Capacity plan: %s</h1>\n", e(r.Plan))
+	type figure struct {
+		Title string
+		Src   htmltemplate.URL // a data: URL the page builds itself, not text from the plan
+	}
+	type tbl struct {
+		Title  string
+		Header []string
+		Rows   [][]string
+	}
+	data := struct {
+		Title          string
+		Setup, Summary []string
+		Figures        []figure
+		Tables         []tbl
+	}{Title: r.title(), Summary: r.Summary}
 	for _, s := range r.setup() {
-		fmt.Fprintf(&b, "<p>%s</p>\n", e(strings.ReplaceAll(s, "`", "")))
+		data.Setup = append(data.Setup, strings.ReplaceAll(s, "`", ""))
 	}
-	b.WriteString("<h2>Summary</h2>\n<ul>\n")
-	for _, s := range r.Summary {
-		fmt.Fprintf(&b, "<li>%s</li>\n", e(s))
-	}
-	b.WriteString("</ul>\n")
 	for _, f := range figs {
-		fmt.Fprintf(&b, "<figure><img alt=\"%s\" src=\"data:image/png;base64,%s\"><figcaption>%s</figcaption></figure>\n", e(f.Title), base64.StdEncoding.EncodeToString(f.PNG), e(f.Title))
+		data.Figures = append(data.Figures, figure{Title: f.Title, Src: htmltemplate.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(f.PNG))})
 	}
 	for _, t := range r.tables() {
-		fmt.Fprintf(&b, "<h2>%s</h2>\n<table><tr>", e(t.title))
-		for _, h := range t.header {
-			fmt.Fprintf(&b, "<th>%s</th>", e(h))
-		}
-		b.WriteString("</tr>\n")
-		for _, row := range t.rows {
-			b.WriteString("<tr>")
-			for _, c := range row {
-				fmt.Fprintf(&b, "<td>%s</td>", e(c))
-			}
-			b.WriteString("</tr>\n")
-		}
-		b.WriteString("</table>\n")
+		data.Tables = append(data.Tables, tbl{Title: t.title, Header: t.header, Rows: t.rows})
 	}
-	b.WriteString("</body></html>\n")
+	var b strings.Builder
+	if err := reportPage.Execute(&b, data); err != nil {
+		return err
+	}
 	// The plan's name, question and labels come from its file: no control characters.
 	_, err := io.WriteString(w, input.Printable(b.String()))
 	return err
+}
+
+// quantileText renders a quantile, or says how many samples it would need.
+func quantileText(e *Estimate, q float64) string {
+	if e == nil {
+		return fmt.Sprintf("– (needs %d samples)", MinSamples(q))
+	}
+	return EstimateText(*e, Seconds)
 }

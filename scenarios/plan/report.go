@@ -12,12 +12,18 @@ import (
 )
 
 // Report is a plan's answer: statistics per point, fitted growth laws, knees and a summary.
-// It is what `fleetsim plan --format json` prints; Results holds the raw runs, which
+// It is what `fleetsim plan -o json` prints; Results holds the raw runs, which
 // `fleetsim plan merge` combines.
 type Report struct {
-	Plan        string    `json:"plan"`
-	File        string    `json:"file"`
-	Question    string    `json:"question,omitempty"`
+	Plan     string `json:"plan"`
+	File     string `json:"file"`
+	Question string `json:"question,omitempty"`
+	// Small: a --small run (a smoke test at the small: key's size); SmallQuestion: the
+	// question is the plan's small.question, scaled to it.
+	Small         bool `json:"small,omitempty"`
+	SmallQuestion bool `json:"smallQuestion,omitempty"`
+	// Warnings say what the numbers cannot show (seeds that change nothing).
+	Warnings    []string  `json:"warnings,omitempty"`
 	Seed        uint64    `json:"seed"`
 	Repetitions int       `json:"repetitions"`
 	Runs        int       `json:"runs"`
@@ -55,14 +61,23 @@ type PointReport struct {
 }
 
 // MetricStat is a latency's quantiles over the pooled samples of a point's runs, in
-// seconds, each with its confidence interval.
+// seconds, each with its confidence interval. A quantile is given only from enough samples
+// (MinSamples): absent otherwise, since from fewer it is only the largest sample.
 type MetricStat struct {
-	Samples int      `json:"samples"`
-	P50     Estimate `json:"p50"`
-	P90     Estimate `json:"p90"`
-	P99     Estimate `json:"p99"`
-	Max     float64  `json:"max"`
+	Samples int       `json:"samples"`
+	P50     *Estimate `json:"p50,omitempty"`
+	P90     *Estimate `json:"p90,omitempty"`
+	P99     *Estimate `json:"p99,omitempty"`
+	Max     float64   `json:"max"`
 }
+
+// MinSamples is how many samples a q-quantile needs: 1/(1−q), rounded up (2 for the
+// median, 10 for p90, 100 for p99), so that at least one sample lies above it.
+func MinSamples(q float64) int { return int(math.Ceil(1/(1-q) - 1e-9)) }
+
+// MinFitPoints is how many points a growth law or a knee is fitted from, at least: from
+// fewer, any two-parameter curve fits and a knee is noise.
+const MinFitPoints = 5
 
 // HubLoad is the hub's load at a point: means over runs with confidence intervals.
 type HubLoad struct {
@@ -122,7 +137,7 @@ func Build(pl *Plan, res *Results) (*Report, error) {
 	if res.Plan != pl.Name || res.Seed != pl.Seed || res.Runs != pl.RunCount() {
 		return nil, fmt.Errorf("the results are of plan %q (seed %d, %d runs), not of %s (seed %d, %d runs)", res.Plan, res.Seed, res.Runs, pl.Name, pl.Seed, pl.RunCount())
 	}
-	rep := &Report{Plan: pl.Name, File: pl.Path, Question: pl.Question, Seed: pl.Seed, Repetitions: pl.Repetitions, Runs: len(res.Results),
+	rep := &Report{Plan: pl.Name, File: pl.Path, Question: pl.Question, Small: pl.Small, SmallQuestion: pl.SmallQuestion, Seed: pl.Seed, Repetitions: pl.Repetitions, Runs: len(res.Results),
 		Hub: pl.Hub, X: pl.X, Level: Level, Seconds: res.Seconds, Results: res, metricNames: metricNames(pl)}
 	if pl.Hub != nil && pl.Hub.Model == Calibrated {
 		rep.Calibration = pl.Calibration
@@ -175,9 +190,19 @@ func Build(pl *Plan, res *Results) (*Report, error) {
 				continue
 			}
 			seed := pl.Seed + uint64(pt.Index)
-			pr.Metrics[m] = MetricStat{Samples: n, P50: QuantileOverRuns(sks, 0.5, seed), P90: QuantileOverRuns(sks, 0.9, seed), P99: QuantileOverRuns(sks, 0.99, seed), Max: mx}
+			q := func(p float64) *Estimate {
+				if n < MinSamples(p) {
+					return nil
+				}
+				e := QuantileOverRuns(sks, p, seed)
+				return &e
+			}
+			pr.Metrics[m] = MetricStat{Samples: n, P50: q(0.5), P90: q(0.9), P99: q(0.99), Max: mx}
 		}
 		rep.Points = append(rep.Points, pr)
+	}
+	if w := sameRuns(byPoint, pl.Repetitions); w != "" {
+		rep.Warnings = append(rep.Warnings, w)
 	}
 	if pl.X != "" {
 		rep.fit()
@@ -255,7 +280,7 @@ func loadValue(p *PointReport, name string) float64 {
 
 func (r *Report) fit() {
 	for _, ps := range r.groups() {
-		if len(ps) < 3 {
+		if len(ps) < MinFitPoints {
 			continue
 		}
 		series := map[string][]float64{}
@@ -263,7 +288,7 @@ func (r *Report) fit() {
 		for _, m := range r.metricNames {
 			ok := true
 			for _, p := range ps {
-				if _, has := p.Metrics[m]; !has {
+				if st, has := p.Metrics[m]; !has || st.P90 == nil {
 					ok = false
 				}
 			}
@@ -408,8 +433,19 @@ var headline = []string{PlacementAvailable, RolloutDuration, StagedRunDuration, 
 
 func (r *Report) summarise(pl *Plan) {
 	var s []string
-	if r.Question != "" {
+	switch {
+	case r.Small:
+		s = append(s, "SMALL RUN (--small, a smoke test): the sweep and repetitions of the plan's small: key, not its own; these numbers do not answer the plan's question at full size.")
+		if r.Question != "" && r.SmallQuestion {
+			s = append(s, "Question (scaled to the small run): "+r.Question)
+		} else if r.Question != "" {
+			s = append(s, "Question (asked of the full plan, not answered by this small run): "+r.Question)
+		}
+	case r.Question != "":
 		s = append(s, "Question: "+r.Question)
+	}
+	for _, w := range r.Warnings {
+		s = append(s, "WARNING: "+w)
 	}
 	for _, ps := range r.groups() {
 		prefix := ""
@@ -430,10 +466,14 @@ func (r *Report) summarise(pl *Plan) {
 			if !ok {
 				continue
 			}
-			text := fmt.Sprintf("%s%s: p90 %s", prefix, Describe(m), EstimateText(lm.P90, Seconds))
+			if lm.P90 == nil {
+				s = append(s, fmt.Sprintf("%s%s: %d sample(s) at %s, too few for a p90 (it needs %d); the largest is %s.", prefix, Describe(m), lm.Samples, last.Label, MinSamples(0.9), Seconds(lm.Max)))
+				continue
+			}
+			text := fmt.Sprintf("%s%s: p90 %s", prefix, Describe(m), EstimateText(*lm.P90, Seconds))
 			if len(ps) > 1 {
-				if fm, ok := first.Metrics[m]; ok {
-					text = fmt.Sprintf("%s%s: p90 %s at %s, %s at %s", prefix, Describe(m), Seconds(fm.P90.Value), first.Label, EstimateText(lm.P90, Seconds), last.Label)
+				if fm, ok := first.Metrics[m]; ok && fm.P90 != nil {
+					text = fmt.Sprintf("%s%s: p90 %s at %s, %s at %s", prefix, Describe(m), Seconds(fm.P90.Value), first.Label, EstimateText(*lm.P90, Seconds), last.Label)
 				}
 			} else {
 				text += " (" + last.Label + ")"
@@ -466,7 +506,10 @@ func (r *Report) summarise(pl *Plan) {
 			}
 		}
 		s = append(s, text)
-		if r.X != "" && len(ps) >= 3 {
+		if r.X != "" && len(ps) < MinFitPoints && len(ps) > 1 {
+			s = append(s, fmt.Sprintf("%s%d points against %s: too few for a growth law or a knee (they need %d).", prefix, len(ps), r.X, MinFitPoints))
+		}
+		if r.X != "" && len(ps) >= MinFitPoints {
 			kneeFound := false
 			for _, k := range r.Knees {
 				kneeFound = kneeFound || k.Group == ps[0].Group
@@ -477,4 +520,29 @@ func (r *Report) summarise(pl *Plan) {
 		}
 	}
 	r.Summary = s
+}
+
+// sameRuns warns when the seeds change nothing: every point with several runs had them
+// all alike (one trace hash), so the intervals over seeds are a point that says nothing
+// of the spread. "" otherwise.
+func sameRuns(byPoint map[int][]RunResult, reps int) string {
+	if reps < 2 {
+		return ""
+	}
+	multi := 0
+	for _, runs := range byPoint {
+		if len(runs) < 2 {
+			continue
+		}
+		multi++
+		for _, r := range runs[1:] {
+			if r.TraceHash != runs[0].TraceHash {
+				return ""
+			}
+		}
+	}
+	if multi == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the %d repetitions of every point are the same run (one trace hash per point): the seed changes nothing in this scenario (only a network model and random faults draw from it), so every interval collapses to a point and says nothing about the spread; use repetitions: 1, or give the scenario a network: model or faults:", reps)
 }

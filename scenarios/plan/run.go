@@ -31,7 +31,7 @@ type Options struct {
 	Progress func(done, total int)
 }
 
-// Results are a plan's (or one shard's) measured runs: what `fleetsim plan --format json`
+// Results are a plan's (or one shard's) measured runs: what `fleetsim plan -o json`
 // writes and `fleetsim plan merge` combines.
 type Results struct {
 	Plan   string `json:"plan"`
@@ -76,7 +76,7 @@ func (pl *Plan) RunOne(i int) (RunResult, error) {
 	if err != nil {
 		return RunResult{}, err
 	}
-	rep0, err := runner.Run(sc, runner.Options{Seed: &seed, HubModel: hm, Setup: func(s *sim.Sim, u time.Duration) {
+	rep0, err := runner.Run(sc, runner.Options{Seed: &seed, HubModel: hm, NoMeasures: true, Setup: func(s *sim.Sim, u time.Duration) {
 		until = u
 		col = newCollector(s, pl.Sample, pl.Phases)
 		// At most MaxSamplesPerRun (Scenario checked the duration); counted, not summed, so
@@ -177,7 +177,7 @@ type Shard struct {
 	Results *Results
 }
 
-// LoadShard reads a shard's results (fleetsim plan --shard I/N --format json), up to
+// LoadShard reads a shard's results (fleetsim plan --shard I/N), up to
 // MaxShardBytes. A file that is not JSON of a shard is refused as a
 // *scenarios.Error naming the file and, where the JSON decoder knows them, the line and
 // field.
@@ -186,9 +186,12 @@ func LoadShard(path string) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
+	if what := notAShard(data); what != "" {
+		return nil, &scenarios.Error{Path: path, Line: 1, Reason: what + ", not a shard's results: a shard is what fleetsim plan FILE --shard I/N writes (JSON, whatever -o says)"}
+	}
 	var r Results
 	if err := json.Unmarshal(data, &r); err != nil {
-		e := &scenarios.Error{Path: path, Reason: "not a shard's results (fleetsim plan --shard I/N --format json): " + strings.TrimPrefix(err.Error(), "json: ")}
+		e := &scenarios.Error{Path: path, Reason: "not a shard's results (fleetsim plan --shard I/N): " + strings.TrimPrefix(err.Error(), "json: ")}
 		var syn *json.SyntaxError
 		var typ *json.UnmarshalTypeError
 		switch {
@@ -201,7 +204,7 @@ func LoadShard(path string) (*Results, error) {
 		return nil, e
 	}
 	if r.Shards == 0 {
-		return nil, &scenarios.Error{Path: path, Field: "shards", Reason: "missing: not a shard's results (fleetsim plan --shard I/N --format json)"}
+		return nil, &scenarios.Error{Path: path, Field: "shards", Reason: "missing: not a shard's results (fleetsim plan --shard I/N)"}
 	}
 	return &r, nil
 }
@@ -285,4 +288,25 @@ func Merge(pl *Plan, parts []Shard) (*Results, error) {
 	}
 	sort.Slice(out.Results, func(a, b int) bool { return out.Results[a].Index < out.Results[b].Index })
 	return out, nil
+}
+
+// notAShard recognises the files plan merge is most often given by mistake, and says what
+// they are: an HTML or Markdown report, or a whole report's JSON. "" for anything else.
+func notAShard(data []byte) string {
+	t := bytes.TrimSpace(data)
+	switch {
+	case bytes.HasPrefix(t, []byte("<")):
+		return "an HTML report (it starts with <)"
+	case bytes.HasPrefix(t, []byte("# ")):
+		return "a Markdown report"
+	case bytes.HasPrefix(t, []byte("{")):
+		var probe struct {
+			Points  json.RawMessage `json:"points"`
+			Summary json.RawMessage `json:"summary"`
+		}
+		if json.Unmarshal(t, &probe) == nil && probe.Points != nil && probe.Summary != nil {
+			return "a plan's report (fleetsim plan -o json)"
+		}
+	}
+	return ""
 }

@@ -62,44 +62,28 @@ func (r *run) scheduleGroup(g scenarios.MemberGroup) error {
 func (r *run) step(st *scenarios.Step) {
 	s := r.s
 	var err error
-	switch st.Action {
-	case scenarios.ActionApply:
-		for _, m := range st.Apply {
-			if aerr := r.apply(m); aerr != nil {
-				s.Record("apply-rejected", resources.ObjectName(m.Object), fmt.Sprintf("line %d: %v", m.Line, aerr))
+	switch {
+	case st.Action == scenarios.ActionPartition:
+		names := []string{st.Partition.Member}
+		what := "member " + st.Partition.Member
+		if st.Select != nil {
+			names, what = s.SelectMembers(st.Select.Matches), st.Select.String()
+		}
+		err = s.PartitionGroup(what, names, st.Partition.For)
+	case st.Select != nil:
+		// A group step: the same action on every selected member, in name order.
+		names := s.SelectMembers(st.Select.Matches)
+		if len(names) == 0 {
+			err = fmt.Errorf("%s selects no member", st.Select)
+		}
+		for _, name := range names {
+			if err = r.memberStep(st, name); err != nil {
+				err = fmt.Errorf("%s: %w", name, err)
+				break
 			}
 		}
-	case scenarios.ActionDelete:
-		err = r.delete(st.Delete)
-	case scenarios.ActionFail:
-		err = s.Fail(st.Fail.Member, sim.FailMode(st.Fail.Mode))
-	case scenarios.ActionHeal:
-		err = s.Heal(st.Heal.Member)
-	case scenarios.ActionTaint:
-		err = s.Taint(st.Taint.Member, st.Taint.Taint)
-	case scenarios.ActionUntaint:
-		err = s.Untaint(st.Untaint.Member, st.Untaint.Key)
-	case scenarios.ActionLabel:
-		err = s.Label(st.Label.Member, st.Label.Set, st.Label.Remove)
-	case scenarios.ActionRestartHub:
-		s.RestartHub()
-	case scenarios.ActionWorkload:
-		w := st.Workload
-		err = s.SetWorkload(sim.Workload{Member: w.Member, Kind: w.Kind, Name: w.Name, Namespace: w.Namespace, Image: w.Image, Behavior: sim.WorkloadBehavior(w.Behavior)})
-	case scenarios.ActionApprove:
-		err = s.Approve(st.Approve.Name)
-	case scenarios.ActionSkew:
-		err = s.SetClockSkew(st.Skew.Member, st.Skew.Offset)
-	case scenarios.ActionFleetctl:
-		err = s.Fleetctl(string(st.Fleetctl.Command), st.Fleetctl.Unit, st.Fleetctl.File)
-	case scenarios.ActionMemberEdit:
-		if st.MemberEdit.FieldManager != "" {
-			err = s.EditMemberObjectAs(st.MemberEdit.Member, st.MemberEdit.FieldManager, st.MemberEdit.Object)
-		} else {
-			err = s.EditMemberObject(st.MemberEdit.Member, st.MemberEdit.Object)
-		}
 	default:
-		err = fmt.Errorf("unknown action %q", st.Action)
+		err = r.memberStep(st, "")
 	}
 	if err != nil {
 		field := string(st.Action)
@@ -112,6 +96,57 @@ func (r *run) step(st *scenarios.Step) {
 		}
 		r.fail(st.Line, fmt.Sprintf("%s: the step at %s failed: %v", field, st.At, err))
 	}
+}
+
+// memberStep runs one step's action; for a member action, on member when it is not ""
+// (one member of a group step), else on the member the step names.
+func (r *run) memberStep(st *scenarios.Step, member string) error {
+	s := r.s
+	on := func(named string) string {
+		if member != "" {
+			return member
+		}
+		return named
+	}
+	switch st.Action {
+	case scenarios.ActionApply:
+		for _, m := range st.Apply {
+			if aerr := r.apply(m); aerr != nil {
+				s.Record("apply-rejected", resources.ObjectName(m.Object), fmt.Sprintf("line %d: %v", m.Line, aerr))
+			}
+		}
+		return nil
+	case scenarios.ActionDelete:
+		return r.delete(st.Delete)
+	case scenarios.ActionFail:
+		return s.Fail(on(st.Fail.Member), sim.FailMode(st.Fail.Mode))
+	case scenarios.ActionHeal:
+		return s.Heal(on(st.Heal.Member))
+	case scenarios.ActionTaint:
+		return s.Taint(on(st.Taint.Member), st.Taint.Taint)
+	case scenarios.ActionUntaint:
+		return s.Untaint(on(st.Untaint.Member), st.Untaint.Key)
+	case scenarios.ActionLabel:
+		return s.Label(on(st.Label.Member), st.Label.Set, st.Label.Remove)
+	case scenarios.ActionRestartHub:
+		s.RestartHub()
+		return nil
+	case scenarios.ActionWorkload:
+		w := st.Workload
+		return s.SetWorkload(sim.Workload{Member: on(w.Member), Kind: w.Kind, Name: w.Name, Namespace: w.Namespace, Image: w.Image, Behavior: sim.WorkloadBehavior(w.Behavior)})
+	case scenarios.ActionApprove:
+		return s.Approve(st.Approve.Name)
+	case scenarios.ActionSkew:
+		return s.SetClockSkew(on(st.Skew.Member), st.Skew.Offset)
+	case scenarios.ActionFleetctl:
+		return s.Fleetctl(string(st.Fleetctl.Command), st.Fleetctl.Unit, st.Fleetctl.File)
+	case scenarios.ActionMemberEdit:
+		if st.MemberEdit.FieldManager != "" {
+			return s.EditMemberObjectAs(on(st.MemberEdit.Member), st.MemberEdit.FieldManager, st.MemberEdit.Object)
+		}
+		return s.EditMemberObject(on(st.MemberEdit.Member), st.MemberEdit.Object)
+	}
+	return fmt.Errorf("unknown action %q", st.Action)
 }
 
 func (r *run) apply(m scenarios.Manifest) error {

@@ -49,7 +49,7 @@ func (r *run) watchInvariants() {
 }
 
 func (r *run) check(e *scenarios.Expectation, at time.Duration) {
-	res := ExpectationResult{Line: e.Line, At: at.String()}
+	res := ExpectationResult{Line: e.Line, At: Seconds(at)}
 	switch {
 	case e.Placement != nil:
 		res.Description, res.Passed, res.Detail = r.checkPlacement(e.Placement)

@@ -12,19 +12,23 @@ type Report struct {
 	File          string              `json:"file"`
 	Seed          uint64              `json:"seed"`
 	TraceHash     string              `json:"traceHash"`
-	SimulatedTime string              `json:"simulatedTime"`
+	SimulatedTime Seconds             `json:"simulatedTime"`
 	Events        uint64              `json:"events"`
 	Passed        bool                `json:"passed"`
 	Expectations  []ExpectationResult `json:"expectations"`
 	Invariants    []InvariantResult   `json:"invariants"`
 	Placements    []PlacementReport   `json:"placements"`
 	Members       []MemberReport      `json:"members"`
-	Evictions     []ObjectReport      `json:"evictions,omitempty"`
-	UpdateRuns    []ObjectReport      `json:"updateRuns,omitempty"`
-	Units         []sim.UnitStatus    `json:"units,omitempty"`
-	Timeline      []TimelineEntry     `json:"timeline"`
-	// TimelineDropped counts notable events left out of Timeline (see MaxTimeline).
-	TimelineDropped int `json:"timelineDropped,omitempty"`
+	// MemberGroups sums up the members of each `members` entry at the end, for fleets too
+	// large to read member by member.
+	MemberGroups []MemberGroupSummary `json:"memberGroups"`
+	Evictions    []ObjectReport       `json:"evictions,omitempty"`
+	UpdateRuns   []ObjectReport       `json:"updateRuns,omitempty"`
+	Units        []sim.UnitStatus     `json:"units,omitempty"`
+	// Measures are what the run measured whether or not an expectation asks (absent with
+	// Options.NoMeasures).
+	Measures *Measures       `json:"measures,omitempty"`
+	Timeline []TimelineEntry `json:"timeline"`
 	// SkippedSteps and SkippedExpectations count the timeline steps and expectations after
 	// the end of a run shortened by Options.Until, which were not run or checked.
 	SkippedSteps        int `json:"skippedSteps,omitempty"`
@@ -33,11 +37,14 @@ type Report struct {
 
 // ExpectationResult is one checked expectation.
 type ExpectationResult struct {
-	Line        int    `json:"line"`
-	At          string `json:"at"`
-	Description string `json:"description"`
-	Passed      bool   `json:"passed"`
-	Detail      string `json:"detail"`
+	Line        int     `json:"line"`
+	At          Seconds `json:"at"`
+	Description string  `json:"description"`
+	Passed      bool    `json:"passed"`
+	Detail      string  `json:"detail"`
+	// Measured: a rollout, peakUnavailable or unhealthy expectation, measured over the run
+	// and checked at its end (At).
+	Measured bool `json:"measured,omitempty"`
 }
 
 // InvariantResult says whether an `always` invariant held after every event, and if not,
@@ -59,8 +66,10 @@ type Condition struct {
 
 // PlacementReport is a placement at the end of the run.
 type PlacementReport struct {
-	Name                  string                `json:"name"`
-	PolicySnapshot        string                `json:"policySnapshot,omitempty"`
+	Name           string `json:"name"`
+	PolicySnapshot string `json:"policySnapshot,omitempty"`
+	// ResourceSnapshot is the latest resource snapshot (what the rollout rolls out).
+	ResourceSnapshot      string                `json:"resourceSnapshot,omitempty"`
 	Wanted                int                   `json:"wanted"`
 	Clusters              []string              `json:"clusters"`
 	Conditions            []Condition           `json:"conditions"`
@@ -73,6 +82,17 @@ type ClusterStatusReport struct {
 	ClusterName      string                      `json:"clusterName,omitempty"`
 	Conditions       []Condition                 `json:"conditions"`
 	FailedPlacements []placement.FailedPlacement `json:"failedPlacements,omitempty"`
+}
+
+// MemberGroupSummary counts a group's members at the end of the run: Group is the `members`
+// entry (its first and last names), or "other" for members MemberCluster manifests created.
+type MemberGroupSummary struct {
+	Group   string `json:"group"`
+	Members int    `json:"members"`
+	Joined  int    `json:"joined"`
+	Healthy int    `json:"healthy"`
+	Tainted int    `json:"tainted"`
+	Failed  int    `json:"failed"`
 }
 
 // ObjectReport is an eviction or a staged update run at the end of the run.
@@ -96,7 +116,7 @@ type MemberReport struct {
 // TimelineEntry is one notable event, or several of the same kind and detail at the same
 // instant (five members joining at once is one entry with five subjects).
 type TimelineEntry struct {
-	At       string   `json:"at"`
+	At       Seconds  `json:"at"`
 	Kind     string   `json:"kind"`
 	Subjects []string `json:"subjects,omitempty"`
 	// MoreSubjects counts the subjects beyond MaxSubjects, left out of Subjects.

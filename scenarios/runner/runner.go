@@ -14,12 +14,11 @@ import (
 	"github.com/fleetsim/fleetsim/sim"
 )
 
-// MaxTimeline caps the notable events kept in a report, and MaxSubjects the subjects named
-// by one entry (a million members joining at once is one entry); the JSONL trace has them all.
-const (
-	MaxTimeline = 500
-	MaxSubjects = 100
-)
+// MaxSubjects caps the subjects named by one timeline entry (a million members joining at
+// once is one entry, which counts the others in MoreSubjects); the JSONL trace names them
+// all. Every notable event is kept in the report's timeline: text output shows the first
+// ones and filters (Report.FilterTimeline) narrow it.
+const MaxSubjects = 100
 
 // Options override what the scenario file says.
 type Options struct {
@@ -36,6 +35,11 @@ type Options struct {
 	// Setup, when set, sees the simulation before it starts (with the run's length), to
 	// attach observers, barriers and counters (capacity plans measure runs this way).
 	Setup func(s *sim.Sim, until time.Duration)
+	// NoMeasures leaves out the run's measures (rollout durations, peaks, unhealthy
+	// groups: Report.Measures), which sample every placement once per busy instant:
+	// capacity plans measure runs of their own and skip that cost. A scenario with
+	// rollout, peakUnavailable or unhealthy expectations is measured anyway.
+	NoMeasures bool
 	// HubModel, when set, is the calibrated hub model the run uses instead of the
 	// scenario's hub: section or the simulator's default (`fleetsim run --calibration`,
 	// capacity plans).
@@ -67,6 +71,7 @@ var notable = map[string]bool{
 	"staged-run-created": true, "staged-run-condition": true, "approval-requested": true, "approval-approved": true,
 	"hub-stopped": true, "hub-started": true, "apply-rejected": true, "resource-applied": true, "resource-deleted": true,
 	"resource-snapshot-created": true, "placement-selection-failed": true,
+	"partition-started": true, "partition-ended": true,
 }
 
 type run struct {
@@ -78,6 +83,8 @@ type run struct {
 	// groupAt and groups merge same-instant timeline events of one kind and detail.
 	groupAt time.Duration
 	groups  map[string]int
+	// measures takes the run's measures (nil with Options.NoMeasures).
+	measures *measurer
 }
 
 // Run runs a scenario to its end and reports.
@@ -126,11 +133,7 @@ func Run(sc *scenarios.Scenario, opts Options) (*Report, error) {
 			}
 			return
 		}
-		if len(tl) >= MaxTimeline {
-			r.report.TimelineDropped++
-			return
-		}
-		entry := TimelineEntry{At: at.String(), Kind: kind, Detail: detail}
+		entry := TimelineEntry{At: Seconds(at), Kind: kind, Detail: detail}
 		if subject != "" {
 			entry.Subjects = []string{subject}
 		}
@@ -171,8 +174,13 @@ func Run(sc *scenarios.Scenario, opts Options) (*Report, error) {
 		})
 	}
 	r.watchInvariants()
+	var measured []*scenarios.Expectation
 	for i := range sc.Expect {
 		e := &sc.Expect[i]
+		if e.Rollout != nil || e.Peak != nil || e.Unhealthy != nil {
+			measured = append(measured, e)
+			continue
+		}
 		at := e.At
 		if e.AtEnd {
 			at = until
@@ -182,6 +190,9 @@ func Run(sc *scenarios.Scenario, opts Options) (*Report, error) {
 			continue
 		}
 		s.Barrier(at, func() { r.check(e, at) })
+	}
+	if !opts.NoMeasures || len(measured) > 0 {
+		r.watchMeasures()
 	}
 	if opts.Setup != nil {
 		opts.Setup(s, until)
@@ -200,8 +211,15 @@ func Run(sc *scenarios.Scenario, opts Options) (*Report, error) {
 		return nil, r.err
 	}
 	rep := r.report
-	rep.TraceHash, rep.Events, rep.SimulatedTime = res.TraceHash, res.Events, res.SimulatedTime.String()
+	rep.TraceHash, rep.Events, rep.SimulatedTime = res.TraceHash, res.Events, Seconds(res.SimulatedTime)
 	r.finalState()
+	if r.measures != nil {
+		for _, e := range measured {
+			rep.Expectations = append(rep.Expectations, r.checkMeasured(e, until))
+		}
+		ms := r.measures.result(until)
+		rep.Measures = &ms
+	}
 	rep.Passed = true
 	for _, e := range rep.Expectations {
 		rep.Passed = rep.Passed && e.Passed
@@ -224,6 +242,9 @@ func (r *run) finalState() {
 	for _, p := range r.s.Placements() {
 		pr := PlacementReport{Name: p.Name, PolicySnapshot: p.PolicySnapshot, Wanted: p.Wanted, Clusters: p.Clusters,
 			Conditions: conditions(p.Conditions), ObservedResourceIndex: p.Status.ObservedResourceIndex}
+		if v, ok := r.s.Rollout(p.Name); ok {
+			pr.ResourceSnapshot = v.LatestSnapshot
+		}
 		for _, cs := range p.Status.PlacementStatuses {
 			pr.PlacementStatuses = append(pr.PlacementStatuses, ClusterStatusReport{ClusterName: cs.ClusterName, Conditions: conditions(sim.ConditionsOf(cs.Conditions)), FailedPlacements: cs.FailedPlacements})
 		}
@@ -246,10 +267,52 @@ func (r *run) finalState() {
 			Eligible: m.Eligible, IneligibleReason: m.IneligibleReason, Failure: m.Failure, Leaving: m.Leaving,
 		})
 	}
+	r.report.MemberGroups = r.memberGroups()
 	if r.report.Placements == nil {
 		r.report.Placements = []PlacementReport{}
 	}
 	if r.report.Members == nil {
 		r.report.Members = []MemberReport{}
 	}
+}
+
+// memberGroups sums up the members by `members` entry, then the others (created by
+// MemberCluster manifests), from the member reports.
+func (r *run) memberGroups() []MemberGroupSummary {
+	groupOf := map[string]int{}
+	out := make([]MemberGroupSummary, 0, len(r.sc.Members)+1)
+	for i, g := range r.sc.Members {
+		out = append(out, MemberGroupSummary{Group: groupLabel(g)})
+		for _, n := range g.Names {
+			groupOf[n] = i
+		}
+	}
+	other := -1
+	for _, m := range r.report.Members {
+		i, ok := groupOf[m.Name]
+		if !ok {
+			if other < 0 {
+				other = len(out)
+				out = append(out, MemberGroupSummary{Group: "other"})
+			}
+			i = other
+		}
+		g := &out[i]
+		g.Members++
+		for _, c := range m.Conditions {
+			switch {
+			case c.Type == "Joined" && c.Status == "True":
+				g.Joined++
+			case c.Type == "Healthy" && c.Status == "True":
+				g.Healthy++
+			}
+		}
+		if len(m.Taints) > 0 {
+			g.Tainted++
+		}
+		if m.Failure != "" {
+			g.Failed++
+		}
+	}
+	return out
 }

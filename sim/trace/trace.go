@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 )
 
@@ -44,12 +45,14 @@ func (r *Recorder) Record(at time.Duration, kind, subject, detail string) {
 	r.hash = h
 	r.events++
 	if r.w != nil && r.err == nil {
+		// t is seconds since the start, as a number (the hash folds the nanoseconds, so
+		// the JSON form of a time never changes a trace hash).
 		line := struct {
-			T       string `json:"t"`
-			Kind    string `json:"kind"`
-			Subject string `json:"subject,omitempty"`
-			Detail  string `json:"detail,omitempty"`
-		}{at.String(), kind, subject, detail}
+			T       json.Number `json:"t"`
+			Kind    string      `json:"kind"`
+			Subject string      `json:"subject,omitempty"`
+			Detail  string      `json:"detail,omitempty"`
+		}{json.Number(strconv.FormatFloat(at.Seconds(), 'f', -1, 64)), kind, subject, detail}
 		b, err := json.Marshal(line)
 		if err == nil {
 			b = append(b, '\n')

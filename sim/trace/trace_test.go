@@ -41,17 +41,20 @@ func TestJSONL(t *testing.T) {
 	r := New(&buf)
 	r.Record(90*time.Second, "member-joined", "m1", "Joined=True")
 	r.Record(2*time.Minute, "heartbeat", "m1", "")
+	r.Record(16*time.Minute+1100000001, "member-condition", "m1", "Healthy=Unknown")
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"t":"1m30s","kind":"member-joined","subject":"m1","detail":"Joined=True"}
-{"t":"2m0s","kind":"heartbeat","subject":"m1"}
+	// Times are seconds, as numbers, to the nanosecond.
+	want := `{"t":90,"kind":"member-joined","subject":"m1","detail":"Joined=True"}
+{"t":120,"kind":"heartbeat","subject":"m1"}
+{"t":961.100000001,"kind":"member-condition","subject":"m1","detail":"Healthy=Unknown"}
 `
 	if diff := cmp.Diff(want, buf.String()); diff != "" {
 		t.Errorf("JSONL (-want +got):\n%s", diff)
 	}
-	if r.Events() != 2 || len(r.HashString()) != 16 || strings.Trim(r.HashString(), "0123456789abcdef") != "" {
-		t.Errorf("Events() = %d, HashString() = %q; want 2 and 16 hex digits", r.Events(), r.HashString())
+	if r.Events() != 3 || len(r.HashString()) != 16 || strings.Trim(r.HashString(), "0123456789abcdef") != "" {
+		t.Errorf("Events() = %d, HashString() = %q; want 3 and 16 hex digits", r.Events(), r.HashString())
 	}
 }
 
