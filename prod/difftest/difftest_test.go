@@ -137,11 +137,10 @@ func selected(t *testing.T, files []string) []string {
 }
 
 // withRealAgents are the library scenarios played with real member agents in `make test`.
-// Affinity, topology spread, taints, overrides, rollouts and envelopes (an open
-// difference with real agents, reports/difftest.md) are played with real agents by
-// `make difftest-real` (FLEETSIM_DIFFTEST_REAL_ALL=1, every library scenario) and with
-// stand-ins in `make test`: four real-agent fleets keep the package within make test's
-// budget on two cores.
+// Affinity, topology spread, taints, overrides, rollouts and envelopes are played with
+// real agents by `make difftest-real` (FLEETSIM_DIFFTEST_REAL_ALL=1, every library
+// scenario) and with stand-ins in `make test`: four real-agent fleets keep the package
+// within make test's budget on two cores.
 var withRealAgents = []string{
 	"placement-types.yaml", // placement types; members joining, leaving and replaced
 	"staged-update.yaml",   // staged runs
