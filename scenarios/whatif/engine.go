@@ -51,6 +51,8 @@ type Result struct {
 	Report *Report
 	Before State
 	After  State
+	// Steps are the change's steps as parsed, in the order they run.
+	Steps []scenarios.Step
 }
 
 // Preview runs the snapshot scenario (snapshotPath, its text snapshot) with the changes.
@@ -94,6 +96,11 @@ func Preview(snapshotPath string, snapshot []byte, changes []*Change, opts Optio
 	}
 
 	res := &Result{}
+	for _, st := range sc.Timeline {
+		if st.At >= start {
+			res.Steps = append(res.Steps, st)
+		}
+	}
 	rec := newRecorder(start)
 	ropts := runner.Options{HubModel: opts.HubModel, Setup: func(s *sim.Sim, until time.Duration) {
 		s.Barrier(start-1, func() { res.Before = Capture(s) })
