@@ -59,6 +59,10 @@ func (s *Sim) SeedBindings(placementName string, bs []InitialBinding) error {
 			return
 		}
 		done = true
+		// Seeded bindings are history, not picks of this run: the invariants on new
+		// bindings (a taint added since, say) do not judge them.
+		n := len(s.newBindings)
+		defer func() { s.newBindings = s.newBindings[:n] }()
 		for _, b := range bs {
 			if _, ok := s.store.members[b.Cluster]; !ok {
 				s.Record("seed-refused", placementName, "cluster "+b.Cluster+" is not a member")

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -33,12 +34,21 @@ func CheckApplicable(steps []scenarios.Step) error {
 	return nil
 }
 
-// Apply performs steps on a hub, in order, as an administrator would with kubectl.
+// Apply performs steps on a hub, in order, as an administrator would with kubectl; a step
+// later in simulated time than the first waits that long in wall-clock time.
 func Apply(ctx context.Context, c client.Client, steps []scenarios.Step) error {
 	if err := CheckApplicable(steps); err != nil {
 		return err
 	}
+	start := time.Now()
 	for _, st := range steps {
+		if wait := time.Until(start.Add(st.At - steps[0].At)); wait > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(wait):
+			}
+		}
 		var err error
 		switch st.Action {
 		case scenarios.ActionApply:

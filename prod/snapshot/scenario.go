@@ -61,7 +61,7 @@ func (h *Hub) Scenario(name string) (*Snapshot, error) {
 	for _, f := range h.listsFailed {
 		s.Missed = append(s.Missed, "not listed: "+f)
 	}
-	doc := scenarioDoc{Name: name, Duration: endAt.String(),
+	doc := scenarioDoc{Name: name, Duration: endAt.String(), Initial: &initialDoc{},
 		Description: "A hub captured by fleetsim snapshot: members, machines and units, the hub's objects, and each\nplacement's bindings as they were (initial.bindings)."}
 
 	for i := range h.Members {
@@ -96,6 +96,9 @@ func (h *Hub) Scenario(name string) (*Snapshot, error) {
 	pv := v1beta1.GroupVersion.String()
 	for i := range h.CROs {
 		u, err := toUnstructured(&h.CROs[i], pv, "ClusterResourceOverride")
+		if err == nil {
+			dropDefaultSelectionScope(u)
+		}
 		add("ClusterResourceOverride", u, err)
 	}
 	for i := range h.ROs {
@@ -210,7 +213,24 @@ func (h *Hub) Scenario(name string) (*Snapshot, error) {
 	}
 	b.Write(out)
 	s.Scenario = []byte(b.String())
+	s.Missed = append(s.Missed, check(name, s.Scenario)...)
 	return s, nil
+}
+
+// dropDefaultSelectionScope removes the selectionScope the API server defaults on a
+// ClusterResourceOverride's selectors (the CRD shares the placement's selector type), which
+// an override as KubeFleet documents it does not have.
+func dropDefaultSelectionScope(u *unstructured.Unstructured) {
+	sels, found, _ := unstructured.NestedSlice(u.Object, "spec", "clusterResourceSelectors")
+	if !found {
+		return
+	}
+	for _, s := range sels {
+		if m, ok := s.(map[string]any); ok && m["selectionScope"] == "NamespaceWithResources" {
+			delete(m, "selectionScope")
+		}
+	}
+	_ = unstructured.SetNestedSlice(u.Object, sels, "spec", "clusterResourceSelectors")
 }
 
 // latestResourceIndex is each placement's latest resource snapshot index.

@@ -96,8 +96,9 @@ func ParseChange(path string, data []byte) (*Change, error) {
 }
 
 // combine returns the snapshot scenario's text with the changes' steps appended to its
-// timeline at start (plus each step's offset), its duration set to end, its expectations
-// dropped (they were about the snapshot's own run) and every invariant watched.
+// timeline at start (plus each step's offset), its duration set to end, and its
+// expectations and invariants dropped: they were about the snapshot's own run (the
+// preview watches every invariant from the change on).
 func combine(snapshot []byte, changes []*Change, start, end time.Duration) ([]byte, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(snapshot, &root); err != nil {
@@ -122,13 +123,8 @@ func combine(snapshot []byte, changes []*Change, start, end time.Duration) ([]by
 		timeline = &yaml.Node{Kind: yaml.SequenceNode}
 		kept = append(kept, &yaml.Node{Kind: yaml.ScalarNode, Value: "timeline"}, timeline)
 	}
-	always := &yaml.Node{Kind: yaml.SequenceNode}
-	for _, name := range scenarios.InvariantNames() {
-		always.Content = append(always.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: name})
-	}
 	kept = append(kept,
-		&yaml.Node{Kind: yaml.ScalarNode, Value: "duration"}, &yaml.Node{Kind: yaml.ScalarNode, Value: end.String()},
-		&yaml.Node{Kind: yaml.ScalarNode, Value: "always"}, always)
+		&yaml.Node{Kind: yaml.ScalarNode, Value: "duration"}, &yaml.Node{Kind: yaml.ScalarNode, Value: end.String()})
 	m.Content = kept
 	for _, c := range changes {
 		for i, st := range c.steps {

@@ -40,7 +40,7 @@ func Compare(predicted, actual State) []string {
 			if x.Binding != y.Binding {
 				out = append(out, fmt.Sprintf("placement %s on %s: binding %s, predicted %s", name, c, y.Binding, x.Binding))
 			}
-			if d := diffManifests(c, x.Manifests, y.Manifests); d != "" {
+			if d := diffManifests(c+" (predicted)", c+" (actual)", x.Manifests, y.Manifests); d != "" {
 				out = append(out, fmt.Sprintf("placement %s on %s: manifests differ from the prediction:\n%s", name, c, d))
 			}
 		}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/fleetsim/fleetsim/scenarios"
 	"github.com/fleetsim/fleetsim/scenarios/runner"
 	"github.com/fleetsim/fleetsim/sim"
@@ -98,12 +100,21 @@ func Preview(snapshotPath string, snapshot []byte, changes []*Change, opts Optio
 	res := &Result{}
 	for _, st := range sc.Timeline {
 		if st.At >= start {
+			for _, m := range st.Apply {
+				serverDefaults(m.Object)
+			}
 			res.Steps = append(res.Steps, st)
 		}
 	}
 	rec := newRecorder(start)
+	captured := false
+	inv := &invariantWatch{start: start, broken: map[string]bool{}}
 	ropts := runner.Options{HubModel: opts.HubModel, Setup: func(s *sim.Sim, until time.Duration) {
-		s.Barrier(start-1, func() { res.Before = Capture(s) })
+		s.Barrier(start-1, func() {
+			res.Before, captured = Capture(s), true
+			inv.watch(s)
+		})
+		s.AfterEvent(func() { inv.check(s) })
 		for t := start; t <= until; t += sampleEvery {
 			s.Barrier(t, func() { rec.sample(t, captureBindings(s)) })
 		}
@@ -142,22 +153,67 @@ func Preview(snapshotPath string, snapshot []byte, changes []*Change, opts Optio
 			}
 		}
 	}
-	for _, inv := range rep.Invariants {
-		if inv.Passed {
-			continue
-		}
-		at, _ := time.ParseDuration(inv.At)
-		if at < start {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("invariant %s is already broken before the change (%s)", inv.Name, inv.Detail))
-			continue
-		}
-		r.Invariants = append(r.Invariants, Broken{Name: inv.Name, At: "+" + (at - start).String(), Detail: inv.Detail})
+	if !captured {
+		return nil, fmt.Errorf("%s: the simulation stopped before the change (at %s)", snapshotPath, rep.SimulatedTime)
 	}
+	r.Invariants = append(r.Invariants, inv.found...)
 	r.Placements = comparePlacements(res.Before, res.After, rec)
 	r.Budgets = checkBudgets(r.Placements, res.Before, res.After, opts)
 	r.Safe = len(r.Invariants) == 0 && len(r.Budgets) == 0
 	res.Report = r
 	return res, nil
+}
+
+// invariantWatch checks every invariant after every event from the change on (the
+// snapshot's own start, seeding bindings the scheduler did not pick in this run, is not
+// the change's doing) and keeps the first violation of each.
+type invariantWatch struct {
+	start   time.Duration
+	rollout func() error
+	broken  map[string]bool
+	found   []Broken
+}
+
+func (w *invariantWatch) watch(s *sim.Sim) { w.rollout = s.WatchRollout() }
+
+func (w *invariantWatch) check(s *sim.Sim) {
+	if w.rollout == nil {
+		return
+	}
+	for _, name := range scenarios.InvariantNames() {
+		if w.broken[name] {
+			continue
+		}
+		var err error
+		if name == "rolloutBudgets" {
+			err = w.rollout()
+		} else {
+			err = s.CheckInvariant(name)
+		}
+		if err != nil {
+			w.broken[name] = true
+			w.found = append(w.found, Broken{Name: name, At: "+" + (s.Elapsed() - w.start).String(), Detail: err.Error()})
+		}
+	}
+}
+
+// serverDefaults sets on a manifest of the change what the API server sets when it is
+// created, so that the manifests predicted for the members are the ones the hub will select:
+// a Namespace gets its kubernetes.io/metadata.name label and the kubernetes finalizer. (The
+// snapshot's own resources already carry them: they come from the hub.)
+func serverDefaults(o *unstructured.Unstructured) {
+	if o.GetAPIVersion() != "v1" || o.GetKind() != "Namespace" {
+		return
+	}
+	labels := o.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels["kubernetes.io/metadata.name"] = o.GetName()
+	o.SetLabels(labels)
+	if _, found, _ := unstructured.NestedSlice(o.Object, "spec", "finalizers"); !found {
+		_ = unstructured.SetNestedSlice(o.Object, []any{"kubernetes"}, "spec", "finalizers")
+	}
 }
 
 // recorder follows the run after the change: availability samples and budget waits.

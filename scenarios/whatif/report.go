@@ -139,7 +139,7 @@ func comparePlacements(before, after State, rec *recorder) []PlacementReport {
 			if ac != nil {
 				am = ac.Manifests
 			}
-			if d := diffManifests(c, bm, am); d != "" {
+			if d := diffManifests(c+" (now)", c+" (after the change)", bm, am); d != "" {
 				pr.Manifests = append(pr.Manifests, ManifestDiff{Cluster: c, Diff: d, After: am})
 				changed = true
 			}
@@ -164,14 +164,14 @@ func manifestsText(ms []Manifest) string {
 	return b.String()
 }
 
-func diffManifests(cluster string, before, after []Manifest) string {
+func diffManifests(from, to string, before, after []Manifest) string {
 	bt, at := manifestsText(before), manifestsText(after)
 	if bt == at {
 		return ""
 	}
 	d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
 		A: difflib.SplitLines(bt), B: difflib.SplitLines(at),
-		FromFile: cluster + " (now)", ToFile: cluster + " (after the change)", Context: 3,
+		FromFile: from, ToFile: to, Context: 3,
 	})
 	if err != nil {
 		return fmt.Sprintf("cannot diff: %v", err)
