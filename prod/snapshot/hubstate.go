@@ -66,7 +66,7 @@ func ReadState(ctx context.Context, c client.Reader, now time.Time) (whatif.Stat
 		}
 		w, _, err := convert.WorkToModel(&works.Items[i])
 		if err != nil {
-			return st, fmt.Errorf("Work %s/%s: %w", works.Items[i].Namespace, works.Items[i].Name, err)
+			return st, fmt.Errorf("work %s/%s: %w", works.Items[i].Namespace, works.Items[i].Name, err)
 		}
 		ws = append(ws, *w)
 	}
