@@ -29,6 +29,8 @@ import (
 	"github.com/fleetsim/fleetsim/prod/testenv"
 	"github.com/fleetsim/fleetsim/scenarios"
 	"github.com/fleetsim/fleetsim/scenarios/whatif"
+	"github.com/fleetsim/fleetsim/sim"
+	"github.com/fleetsim/fleetsim/sim/timing"
 )
 
 type realFleet struct {
@@ -186,6 +188,11 @@ func TestPredictionEqualsOutcomeOnRealHub(t *testing.T) {
 			if d := whatif.Compare(res.Before, before); len(d) > 0 {
 				t.Fatalf("the simulator does not reproduce the snapshot:\n%s\nsnapshot:\n%s", strings.Join(d, "\n"), snap.Scenario)
 			}
+			calibrated, err := whatif.Preview("hub.yaml", snap.Scenario, []*whatif.Change{c}, whatif.Options{MaxUnavailable: -1,
+				HubModel: &sim.HubModel{Workers: 8, Calibration: timing.Reference()}})
+			if err != nil {
+				t.Fatalf("preview with the reference calibration: %v", err)
+			}
 			var text strings.Builder
 			_ = res.Report.WriteText(&text)
 			t.Logf("prediction:\n%s", text.String())
@@ -219,8 +226,9 @@ func TestPredictionEqualsOutcomeOnRealHub(t *testing.T) {
 			f.settled("the hub settled after the change")
 			// Timing is reported, not asserted: the hub here runs on a loaded test machine
 			// with 1s heartbeats and 100ms agent polls, not the calibrated configuration.
-			for _, p := range res.Report.Placements {
-				t.Logf("placement %s: predicted Available after %s (default hub model); the real hub matched the prediction after %s (wall clock, loaded machine)", p.Name, p.Timeline.ToAvailable, took.Round(10*time.Millisecond))
+			for i, p := range res.Report.Placements {
+				t.Logf("placement %s: predicted Available after %s (default hub model), %s (reference calibration); the real hub matched the prediction after %s (wall clock, loaded machine)",
+					p.Name, p.Timeline.ToAvailable, calibrated.Report.Placements[i].Timeline.ToAvailable, took.Round(10*time.Millisecond))
 			}
 		})
 	}

@@ -186,3 +186,38 @@ func TestPreviewBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestPreviewStagedRunStarted: starting a staged update run binds the placement's
+// Scheduled bindings stage by stage; the preview shows them rolled out (Bound, manifests
+// delivered) and the run's waits in the timeline.
+func TestPreviewStagedRunStarted(t *testing.T) {
+	snap, err := os.ReadFile("testdata/staged.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadChange("testdata/run.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Preview("testdata/staged.yaml", snap, []*Change{c}, Options{MaxUnavailable: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := func(st State) map[string]string {
+		out := map[string]string{}
+		for _, cl := range st.Clusters("app") {
+			out[cl] = string(st.Placements["app"].Clusters[cl].Binding)
+		}
+		return out
+	}
+	if d := cmp.Diff(map[string]string{"canary-1": "Scheduled", "staging-1": "Scheduled"}, states(res.Before)); d != "" {
+		t.Errorf("before (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]string{"canary-1": "Bound", "staging-1": "Bound"}, states(res.After)); d != "" {
+		t.Errorf("after (-want +got):\n%s", d)
+	}
+	want := map[string]outline{"app": {Kept: []string{"canary-1", "staging-1"}, ManifestsChangeOn: []string{"canary-1", "staging-1"}, Available: true}}
+	if d := cmp.Diff(want, outlines(res.Report)); d != "" {
+		t.Errorf("placements (-want +got):\n%s", d)
+	}
+}
