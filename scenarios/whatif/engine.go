@@ -156,6 +156,9 @@ func Preview(snapshotPath string, snapshot []byte, changes []*Change, opts Optio
 	if !captured {
 		return nil, fmt.Errorf("%s: the simulation stopped before the change (at %s)", snapshotPath, rep.SimulatedTime)
 	}
+	if at, err := time.ParseDuration(rep.SimulatedTime); err == nil {
+		inv.finish(at)
+	}
 	r.Invariants = append(r.Invariants, inv.found...)
 	r.Placements = comparePlacements(res.Before, res.After, rec)
 	r.Budgets = checkBudgets(r.Placements, res.Before, res.After, opts)
@@ -175,6 +178,18 @@ type invariantWatch struct {
 }
 
 func (w *invariantWatch) watch(s *sim.Sim) { w.rollout = s.WatchRollout() }
+
+// finish catches a rollout violation found by the event the simulator stopped at (the
+// rollout watch stops the run, possibly after this watch's check of that event).
+func (w *invariantWatch) finish(at time.Duration) {
+	if w.rollout == nil || w.broken["rolloutBudgets"] {
+		return
+	}
+	if err := w.rollout(); err != nil {
+		w.broken["rolloutBudgets"] = true
+		w.found = append(w.found, Broken{Name: "rolloutBudgets", At: "+" + (at - w.start).String(), Detail: err.Error()})
+	}
+}
 
 func (w *invariantWatch) check(s *sim.Sim) {
 	if w.rollout == nil {

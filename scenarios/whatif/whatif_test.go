@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/fleetsim/fleetsim/model/rollout"
 )
 
 // outline is what a test compares of a placement's report: cluster names only, so reasons
@@ -219,5 +221,19 @@ func TestPreviewStagedRunStarted(t *testing.T) {
 	want := map[string]outline{"app": {Kept: []string{"canary-1", "staging-1"}, ManifestsChangeOn: []string{"canary-1", "staging-1"}, Available: true}}
 	if d := cmp.Diff(want, outlines(res.Report)); d != "" {
 		t.Errorf("placements (-want +got):\n%s", d)
+	}
+}
+
+// TestPreviewReportsBrokenInvariant: with the rollout's planted bug (it lets one more
+// cluster be unavailable than maxUnavailable allows), the override's rollout breaks
+// rolloutBudgets, and the preview says so and is not safe.
+func TestPreviewReportsBrokenInvariant(t *testing.T) {
+	defer rollout.PlantBugForTest(1)()
+	r := preview(t, Options{MaxUnavailable: -1}, "override.yaml").Report
+	if r.Safe || len(r.Invariants) == 0 {
+		t.Fatalf("safe %v, invariants %+v", r.Safe, r.Invariants)
+	}
+	if got := r.Invariants[0]; got.Name != "rolloutBudgets" || !strings.HasPrefix(got.At, "+") {
+		t.Errorf("first broken invariant %+v, want rolloutBudgets after the change", got)
 	}
 }
