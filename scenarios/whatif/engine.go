@@ -107,9 +107,11 @@ func Preview(snapshotPath string, snapshot []byte, changes []*Change, opts Optio
 		}
 	}
 	rec := newRecorder(start)
-	captured := false
+	captured, afterCaptured := false, false
+	var simulator *sim.Sim
 	inv := &invariantWatch{start: start, broken: map[string]bool{}}
 	ropts := runner.Options{HubModel: opts.HubModel, Setup: func(s *sim.Sim, until time.Duration) {
+		simulator = s
 		s.Barrier(start-1, func() {
 			res.Before, captured = Capture(s), true
 			inv.watch(s)
@@ -118,7 +120,7 @@ func Preview(snapshotPath string, snapshot []byte, changes []*Change, opts Optio
 		for t := start; t <= until; t += sampleEvery {
 			s.Barrier(t, func() { rec.sample(t, captureBindings(s)) })
 		}
-		s.Barrier(until, func() { res.After = Capture(s) })
+		s.Barrier(until, func() { res.After, afterCaptured = Capture(s), true })
 		s.Observe(func(at time.Duration, kind, subject, detail string) {
 			if at < start {
 				return
@@ -158,6 +160,11 @@ func Preview(snapshotPath string, snapshot []byte, changes []*Change, opts Optio
 	}
 	if at, err := time.ParseDuration(rep.SimulatedTime); err == nil {
 		inv.finish(at)
+		if !afterCaptured {
+			// The rollout watch stopped the run at a violation: "after" is the state then.
+			res.After = Capture(simulator)
+			r.Warnings = append(r.Warnings, fmt.Sprintf("the simulation stopped at +%s, where an invariant broke: the state after the change is the state then", at-start))
+		}
 	}
 	r.Invariants = append(r.Invariants, inv.found...)
 	r.Placements = comparePlacements(res.Before, res.After, rec)
