@@ -162,8 +162,6 @@ var trackedKinds = []client.Object{
 	&v1beta1.ClusterResourceBinding{}, &v1beta1.Work{}, &v1beta1.ClusterApprovalRequest{},
 	&v1beta1.ClusterResourcePlacementEviction{}, &v1beta1.ClusterStagedUpdateRun{},
 	&clusterv1beta1.MemberCluster{}, &clusterv1beta1.InternalMemberCluster{}, &corev1.Namespace{},
-	// Override snapshots: a rollout woken by a new one must read it (consistency.go rule 1).
-	&v1beta1.ClusterResourceOverrideSnapshot{}, &v1beta1.ResourceOverrideSnapshot{},
 }
 
 // prepare readies what decisions share, once: the cache's field indexes, the expectations
