@@ -166,11 +166,11 @@ func TestPredictionEqualsOutcomeOnRealHub(t *testing.T) {
 		// FLEETSIM_WHATIF_OPEN=1 (docs/whatif.md › The proof).
 		open string
 	}{
-		{"placement-created.yaml", []string{"tools"}},
-		{"policy-edited.yaml", []string{"web"}},
+		{"placement-created.yaml", []string{"tools"}, ""},
+		{"policy-edited.yaml", []string{"web"}, ""},
 		{"override-added.yaml", []string{"web"}, "the hub sometimes never rolls a new ClusterResourceOverride out to a placement already rolled out (2 runs in 6)"},
-		{"member-tainted.yaml", []string{"reports"}},
-		{"member-leaves.yaml", []string{"reports", "tools", "web"}},
+		{"member-tainted.yaml", []string{"reports"}, ""},
+		{"member-leaves.yaml", []string{"reports", "tools", "web"}, ""},
 	} {
 		change := tc.change
 		t.Run(strings.TrimSuffix(change, ".yaml"), func(t *testing.T) {
