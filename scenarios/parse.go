@@ -85,7 +85,7 @@ func ParseWith(path string, data []byte, opts Options) (*Scenario, error) {
 }
 
 // Top-level keys, in the order they are processed.
-var topLevelKeys = []string{"name", "description", "seed", "duration", "members", "timeline", "expect", "always", "faults", "network", "hub", "propagation"}
+var topLevelKeys = []string{"name", "description", "seed", "duration", "members", "timeline", "expect", "always", "faults", "network", "hub", "propagation", "initial"}
 
 // memberDef records where a member name was defined: the group's field and index in
 // `members`, and the line of its name.
@@ -163,6 +163,11 @@ func (p *parser) parse(data []byte) (*Scenario, error) {
 	}
 	if s.Timeline, err = p.parseTimeline(f.get("timeline")); err != nil {
 		return nil, err
+	}
+	if n := f.get("initial"); n != nil {
+		if s.Initial, err = p.parseInitial(n, f.keyLine("initial")); err != nil {
+			return nil, err
+		}
 	}
 	if s.Expect, err = p.parseExpect(f.get("expect")); err != nil {
 		return nil, err

@@ -28,6 +28,8 @@ type Scenario struct {
 	// --skipped-propagating-apis, --allowed-propagating-apis and
 	// --skipped-propagating-namespaces set it.
 	Propagation *resources.Filter
+	// Initial is the state the scenario starts in (`initial:`, scenarios/initial.go).
+	Initial *Initial
 }
 
 // Hub models the production hub's decision capacity (`hub:`): Workers decisions at once,

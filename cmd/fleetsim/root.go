@@ -30,6 +30,7 @@ The scenario format is documented in scenarios/README.md.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newRunCommand(stdout, stderr), newFuzzCommand(stdout, stderr), newPlanCommand(stdout, stderr), newValidateCommand(stdout, stderr), newBenchCommand(stdout, stderr), newVersionCommand(stdout))
+	root.AddCommand(newSnapshotCommand(stdout, stderr), newWhatifCommand(stdout, stderr))
 	strictCompletion(root)
 	return root
 }

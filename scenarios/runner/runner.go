@@ -145,6 +145,9 @@ func Run(sc *scenarios.Scenario, opts Options) (*Report, error) {
 			return nil, err
 		}
 	}
+	if err := r.seed(); err != nil {
+		return nil, err
+	}
 	for i := range sc.Timeline {
 		st := &sc.Timeline[i]
 		if st.At > until {
