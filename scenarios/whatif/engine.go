@@ -156,9 +156,10 @@ func Preview(snapshotPath string, snapshot []byte, changes []*Change, opts Optio
 		}
 	}
 	if !captured {
-		return nil, fmt.Errorf("%s: the simulation stopped before the change (at %s)", snapshotPath, rep.SimulatedTime)
+		return nil, fmt.Errorf("%s: the simulation stopped before the change (at %s)", snapshotPath, time.Duration(rep.SimulatedTime))
 	}
-	if at, err := time.ParseDuration(rep.SimulatedTime); err == nil {
+	{
+		at := time.Duration(rep.SimulatedTime)
 		inv.finish(at)
 		if !afterCaptured {
 			// The rollout watch stopped the run at a violation: "after" is the state then.
