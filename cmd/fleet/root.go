@@ -23,7 +23,8 @@ Exit codes:
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newHubCommand(stderr), newAgentCommand(stderr), newMemberCommand(stderr), newBenchCommand(stdout, stderr), &cobra.Command{
+	root.AddCommand(newHubCommand(stderr), newAgentCommand(stderr), newMemberCommand(stderr), newBenchCommand(stdout, stderr),
+		newJoinCommand(stdout), newLocalCommand(stdout, stderr), &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of fleet",
 		Args:  cobra.NoArgs,
