@@ -343,6 +343,11 @@ func startMachines(o *localOptions, st *local.State, assets, binary, hubKubeconf
 	for i := 1; i <= o.machines; i++ {
 		name := fmt.Sprintf("machine-%d", i)
 		dir := filepath.Join(o.dir, name)
+		// A Unix socket's path holds at most 107 bytes (sun_path); the agent dials the
+		// sandbox's bus socket under the state directory.
+		if bus := filepath.Join(dir, "bus", "system_bus_socket"); len(bus) > 107 {
+			return fmt.Errorf("--state-dir %s is too long for machines: the D-Bus socket %s exceeds the 107 bytes of a Unix socket path", o.dir, bus)
+		}
 		progress("booting the systemd sandbox of %s", name)
 		st.Machines = append(st.Machines, dir) // recorded first: down stops a half-started sandbox too
 		if err := st.Save(); err != nil {
