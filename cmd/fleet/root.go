@@ -25,16 +25,16 @@ Exit codes:
 	root.SetErr(stderr)
 	root.AddCommand(newHubCommand(stderr), newAgentCommand(stderr), newMemberCommand(stderr), newBenchCommand(stdout, stderr),
 		newJoinCommand(stdout), newLocalCommand(stdout, stderr), &cobra.Command{
-		Use:   "version",
-		Short: "Print the version of fleet",
-		Args:  cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) {
-			v := "(unknown version)"
-			if bi, ok := debug.ReadBuildInfo(); ok {
-				v = bi.Main.Version
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), "fleet", v)
-		},
-	})
+			Use:   "version",
+			Short: "Print the version of fleet",
+			Args:  cobra.NoArgs,
+			Run: func(cmd *cobra.Command, _ []string) {
+				v := "(unknown version)"
+				if bi, ok := debug.ReadBuildInfo(); ok {
+					v = bi.Main.Version
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), "fleet", v)
+			},
+		})
 	return root
 }
