@@ -3,20 +3,32 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr/testr"
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	clusterv1beta1 "github.com/fleetsim/fleetsim/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
 	"github.com/fleetsim/fleetsim/prod/testenv"
 )
 
@@ -134,6 +146,162 @@ func TestJoinRejectsBadFlags(t *testing.T) {
 		_, err := joinMember(context.Background(), nil, nil, tc.o)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("joinMember(%+v) = %v, want an error containing %q", tc.o, err, tc.want)
+		}
+	}
+}
+
+// renderKustomization builds the kustomization in config/<dir>.
+func renderKustomization(t *testing.T, dir string) []*unstructured.Unstructured {
+	t.Helper()
+	path := filepath.Join("..", "..", "config", dir)
+	opts := krusty.MakeDefaultOptions()
+	opts.Reorder = krusty.ReorderOptionUnspecified
+	rm, err := krusty.MakeKustomizer(opts).Run(filesys.MakeFsOnDisk(), path)
+	if err != nil {
+		t.Fatalf("kustomize build %s: %v", path, err)
+	}
+	var out []*unstructured.Unstructured
+	for _, r := range rm.Resources() {
+		m, err := r.Map()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, &unstructured.Unstructured{Object: m})
+	}
+	return out
+}
+
+// TestMemberOverlayRunsOnWhatJoinWrote: config/member, applied to a real member API server
+// after `fleet join`, runs the member agent with the Deployment's own arguments, its name
+// from the ConfigMap and its hub kubeconfig from the Secret join wrote, as the overlay's
+// ServiceAccount: the member joins and a sample placement (a namespace and a ConfigMap)
+// becomes Available, with the cluster-admin binding and with rbac-restricted.yaml instead.
+func TestMemberOverlayRunsOnWhatJoinWrote(t *testing.T) {
+	for _, tc := range []struct{ name, rbac string }{{"cluster-admin", ""}, {"restricted", "rbac-restricted.yaml"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			hubEnv := testenv.StartEnv(t)
+			memberEnv := testenv.StartMemberCluster(t)
+			testenv.RunHub(t, hubEnv.Config, testr.New(t))
+			hub, member := testenv.Client(t, hubEnv.Config), testenv.Client(t, memberEnv.Config)
+			ctx := context.Background()
+			if _, err := joinMember(ctx, hubEnv.Config, memberEnv.Config, joinOptions{name: "east", namespace: "fleet-system",
+				secretName: defaultHubSecret, configMapName: defaultMemberConfig, tokenDuration: time.Hour, heartbeatPeriod: 2}); err != nil {
+				t.Fatal(err)
+			}
+			objs := renderKustomization(t, "member")
+			if tc.rbac != "" {
+				// The restricted role replaces the cluster-admin binding, as its comment says.
+				var kept []*unstructured.Unstructured
+				for _, o := range objs {
+					if o.GetKind() != "ClusterRoleBinding" {
+						kept = append(kept, o)
+					}
+				}
+				objs = append(kept, decodeFile(t, filepath.Join("..", "..", "config", "member", tc.rbac))...)
+			}
+			var deploy *appsv1.Deployment
+			for _, o := range objs {
+				err := member.Create(ctx, o)
+				if apierrors.IsAlreadyExists(err) && (o.GetKind() == "CustomResourceDefinition" || o.GetKind() == "Namespace" || o.GetKind() == "ServiceAccount") {
+					err = nil // the test environment and join made them
+				}
+				if err != nil {
+					t.Fatalf("create %s %s: %v", o.GetKind(), o.GetName(), err)
+				}
+				if o.GetKind() == "Deployment" {
+					deploy = &appsv1.Deployment{}
+					if err := kruntime.DefaultUnstructuredConverter.FromUnstructured(o.Object, deploy); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if deploy == nil {
+				t.Fatal("config/member renders no Deployment")
+			}
+			// What the kubelet would do: the env from the ConfigMap, the Secret mounted.
+			c := deploy.Spec.Template.Spec.Containers[0]
+			var nameFrom *corev1.ConfigMapKeySelector
+			for _, e := range c.Env {
+				if e.Name == "MEMBER_NAME" && e.ValueFrom != nil {
+					nameFrom = e.ValueFrom.ConfigMapKeyRef
+				}
+			}
+			if nameFrom == nil {
+				t.Fatalf("the Deployment's MEMBER_NAME does not come from a ConfigMap: %+v", c.Env)
+			}
+			cm := &corev1.ConfigMap{}
+			if err := member.Get(ctx, client.ObjectKey{Namespace: deploy.Namespace, Name: nameFrom.Name}, cm); err != nil {
+				t.Fatalf("the ConfigMap the Deployment reads: %v", err)
+			}
+			secretName := deploy.Spec.Template.Spec.Volumes[0].Secret.SecretName
+			s := &corev1.Secret{}
+			if err := member.Get(ctx, client.ObjectKey{Namespace: deploy.Namespace, Name: secretName}, s); err != nil {
+				t.Fatalf("the Secret the Deployment mounts: %v", err)
+			}
+			hubKC := filepath.Join(t.TempDir(), "kubeconfig")
+			if err := os.WriteFile(hubKC, s.Data[kubeconfigKey], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var args []string
+			for _, a := range c.Args {
+				switch {
+				case a == "--in-cluster", strings.HasPrefix(a, "--metrics-bind-address"), strings.HasPrefix(a, "--health-probe-bind-address"):
+				case strings.HasPrefix(a, "--hub-kubeconfig="):
+					args = append(args, "--hub-kubeconfig="+hubKC)
+				default:
+					args = append(args, strings.ReplaceAll(a, "$(MEMBER_NAME)", cm.Data[nameFrom.Key]))
+				}
+			}
+			args = append(args, "--member-kubeconfig", writeKubeconfigAs(t, memberEnv.Config, "system:serviceaccount:fleet-system:"+deploy.Spec.Template.Spec.ServiceAccountName),
+				"--metrics-bind-address", "0", "--health-probe-bind-address", "0", "--poll", "200ms")
+			m := startFleet(t, args...)
+			applyFile(t, hub, filepath.Join("..", "..", "config", "samples", "placement.yaml"))
+			testenv.Eventually(t, "east joined and the sample placement Available", func() error {
+				if code, ok := m.exited(); ok {
+					t.Fatalf("fleet %v exited with %d; logs:\n%s", args, code, m.logs.String())
+				}
+				mc := &clusterv1beta1.MemberCluster{}
+				if err := hub.Get(ctx, client.ObjectKey{Name: "east"}, mc); err != nil {
+					return err
+				}
+				if !meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1beta1.ConditionTypeJoined) {
+					return fmt.Errorf("east not joined: %v", mc.Status.Conditions)
+				}
+				crp := &placementv1beta1.ClusterResourcePlacement{}
+				if err := hub.Get(ctx, client.ObjectKey{Name: "hello-placement"}, crp); err != nil {
+					return err
+				}
+				if !meta.IsStatusConditionTrue(crp.Status.Conditions, "ClusterResourcePlacementAvailable") {
+					return fmt.Errorf("placement not Available: %v", crp.Status.Conditions)
+				}
+				return nil
+			})
+			if err := member.Get(ctx, client.ObjectKey{Namespace: "hello", Name: "hello-config"}, &corev1.ConfigMap{}); err != nil {
+				t.Errorf("the placed ConfigMap on the member: %v", err)
+			}
+		})
+	}
+}
+
+// decodeFile reads every object of a multi-document YAML file.
+func decodeFile(t *testing.T, path string) []*unstructured.Unstructured {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
+	var out []*unstructured.Unstructured
+	for {
+		u := &unstructured.Unstructured{}
+		if err := dec.Decode(&u.Object); err == io.EOF {
+			return out
+		} else if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if len(u.Object) > 0 {
+			out = append(out, u)
 		}
 	}
 }

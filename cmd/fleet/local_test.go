@@ -20,8 +20,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/fleetsim/fleetsim/agentsystemd/machine/dbus/sdtest"
@@ -223,22 +221,7 @@ func TestLocalUpPlacesAndRunsAUnitThenDownStopsEverything(t *testing.T) {
 // applyFile creates every object of a multi-document YAML file.
 func applyFile(t *testing.T, c client.Client, path string) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
-	for {
-		u := &unstructured.Unstructured{}
-		if err := dec.Decode(&u.Object); err == io.EOF {
-			return
-		} else if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		if len(u.Object) == 0 {
-			continue
-		}
+	for _, u := range decodeFile(t, path) {
 		if err := c.Create(context.Background(), u); err != nil {
 			t.Fatalf("%s: create %s %s: %v", path, u.GetKind(), u.GetName(), err)
 		}
