@@ -14,8 +14,17 @@ build:
 # names it; config/default runs fleetsim/fleet:dev (`kustomize edit set image` for others).
 IMAGE ?= fleetsim/fleet:dev
 image:
-	CGO_ENABLED=0 $(GO) build -trimpath -o bin/fleet ./cmd/fleet
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/fleet ./cmd/fleet
 	$(GO) run ./hack/image --binary bin/fleet --tag $(IMAGE) --out bin/fleet-image.tar
+
+# The image config/fuzz runs: a static fleetsim binary with the scenario library under
+# /scenarios, as bin/fleetsim-fuzz-image.tar (FUZZ_IMAGE names it).
+FUZZ_IMAGE ?= fleetsim/fleetsim:dev
+.PHONY: fuzz-image
+fuzz-image:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/fleetsim ./cmd/fleetsim
+	$(GO) run ./hack/image --binary bin/fleetsim --name fleetsim --cmd "" --dir scenarios --dir-at scenarios \
+		--tag $(FUZZ_IMAGE) --out bin/fleetsim-fuzz-image.tar
 
 # The full test suite: unit, property, scenario and integration tests, with the race detector
 # off to fit two cores. Integration tests need a real kube-apiserver and etcd:

@@ -3,9 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/fleetsim/fleetsim/internal/version"
 )
 
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -29,12 +30,10 @@ Exit codes:
 			Short: "Print the version of fleet",
 			Args:  cobra.NoArgs,
 			Run: func(cmd *cobra.Command, _ []string) {
-				v := "(unknown version)"
-				if bi, ok := debug.ReadBuildInfo(); ok {
-					v = bi.Main.Version
-				}
-				fmt.Fprintln(cmd.OutOrStdout(), "fleet", v)
+				fmt.Fprintln(cmd.OutOrStdout(), "fleet version", version.Get())
 			},
 		})
+	root.Version = version.Get().String()
+	root.SetVersionTemplate("fleet version {{.Version}}\n")
 	return root
 }
