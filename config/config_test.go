@@ -104,7 +104,7 @@ func TestOverlaysApplyServerSide(t *testing.T) {
 	var deploy appsv1.Deployment
 	ports := map[string][]string{} // Service -> target ports
 	for _, o := range objs {
-		if err := c.Patch(ctx, o, client.Apply, client.FieldOwner("config-test"), client.ForceOwnership); err != nil { //nolint:staticcheck // SSA of unstructured objects
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(o), client.FieldOwner("config-test"), client.ForceOwnership); err != nil {
 			t.Fatalf("server-side apply %s %s: %v", o.GetKind(), o.GetName(), err)
 		}
 		if o.GetKind() != "CustomResourceDefinition" {
