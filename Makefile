@@ -6,16 +6,62 @@ PKGS := ./...
 
 all: lint test build
 
+# Every binary prints VERSION, COMMIT and DATE for --version (internal/version); without
+# these ldflags a binary falls back to what the Go toolchain recorded.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+VERSION_PKG := github.com/fleetsim/fleetsim/internal/version
+LDFLAGS := -X $(VERSION_PKG).version=$(VERSION) -X $(VERSION_PKG).commit=$(COMMIT) -X $(VERSION_PKG).date=$(DATE)
+
 build:
-	$(GO) build -o bin/ ./cmd/...
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/...
+
+# The kubectl plugin alone (copy bin/kubectl-fleet onto $PATH: `kubectl fleet ...`).
+.PHONY: kubectl-fleet release
+kubectl-fleet:
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/kubectl-fleet ./cmd/kubectl-fleet
+
+# A release in dist/$(VERSION)/: static binaries of every command for linux/amd64 and
+# linux/arm64 (fleet, fleetctl, fleetsim, kubectl-fleet), one tarball per platform, the hub
+# image and the fuzz image per architecture as docker-loadable tarballs (built without a
+# container engine by hack/image), and SHA256SUMS. There are no Helm charts yet.
+RELEASE_PLATFORMS ?= linux/amd64 linux/arm64
+RELEASE_DIR = dist/$(VERSION)
+release:
+	@rm -rf $(RELEASE_DIR) && mkdir -p $(RELEASE_DIR)
+	@set -e; for p in $(RELEASE_PLATFORMS); do os=$${p%/*}; arch=$${p#*/}; d=$(RELEASE_DIR)/fleetsim-$(VERSION)-$$os-$$arch; \
+		mkdir -p $$d; \
+		for c in fleet fleetctl fleetsim kubectl-fleet; do \
+			echo "release: $$c $$os/$$arch"; \
+			CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $$d/$$c ./cmd/$$c; \
+		done; \
+		$(GO) run ./hack/image --binary $$d/fleet --arch $$arch --tag fleetsim/fleet:$(VERSION)-$$arch \
+			--out $(RELEASE_DIR)/fleet-image-$(VERSION)-$$arch.tar >/dev/null; \
+		$(GO) run ./hack/image --binary $$d/fleetsim --name fleetsim --cmd "" --dir scenarios --dir-at scenarios --arch $$arch \
+			--tag fleetsim/fleetsim:$(VERSION)-$$arch --out $(RELEASE_DIR)/fleetsim-fuzz-image-$(VERSION)-$$arch.tar >/dev/null; \
+		cp README.md CHANGELOG.md $$d/; \
+		tar -C $(RELEASE_DIR) -czf $$d.tar.gz $$(basename $$d) && rm -rf $$d; \
+	done
+	cd $(RELEASE_DIR) && sha256sum *.tar.gz *.tar > SHA256SUMS
+	@echo "release: $(RELEASE_DIR)"; ls -l $(RELEASE_DIR)
 
 # The hub's container image, built without a container engine: a static fleet binary on an
 # empty base, as bin/fleet-image.tar for `docker load` or `kind load image-archive`. IMAGE
 # names it; config/default runs fleetsim/fleet:dev (`kustomize edit set image` for others).
 IMAGE ?= fleetsim/fleet:dev
 image:
-	CGO_ENABLED=0 $(GO) build -trimpath -o bin/fleet ./cmd/fleet
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/fleet ./cmd/fleet
 	$(GO) run ./hack/image --binary bin/fleet --tag $(IMAGE) --out bin/fleet-image.tar
+
+# The image config/fuzz runs: a static fleetsim binary with the scenario library under
+# /scenarios, as bin/fleetsim-fuzz-image.tar (FUZZ_IMAGE names it).
+FUZZ_IMAGE ?= fleetsim/fleetsim:dev
+.PHONY: fuzz-image
+fuzz-image:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/fleetsim ./cmd/fleetsim
+	$(GO) run ./hack/image --binary bin/fleetsim --name fleetsim --cmd "" --dir scenarios --dir-at scenarios \
+		--tag $(FUZZ_IMAGE) --out bin/fleetsim-fuzz-image.tar
 
 # The full test suite: unit, property, scenario and integration tests, with the race detector
 # off to fit two cores. Integration tests need a real kube-apiserver and etcd:

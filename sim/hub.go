@@ -165,6 +165,11 @@ func (h *hub) decisionDelay(c controller, key string) time.Duration {
 	}
 	start := max(h.s.now, h.workerFree[w])
 	// Refill the bucket up to start, then take this decision's calls, waiting for them.
+	// Hand-written rather than golang.org/x/time/rate with explicit times: rate.Limiter
+	// refuses a reservation of more tokens than its burst (a decision may make more calls
+	// than Burst, and then waits here), it needs wall-clock time.Time values rather than
+	// the simulation's durations, and it rounds waits to nanoseconds where the timeline
+	// keeps whole microseconds; every trace hash depends on these waits.
 	if start > h.bucketAt {
 		h.tokens = min(float64(hc.Burst), h.tokens+(start-h.bucketAt).Seconds()*hc.QPS)
 		h.bucketAt = start

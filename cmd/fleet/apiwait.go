@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 )
@@ -21,8 +23,12 @@ func waitForAPIServer(ctx context.Context, cfg *rest.Config, patience time.Durat
 		return err
 	}
 	deadline := time.Now().Add(patience)
-	delay := time.Second
+	// apimachinery's Backoff gives the schedule (1 s doubling to 30 s); the loop stays here
+	// because each try logs its error and the wait before the next one, and the patience
+	// is a deadline rather than a number of steps.
+	backoff := wait.Backoff{Duration: time.Second, Factor: 2, Cap: 30 * time.Second, Steps: math.MaxInt32}
 	for try := 1; ; try++ {
+		delay := backoff.Step()
 		_, err := dc.ServerVersion()
 		if err == nil {
 			return nil
@@ -36,6 +42,5 @@ func waitForAPIServer(ctx context.Context, cfg *rest.Config, patience time.Durat
 			return ctx.Err()
 		case <-time.After(delay):
 		}
-		delay = min(2*delay, 30*time.Second)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/spf13/pflag"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/fleetsim/fleetsim/model/units"
@@ -58,8 +59,9 @@ func (o *unitOptions) addFlags(f *pflag.FlagSet) {
 // fleetAPI is what the fleet API v1 needs from the flags: its listener and TLS
 // configuration, made before the hub connects anywhere.
 type fleetAPI struct {
-	ln  net.Listener
-	tls *tls.Config
+	ln    net.Listener
+	tls   *tls.Config
+	certs *certwatcher.CertWatcher
 }
 
 // check checks the unit flags and, with --fleet-api-bind-address, reads the TLS files and
@@ -99,11 +101,15 @@ func (o *unitOptions) check() (*fleetAPI, error) {
 	if o.apiCert == "" || o.apiKey == "" {
 		return nil, invalid("--fleet-api-bind-address needs --fleet-api-tls-cert-file and --fleet-api-tls-key-file")
 	}
-	cert, err := tls.LoadX509KeyPair(o.apiCert, o.apiKey)
+	// controller-runtime's certwatcher reads the pair now (a bad file exits 2 at once) and
+	// again whenever either file changes, so a renewed certificate (cert-manager, a mounted
+	// Secret) is served without a restart. The client CA bundle is read once: certwatcher
+	// covers serving pairs only; rotating the CA means restarting the hub.
+	watcher, err := certwatcher.New(o.apiCert, o.apiKey)
 	if err != nil {
 		return nil, invalid("--fleet-api-tls-cert-file, --fleet-api-tls-key-file: %w", err)
 	}
-	tcfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	tcfg := &tls.Config{GetCertificate: watcher.GetCertificate, MinVersion: tls.VersionTLS12}
 	if o.apiClientCA != "" {
 		pem, err := os.ReadFile(o.apiClientCA)
 		if err != nil {
@@ -119,7 +125,7 @@ func (o *unitOptions) check() (*fleetAPI, error) {
 	if err != nil {
 		return nil, invalid("--fleet-api-bind-address %s: %w", o.apiAddr, err)
 	}
-	return &fleetAPI{ln: ln, tls: tcfg}, nil
+	return &fleetAPI{ln: ln, tls: tcfg, certs: watcher}, nil
 }
 
 // setupUnits adds the unit engine and, when api is not nil, the fleet API v1 to the hub.
@@ -133,6 +139,9 @@ func setupUnits(mgr ctrl.Manager, o unitOptions, api *fleetAPI, checkInvariants 
 	}
 	if api == nil {
 		return nil
+	}
+	if err := mgr.Add(everyReplica{manager.RunnableFunc(api.certs.Start)}); err != nil {
+		return &exitError{code: exitFailed, err: err}
 	}
 	srv := &fleethttp.Server{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), MachineTTL: o.machineTTL, PageSize: o.apiPageSize}
 	hs := srv.HTTPServer(o.apiLimits)

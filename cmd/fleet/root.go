@@ -3,9 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/fleetsim/fleetsim/internal/version"
 )
 
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -23,17 +24,16 @@ Exit codes:
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newHubCommand(stderr), newAgentCommand(stderr), newMemberCommand(stderr), newBenchCommand(stdout, stderr), &cobra.Command{
-		Use:   "version",
-		Short: "Print the version of fleet",
-		Args:  cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) {
-			v := "(unknown version)"
-			if bi, ok := debug.ReadBuildInfo(); ok {
-				v = bi.Main.Version
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), "fleet", v)
-		},
-	})
+	root.AddCommand(newHubCommand(stderr), newAgentCommand(stderr), newMemberCommand(stderr), newBenchCommand(stdout, stderr),
+		newJoinCommand(stdout), newLocalCommand(stdout, stderr), &cobra.Command{
+			Use:   "version",
+			Short: "Print the version of fleet",
+			Args:  cobra.NoArgs,
+			Run: func(cmd *cobra.Command, _ []string) {
+				fmt.Fprintln(cmd.OutOrStdout(), "fleet version", version.Get())
+			},
+		})
+	root.Version = version.Get().String()
+	root.SetVersionTemplate("fleet version {{.Version}}\n")
 	return root
 }

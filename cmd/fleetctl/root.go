@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -17,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	buildversion "github.com/fleetsim/fleetsim/internal/version"
 	"github.com/fleetsim/fleetsim/model/unitfile"
 	"github.com/fleetsim/fleetsim/model/units"
 	"github.com/fleetsim/fleetsim/prod/fleethttp"
@@ -182,13 +182,8 @@ says so on stderr.`,
 	return root, g
 }
 
-// version is the module version fleetctl was built from, "(devel)" from a source tree.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(unknown)"
-}
+// version is the build fleetctl is: version, commit and build date (internal/version).
+func version() string { return buildversion.Get().String() }
 
 // unitName returns the unit name of an argument: its base name, with ".service" added when it
 // has no known unit type.

@@ -3,10 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/fleetsim/fleetsim/internal/version"
 )
 
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -29,6 +30,8 @@ The scenario format is documented in scenarios/README.md.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	root.Version = version.Get().String()
+	root.SetVersionTemplate("fleetsim version {{.Version}}\n")
 	root.AddCommand(newRunCommand(stdout, stderr), newFuzzCommand(stdout, stderr), newPlanCommand(stdout, stderr), newValidateCommand(stdout, stderr), newBenchCommand(stdout, stderr), newVersionCommand(stdout))
 	root.AddCommand(newSnapshotCommand(stdout, stderr), newWhatifCommand(stdout, stderr))
 	strictCompletion(root)
@@ -72,20 +75,5 @@ func newVersionCommand(stdout io.Writer) *cobra.Command {
 }
 
 func versionString() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "fleetsim (unknown version)"
-	}
-	v := "fleetsim " + info.Main.Version
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v += " revision " + s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				v += " (modified)"
-			}
-		}
-	}
-	return v + " " + info.GoVersion
+	return "fleetsim version " + version.Get().String()
 }

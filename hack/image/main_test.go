@@ -80,3 +80,57 @@ func TestBadTag(t *testing.T) {
 		t.Error("build with an invalid tag succeeded, want an error naming the tag")
 	}
 }
+
+// TestFuzzImage: the image config/fuzz runs (make fuzz-image): /fleetsim as entrypoint, no
+// default arguments (the Job gives them), the scenario library under /scenarios, and the
+// architecture asked for.
+func TestFuzzImage(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "fleetsim")
+	if err := os.WriteFile(bin, []byte("stand-in"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(dir, "lib")
+	if err := os.Mkdir(lib, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"b.yaml", "a.yaml", "notes.md"} {
+		if err := os.WriteFile(filepath.Join(lib, f), []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	img, err := ImageWith(Options{Binary: bin, Name: "fleetsim", Arch: "arm64", Dir: lib, DirAt: "scenarios"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"/fleetsim"}, cf.Config.Entrypoint); d != "" || len(cf.Config.Cmd) != 0 || cf.Architecture != "arm64" {
+		t.Errorf("entrypoint (-want +got) %s, cmd %v, arch %s; want no cmd and arm64", d, cf.Config.Cmd, cf.Architecture)
+	}
+	layers, err := img.Layers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := layers[0].Uncompressed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	var names []string
+	tr := tar.NewReader(rc)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, h.Name)
+	}
+	if d := cmp.Diff([]string{"fleetsim", "scenarios/", "scenarios/a.yaml", "scenarios/b.yaml"}, names); d != "" {
+		t.Errorf("layer files (-want +got):\n%s", d)
+	}
+}

@@ -52,7 +52,7 @@ var mayLinkHarness = []string{"bench", "prod/testenv", "apis/apitest", "agentsys
 var harness = []string{"testing", "sigs.k8s.io/controller-runtime/pkg/envtest"}
 
 // productionBinaries link no test harness at all, directly or through a dependency.
-var productionBinaries = []string{"cmd/fleet", "cmd/fleetctl"}
+var productionBinaries = []string{"cmd/fleet", "cmd/fleetctl", "cmd/kubectl-fleet"}
 
 // expand makes a module-relative path absolute; paths of other modules pass through.
 func expand(p string) string {

@@ -64,5 +64,6 @@ func Setup(mgr ctrl.Manager, o Options) (*Hub, error) {
 	if err := h.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("set up the placement controllers: %w", err)
 	}
+	fleetState.use(h.Cache)
 	return h, nil
 }
