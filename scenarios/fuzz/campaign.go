@@ -199,7 +199,7 @@ func Campaign(targets []*Target, o Options) (*Summary, error) {
 					return
 				}
 				t, seed, faults := schedule(targets, &o, i)
-				out, _, err := t.run(seed, faults, t.Duration, nil, false, o.Converge, nil)
+				out, err := t.runSafely(seed, faults, o.Converge)
 				mu.Lock()
 				if err != nil {
 					if errAt < 0 || i < errAt {
@@ -264,6 +264,18 @@ func Campaign(targets []*Target, o Options) (*Summary, error) {
 		sum.EventsPerSecond = float64(sum.Events) / sum.Seconds
 	}
 	return sum, nil
+}
+
+// runSafely runs one schedule of a campaign; a panic in the simulator (a bug the run
+// found, not a violation an invariant names) is the run's error, not the process's end.
+func (t *Target) runSafely(seed uint64, faults []Fault, converge bool) (out outcome, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the simulator panicked: %v", r)
+		}
+	}()
+	out, _, err = t.run(seed, faults, t.Duration, nil, false, converge, nil)
+	return out, err
 }
 
 // Shrink minimises a failing schedule: it ends the run at the violation, drops faults one

@@ -1,0 +1,84 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/fleetsim/fleetsim/model/invariants"
+)
+
+// What the named invariants of CheckInvariant can skip after an event: a check that
+// passed and whose inputs the event did not change passes again, so it is not run.
+//
+//   - oneBindingPerCluster reads every live binding: the store's bindings clock moves
+//     whenever a binding is created, replaced or deleted, so while it stands still the
+//     last pass holds (a placement created without bindings cannot break it).
+//   - The unit invariants read the fleet registry and the machines: with no unit and no
+//     machine there is nothing for them to check.
+//
+// The other named invariants already look only at what the event created (pickNWithinLimit,
+// noUntoleratedNewBindings, bindingsOnKnownMembers) or at staged runs, which most
+// scenarios do not have.
+
+// invMemo remembers, per invariant, the input version at its last pass.
+type invMemo struct {
+	passed map[string]uint64
+}
+
+// invKey returns the version of what a named invariant reads, and false when it has none
+// (it is always run).
+func (s *Sim) invKey(name string) (uint64, bool) {
+	switch name {
+	case "oneBindingPerCluster":
+		return s.store.bindingsClock, true
+	}
+	return 0, false
+}
+
+// invNothingToCheck: a unit invariant over no unit and no machine.
+func (s *Sim) invNothingToCheck() bool {
+	return len(s.fleet.units) == 0 && len(s.store.members) == len(s.store.clusters)
+}
+
+// memoized runs check unless the invariant passed at the current version of its input.
+func (s *Sim) memoized(name string, check func() error) error {
+	key, ok := s.invKey(name)
+	if !ok {
+		return check()
+	}
+	if s.invMemo.passed == nil {
+		s.invMemo.passed = map[string]uint64{}
+	}
+	if k, done := s.invMemo.passed[name]; done && k == key {
+		return nil
+	}
+	if err := check(); err != nil {
+		delete(s.invMemo.passed, name)
+		return err
+	}
+	s.invMemo.passed[name] = key
+	return nil
+}
+
+// invCrossCheckNamed (tests) runs every named invariant both as CheckInvariant runs it
+// (skipping what it may skip) and in full, and reports any disagreement.
+func (s *Sim) invCrossCheckNamed() error {
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for n := range invariants.Checks {
+			if !yield(n) {
+				return
+			}
+		}
+	}) {
+		got, want := s.CheckInvariant(name), invariants.Checks[name](s.store, s.newBindings)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			return fmt.Errorf("invariant %s: the incremental check found %v, the full one %v", name, got, want)
+		}
+	}
+	for name, f := range invariants.UnitChecks {
+		if got, want := s.CheckInvariant(name), f(unitView{s}); fmt.Sprint(got) != fmt.Sprint(want) {
+			return fmt.Errorf("invariant %s: the incremental check found %v, the full one %v", name, got, want)
+		}
+	}
+	return nil
+}
