@@ -13,6 +13,8 @@ import (
 //   - oneBindingPerCluster reads every live binding: the store's bindings clock moves
 //     whenever a binding is created, replaced or deleted, so while it stands still the
 //     last pass holds (a placement created without bindings cannot break it).
+//     noBindingsOnGoneMembers reads the bindings and the members: the bindings clock and
+//     the store's member generation (which moves whenever a member is added or removed).
 //   - The unit invariants read the fleet registry and the machines: with no unit and no
 //     machine there is nothing for them to check.
 //
@@ -22,17 +24,19 @@ import (
 
 // invMemo remembers, per invariant, the input version at its last pass.
 type invMemo struct {
-	passed map[string]uint64
+	passed map[string][2]uint64
 }
 
 // invKey returns the version of what a named invariant reads, and false when it has none
 // (it is always run).
-func (s *Sim) invKey(name string) (uint64, bool) {
+func (s *Sim) invKey(name string) ([2]uint64, bool) {
 	switch name {
 	case "oneBindingPerCluster":
-		return s.store.bindingsClock, true
+		return [2]uint64{s.store.bindingsClock}, true
+	case "noBindingsOnGoneMembers":
+		return [2]uint64{s.store.bindingsClock, s.store.memberGen}, true
 	}
-	return 0, false
+	return [2]uint64{}, false
 }
 
 // invNothingToCheck: a unit invariant over no unit and no machine.
@@ -47,7 +51,7 @@ func (s *Sim) memoized(name string, check func() error) error {
 		return check()
 	}
 	if s.invMemo.passed == nil {
-		s.invMemo.passed = map[string]uint64{}
+		s.invMemo.passed = map[string][2]uint64{}
 	}
 	if k, done := s.invMemo.passed[name]; done && k == key {
 		return nil

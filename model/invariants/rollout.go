@@ -100,7 +100,7 @@ func (ro *Rollout) Check(r Reader, created []placement.Binding, now time.Time) e
 
 func (ro *Rollout) check(r Reader, d *diff, now time.Time) error {
 	for _, check := range []func(Reader, *diff, time.Time) error{
-		ro.maxUnavailable, ro.maxSurge, ro.tolerated, ro.evictionBudget,
+		ro.maxUnavailable, ro.maxSurge, ro.tolerated, ro.evictionBudget, ro.pickNScaledIn,
 	} {
 		if err := check(r, d, now); err != nil {
 			return err
@@ -137,8 +137,10 @@ type placementDiff struct {
 	newlyBound []string
 	// deleted are bindings gone since the step started (as they were before it).
 	deleted []placement.Binding
-	// picked are bindings the scheduler created or restored from Unscheduled.
-	picked []string
+	// picked are bindings the scheduler created or restored from Unscheduled;
+	// unscheduled are live bindings it turned Unscheduled.
+	picked      []string
+	unscheduled []string
 }
 
 func (d *diff) of(p string) *placementDiff {
@@ -185,6 +187,9 @@ func (ro *Rollout) diffBindings(r Reader, d *diff, p string) {
 			d.of(p).picked = append(d.of(p).picked, b.Name)
 		case old.State == placement.Unscheduled && (b.State == placement.Scheduled || b.State == placement.Bound):
 			d.of(p).picked = append(d.of(p).picked, b.Name)
+		}
+		if existed && old.Live() && b.State == placement.Unscheduled {
+			d.of(p).unscheduled = append(d.of(p).unscheduled, b.Name)
 		}
 		if existed && b.Generation > old.Generation {
 			pd := d.of(p)
