@@ -84,6 +84,11 @@ func (s *Sim) invWatch() *invTracker {
 		if tr.err == nil {
 			tr.verify(s)
 		}
+		if tr.err == nil {
+			if err := invariants.PickNSettled(s.store); err != nil {
+				tr.err = fmt.Errorf("at %s: %w", s.now, err)
+			}
+		}
 	})
 	return tr
 }

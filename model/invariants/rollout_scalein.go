@@ -37,3 +37,26 @@ func (ro *Rollout) pickNScaledIn(r Reader, d *diff, _ time.Time) error {
 	}
 	return nil
 }
+
+// PickNSettled: once a run is over (nothing left to react to), no PickN placement holds
+// more live bindings than numberOfClusters. It catches a scale-in that unscheduled too few
+// clusters, or none: a step that unschedules nothing never triggers pickNScaledIn.
+func PickNSettled(r Reader) error {
+	for _, name := range r.PlacementNames() {
+		p := r.Placement(name)
+		snap := latest(r, name)
+		if p == nil || p.Deleting || snap == nil || snap.Policy.Type() != placement.PickN {
+			continue
+		}
+		live := 0
+		for _, b := range r.Bindings(name) {
+			if b.Live() {
+				live++
+			}
+		}
+		if live > int(snap.NumberOfClusters) {
+			return fmt.Errorf("invariant pickNSettled: PickN placement %s holds %d live clusters at the end, more than numberOfClusters %d", name, live, snap.NumberOfClusters)
+		}
+	}
+	return nil
+}
