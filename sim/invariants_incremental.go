@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/fleetsim/fleetsim/model/invariants"
+	"github.com/fleetsim/fleetsim/model/units"
 )
 
 // What the named invariants of CheckInvariant can skip after an event: a check that
@@ -16,15 +17,43 @@ import (
 //     noBindingsOnGoneMembers reads the bindings and the members: the bindings clock and
 //     the store's member generation (which moves whenever a member is added or removed).
 //   - The unit invariants read the fleet registry and the machines: with no unit and no
-//     machine there is nothing for them to check.
+//     machine there is nothing for them to check; otherwise they share one reading of them
+//     per event (unitViewNow).
 //
 // The other named invariants already look only at what the event created (pickNWithinLimit,
 // noUntoleratedNewBindings, bindingsOnKnownMembers) or at staged runs, which most
 // scenarios do not have.
 
-// invMemo remembers, per invariant, the input version at its last pass.
+// invMemo remembers, per invariant, the input version at its last pass, and the unit
+// view of the event being checked (every unit invariant reads the same one).
 type invMemo struct {
 	passed map[string][2]uint64
+	// view is read once in the after-event hooks of an event (inHooks), where nothing
+	// changes between checks, and dropped after them.
+	view    *cachedUnitView
+	inHooks bool
+}
+
+// cachedUnitView is the unit invariants' view of the registry and machines, read once per
+// event for all of them (nothing changes between the checks of one event).
+type cachedUnitView struct {
+	jobs     []units.Job
+	machines []invariants.UnitMachine
+}
+
+func (v *cachedUnitView) Jobs() []units.Job                      { return v.jobs }
+func (v *cachedUnitView) UnitMachines() []invariants.UnitMachine { return v.machines }
+
+// unitViewNow returns the unit view of the current event.
+func (s *Sim) unitViewNow() invariants.UnitReader {
+	if !s.invMemo.inHooks {
+		return unitView{s}
+	}
+	if s.invMemo.view == nil {
+		v := unitView{s}
+		s.invMemo.view = &cachedUnitView{jobs: v.Jobs(), machines: v.UnitMachines()}
+	}
+	return s.invMemo.view
 }
 
 // invKey returns the version of what a named invariant reads, and false when it has none

@@ -28,7 +28,7 @@ func (s *Sim) CheckInvariant(name string) error {
 		if s.invNothingToCheck() {
 			return nil
 		}
-		return f(unitView{s})
+		return f(s.unitViewNow())
 	}
 	return fmt.Errorf("unknown invariant %q", name)
 }

@@ -268,9 +268,11 @@ func (s *Sim) Run(until time.Duration) (Result, error) {
 		}
 		if handled {
 			s.processed++
+			s.invMemo.inHooks = true
 			for _, f := range s.afterEvent {
 				f()
 			}
+			s.invMemo.inHooks, s.invMemo.view = false, nil
 		}
 		s.newBindings = s.newBindings[:0]
 	}
