@@ -398,6 +398,7 @@ var Invariants = map[string]string{
 	"pickNWithinLimit":         "the scheduler never picks a cluster that takes a PickN placement beyond numberOfClusters",
 	"noUntoleratedNewBindings": "no binding is created on a cluster with a NoSchedule taint the placement does not tolerate",
 	"bindingsOnKnownMembers":   "every new binding targets a member that exists and is not leaving",
+	"noBindingsOnGoneMembers":  "no binding targets a member that has left the fleet (a member leaves only once no binding is on it)",
 	"stagedRunOrder":           "no stage of a staged update run (nor its deletion stage) begins before every earlier stage succeeded, its clusters all succeeded and its after-stage TimedWait elapsed and Approval was approved",
 	"stagedRunApprovals":       "no cluster of a stage with a before-stage Approval starts before that approval request is approved",
 	"stagedMaxConcurrency":     "no stage updates more clusters at once than its maxConcurrency allows",
@@ -405,5 +406,6 @@ var Invariants = map[string]string{
 	"unitMachineOf":            "a fleet unit with MachineOf is never scheduled to another machine than its scheduled leader",
 	"globalUnits":              "a launched global unit runs on every settled machine that matches its MachineMetadata and runs nothing conflicting, and on no other settled machine",
 	"unitOnOneMachine":         "outside a partition (or before an agent has caught up), no fleet unit that is not global runs on two machines",
-	"rolloutBudgets":           "no rollout step leaves fewer ready clusters than N − maxUnavailable (or than before), binds beyond N + maxSurge, binds on an untolerated taint, or executes an eviction its disruption budget forbids",
+	"unitReplaces":             "no fleet unit is scheduled to (or, on a settled machine, runs on) the machine of a unit that replaces it",
+	"rolloutBudgets":           "no rollout step leaves fewer ready clusters than N − maxUnavailable (or than before), binds beyond N + maxSurge, binds on an untolerated taint, executes an eviction its disruption budget forbids, or leaves a PickN placement above numberOfClusters after unscheduling clusters (or at the end of the run)",
 }

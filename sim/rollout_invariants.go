@@ -16,8 +16,19 @@ import (
 )
 
 // invTracker keeps the state before the event being processed, and the first violation.
+//
+// The rollout check is incremental (invariants.Rollout.CheckTouched): it looks only at the
+// placements whose bindings the event changed, as the store's bindings versions tell. Every
+// invVerifyEvery events and at the end of the run the incremental copy of the state is
+// compared with a full one (invariants.Rollout.Verify), so a binding changed behind the
+// store's versions stops the run instead of going unchecked.
 type invTracker struct {
 	rollout *invariants.Rollout
+	// full, when set (tests), runs the full check next to the incremental one after every
+	// event; any disagreement is a violation.
+	full *invariants.Rollout
+	// events counts the events checked, for the sampled verification.
+	events uint64
 	// err is the first violation; the run stops there.
 	err error
 	// extra are further checks run after every event (the test adds the simulator's named
@@ -30,6 +41,9 @@ type invTracker struct {
 }
 
 const invLogSize = 400
+
+// invVerifyEvery is how often (in events) the incremental rollout copy is verified.
+const invVerifyEvery = 64
 
 // invWatch installs the invariant hooks: an observer keeping recent events for reports and
 // an AfterEvent hook that runs every per-event invariant, stops the run at the first
@@ -57,9 +71,34 @@ func (s *Sim) invWatch() *invTracker {
 			s.Stop()
 			return
 		}
-		tr.rollout.Snapshot(s.store)
+		tr.rollout.SnapshotTouched(s.store, s.store)
+		if tr.full != nil {
+			tr.full.Snapshot(s.store)
+		}
+		tr.events++
+		if tr.events%invVerifyEvery == 0 || tr.full != nil {
+			tr.verify(s)
+		}
+	})
+	s.AtEnd(func() {
+		if tr.err == nil {
+			tr.verify(s)
+		}
+		if tr.err == nil {
+			if err := invariants.PickNSettled(s.store); err != nil {
+				tr.err = fmt.Errorf("at %s: %w", s.now, err)
+			}
+		}
 	})
 	return tr
+}
+
+// verify compares the incremental copy of the state with a full one.
+func (tr *invTracker) verify(s *Sim) {
+	if err := tr.rollout.Verify(s.store); err != nil {
+		tr.err = fmt.Errorf("at %s: %w", s.now, err)
+		s.Stop()
+	}
 }
 
 // recent returns the last recorded events that mention any of words (all when none).
@@ -79,8 +118,20 @@ func (tr *invTracker) recent(limit int, words ...string) []string {
 
 // invCheckEvent runs the per-event invariants: the rollout budgets, then the extra checks.
 func (s *Sim) invCheckEvent(tr *invTracker) error {
-	if err := tr.rollout.Check(s.store, s.newBindings, s.Now()); err != nil {
+	err := tr.rollout.CheckTouched(s.store, s.store, s.newBindings, s.Now())
+	if tr.full != nil {
+		ferr := tr.full.Check(s.store, s.newBindings, s.Now())
+		if fmt.Sprint(err) != fmt.Sprint(ferr) {
+			return fmt.Errorf("the incremental rollout check found %v, the full one %v", err, ferr)
+		}
+	}
+	if err != nil {
 		return err
+	}
+	if tr.full != nil {
+		if err := s.invCrossCheckNamed(); err != nil {
+			return err
+		}
 	}
 	for _, f := range tr.extra {
 		if err := f(); err != nil {

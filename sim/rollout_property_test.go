@@ -344,6 +344,9 @@ func rsmRun(sc rsmScenario) (*invTracker, error) {
 		}
 	}
 	tr := s.invWatch()
+	if rsmCrossCheck {
+		tr.full = invariants.NewRollout(s.store)
+	}
 	for _, name := range InvariantNames() {
 		tr.extra = append(tr.extra, func() error { return s.CheckInvariant(name) })
 	}

@@ -86,8 +86,11 @@ type Sim struct {
 	// barriers run when time is about to pass their instant (expectations at a time see
 	// every event of that time).
 	barriers []barrier
-	// afterEvent hooks run after every processed event (invariants).
+	// afterEvent hooks run after every processed event (invariants); atEnd hooks once when
+	// Run returns (full checks of what was checked incrementally).
 	afterEvent []func()
+	atEnd      []func()
+	invMemo    invMemo // named invariants' last passes (invariants_incremental.go)
 	processed  uint64
 	stopped    bool
 	// topPending: the event being processed is still at the top of the queue.
@@ -224,6 +227,10 @@ func (s *Sim) Barrier(t time.Duration, fn func()) {
 // AfterEvent registers a hook run after every processed event.
 func (s *Sim) AfterEvent(fn func()) { s.afterEvent = append(s.afterEvent, fn) }
 
+// AtEnd registers a hook run once at the end of every Run, after its last event and
+// barriers.
+func (s *Sim) AtEnd(fn func()) { s.atEnd = append(s.atEnd, fn) }
+
 // Record adds an event to the trace and shows it to observers.
 func (s *Sim) Record(kind, subject, detail string) {
 	s.trace.Record(s.now, kind, subject, detail)
@@ -261,9 +268,11 @@ func (s *Sim) Run(until time.Duration) (Result, error) {
 		}
 		if handled {
 			s.processed++
+			s.invMemo.inHooks = true
 			for _, f := range s.afterEvent {
 				f()
 			}
+			s.invMemo.inHooks, s.invMemo.view = false, nil
 		}
 		s.newBindings = s.newBindings[:0]
 	}
@@ -271,6 +280,9 @@ func (s *Sim) Run(until time.Duration) (Result, error) {
 		s.now = until
 	}
 	s.runBarriers(s.now)
+	for _, f := range s.atEnd {
+		f()
+	}
 	err := s.trace.Close()
 	return Result{TraceHash: s.trace.HashString(), Events: s.trace.Events(), SimulatedTime: s.now}, err
 }

@@ -41,8 +41,8 @@ func newFuzzCommand(stdout, stderr io.Writer) *cobra.Command {
 		Long: `fuzz runs each scenario file many times, each run with its own seed and a random fault
 schedule on top of the scenario's timeline (member crashes and partitions with their heals,
 taint and label churn, clock skew, hub restarts, workloads turning unavailable or failing to
-apply, members joining and leaving, evictions), and checks every invariant (see "always" in
-scenarios/README.md) after every event. Faults start and end within the first 3/4 of a run;
+apply, members joining and leaving, evictions, selected resources updated so placements roll
+out again), and checks every invariant (see "always" in scenarios/README.md) after every event. Faults start and end within the first 3/4 of a run;
 with --converge (the default), every cluster a fault touched must be Joined and Healthy again
 at the end of the run (unless the scenario itself fails, taints, skews or removes it, or draws
 its own random faults).
@@ -58,7 +58,8 @@ fail, the failure is printed all the same, with the scenario on stderr.
 Without it, in a Kubernetes Indexed Job, the shard is JOB_COMPLETION_INDEX (which Kubernetes
 sets in each pod) of FUZZ_SHARDS (set it to the Job's completions: a pod is not told how
 many there are); JOB_COMPLETION_INDEX without FUZZ_SHARDS is an error (exit 2), since every
-pod would run the whole campaign. "fleetsim fuzz merge" combines the shards' JSON summaries.`,
+pod would run the whole campaign. "fleetsim fuzz merge" combines the shards' JSON summaries.
+In JSON, "digest" (a sum over the runs of a hash of each run's trace) is 16 hex digits.`,
 		Example: `  # 1,000 schedules over the library, on every core
   fleetsim fuzz scenarios/*.yaml --runs 1000 --seed 1
 

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/fleetsim/fleetsim/model/condition"
+	"github.com/fleetsim/fleetsim/model/mutant"
 	"github.com/fleetsim/fleetsim/model/placement"
 )
 
@@ -59,16 +60,25 @@ func Allowed(placementType placement.PlacementType, numberOfClusters int, bindin
 	if !wellFormed(spec) {
 		return 0, available, total, true
 	}
+	if mutant.On("eviction.pickAllBudgetAccepted") {
+		placementType = placement.PickN
+	}
 	if placementType == placement.PickAll && (spec.MaxUnavailable != nil || isPercent(spec.MinAvailable)) {
 		return 0, available, total, true
 	}
 	n := max(numberOfClusters, 0)
 	if spec.MaxUnavailable != nil {
 		allowed = scaled(spec.MaxUnavailable, n) - (total - available)
+		if mutant.On("eviction.unavailableNotSubtracted") {
+			allowed = scaled(spec.MaxUnavailable, n)
+		}
 	} else if minAvailable := scaled(spec.MinAvailable, n); minAvailable == 0 {
 		allowed = total
 	} else {
 		allowed = available - minAvailable
+		if mutant.On("eviction.minAvailableOffByOne") {
+			allowed++
+		}
 	}
 	return max(allowed, 0), available, total, false
 }

@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fleetsim/fleetsim/model/condition"
+	"github.com/fleetsim/fleetsim/model/mutant"
 	"github.com/fleetsim/fleetsim/model/placement"
 )
 
@@ -110,7 +111,7 @@ func Decide(in Input) Decision {
 		d.Executed = executed(MessageAllowedBindingDeleting)
 	case isFailed(target) || isReportDiff(target):
 		d.Executed, d.DeleteBinding = executed(MessageAllowedPlacementFailed), target.Name
-	case !target.Present():
+	case !target.Present() && !mutant.On("eviction.notPropagatedEvicted"):
 		d.Executed = notExecuted(MessageBlockedNotPropagated)
 	case in.Budget == nil:
 		d.Executed, d.DeleteBinding = executed(MessageAllowedNoBudget), target.Name

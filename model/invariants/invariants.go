@@ -40,6 +40,7 @@ var Checks = map[string]Check{
 	"pickNWithinLimit":         PickNWithinLimit,
 	"noUntoleratedNewBindings": NoUntoleratedNewBindings,
 	"bindingsOnKnownMembers":   BindingsOnKnownMembers,
+	"noBindingsOnGoneMembers":  NoBindingsOnGoneMembers,
 	"stagedRunOrder":           StagedRunOrder,
 	"stagedRunApprovals":       StagedRunApprovals,
 	"stagedMaxConcurrency":     StagedMaxConcurrency,
@@ -140,6 +141,21 @@ func BindingsOnKnownMembers(st Reader, created []placement.Binding) error {
 			return fmt.Errorf("binding %s was created on %s, which is not a member", b.Name, b.TargetCluster)
 		case r.Member.Leaving:
 			return fmt.Errorf("binding %s was created on %s, which is leaving", b.Name, b.TargetCluster)
+		}
+	}
+	return nil
+}
+
+// NoBindingsOnGoneMembers: no binding targets a member that is gone. A leaving member is
+// removed only once no binding (of any state) is left on it, and no binding is created on
+// a member that does not exist (MEMBER-LEAVE), so a binding outliving its member means the
+// member left too early.
+func NoBindingsOnGoneMembers(st Reader, _ []placement.Binding) error {
+	for _, crp := range st.PlacementNames() {
+		for _, b := range st.Bindings(crp) {
+			if r := st.MemberCluster(b.TargetCluster); r == nil || r.Member == nil {
+				return fmt.Errorf("binding %s of placement %s targets %s, which is no longer a member", b.Name, crp, b.TargetCluster)
+			}
 		}
 	}
 	return nil

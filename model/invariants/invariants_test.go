@@ -58,7 +58,14 @@ func TestChecks(t *testing.T) {
 				bindings: map[string][]*placement.Binding{"p": {b("b1", "c9", placement.Scheduled)}},
 				members:  map[string]*mhub.MemberCluster{}},
 			created: []string{"b1"},
-			want:    map[string]bool{"bindingsOnKnownMembers": true},
+			want:    map[string]bool{"bindingsOnKnownMembers": true, "noBindingsOnGoneMembers": true},
+		},
+		{
+			name: "an Unscheduled binding left on a member that is gone",
+			store: fakeStore{placements: map[string]*mhub.Placement{"p": pickN(2)},
+				bindings: map[string][]*placement.Binding{"p": {b("b1", "c1", placement.Bound), b("b2", "c2", placement.Unscheduled)}},
+				members:  map[string]*mhub.MemberCluster{"c1": mc(false)}},
+			want: map[string]bool{"noBindingsOnGoneMembers": true},
 		},
 	}
 	for _, tc := range tests {

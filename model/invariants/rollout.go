@@ -36,6 +36,11 @@ type Rollout struct {
 	evictions map[string]string
 	// Stats counts what the checks saw.
 	Stats RolloutStats
+	// versions and names are the incremental bookkeeping (rollout_incremental.go): each
+	// copied placement's bindings version at its copy, and the names of its bindings in
+	// before. nil after a full Snapshot.
+	versions map[string]uint64
+	names    map[string][]string
 }
 
 // RolloutStats counts what the rollout checks saw.
@@ -61,6 +66,7 @@ func NewRollout(r Reader) *Rollout {
 // Check compares with.
 func (ro *Rollout) Snapshot(r Reader) {
 	ro.before = map[string]placement.Binding{}
+	ro.versions, ro.names = nil, nil
 	for _, p := range r.PlacementNames() {
 		for _, b := range r.Bindings(p) {
 			c := *b
@@ -68,8 +74,17 @@ func (ro *Rollout) Snapshot(r Reader) {
 			ro.before[b.Name] = c
 		}
 	}
-	ro.evictions = map[string]string{}
-	for _, n := range r.EvictionNames() {
+	ro.snapshotEvictions(r)
+}
+
+// snapshotEvictions copies every eviction's conditions, rendered.
+func (ro *Rollout) snapshotEvictions(r Reader) {
+	names := r.EvictionNames()
+	if len(names) == 0 && len(ro.evictions) == 0 && ro.evictions != nil {
+		return
+	}
+	ro.evictions = make(map[string]string, len(names))
+	for _, n := range names {
 		if e := r.Eviction(n); e != nil {
 			ro.evictions[n] = conditionsText(e.Status.Conditions)
 		}
@@ -80,9 +95,12 @@ func (ro *Rollout) Snapshot(r Reader) {
 // state; created are the bindings the step created and now is the step's time. It does not
 // take a new snapshot.
 func (ro *Rollout) Check(r Reader, created []placement.Binding, now time.Time) error {
-	d := ro.diff(r, created)
+	return ro.check(r, ro.diff(r, created), now)
+}
+
+func (ro *Rollout) check(r Reader, d *diff, now time.Time) error {
 	for _, check := range []func(Reader, *diff, time.Time) error{
-		ro.maxUnavailable, ro.maxSurge, ro.tolerated, ro.evictionBudget,
+		ro.maxUnavailable, ro.maxSurge, ro.tolerated, ro.evictionBudget, ro.pickNScaledIn,
 	} {
 		if err := check(r, d, now); err != nil {
 			return err
@@ -119,8 +137,10 @@ type placementDiff struct {
 	newlyBound []string
 	// deleted are bindings gone since the step started (as they were before it).
 	deleted []placement.Binding
-	// picked are bindings the scheduler created or restored from Unscheduled.
-	picked []string
+	// picked are bindings the scheduler created or restored from Unscheduled;
+	// unscheduled are live bindings it turned Unscheduled.
+	picked      []string
+	unscheduled []string
 }
 
 func (d *diff) of(p string) *placementDiff {
@@ -144,21 +164,8 @@ func (ro *Rollout) diff(r Reader, created []placement.Binding) *diff {
 	for _, p := range r.PlacementNames() {
 		for _, b := range r.Bindings(p) {
 			now[b.Name] = true
-			old, existed := ro.before[b.Name]
-			switch {
-			case !existed:
-				d.of(p).picked = append(d.of(p).picked, b.Name)
-			case old.State == placement.Unscheduled && (b.State == placement.Scheduled || b.State == placement.Bound):
-				d.of(p).picked = append(d.of(p).picked, b.Name)
-			}
-			if existed && b.Generation > old.Generation {
-				pd := d.of(p)
-				pd.bumped = append(pd.bumped, b.Name)
-				if old.State == placement.Scheduled && b.State == placement.Bound {
-					pd.newlyBound = append(pd.newlyBound, b.Name)
-				}
-			}
 		}
+		ro.diffBindings(r, d, p)
 	}
 	for _, name := range sortedKeys(ro.before) {
 		if !now[name] {
@@ -166,16 +173,51 @@ func (ro *Rollout) diff(r Reader, created []placement.Binding) *diff {
 			d.of(old.Placement).deleted = append(d.of(old.Placement).deleted, old)
 		}
 	}
+	ro.diffEvictions(r, d)
+	return d
+}
+
+// diffBindings records what changed in placement p's current bindings: picks and raised
+// generations.
+func (ro *Rollout) diffBindings(r Reader, d *diff, p string) {
+	for _, b := range r.Bindings(p) {
+		old, existed := ro.before[b.Name]
+		switch {
+		case !existed:
+			d.of(p).picked = append(d.of(p).picked, b.Name)
+		case old.State == placement.Unscheduled && (b.State == placement.Scheduled || b.State == placement.Bound):
+			d.of(p).picked = append(d.of(p).picked, b.Name)
+		}
+		if existed && old.Live() && b.State == placement.Unscheduled {
+			d.of(p).unscheduled = append(d.of(p).unscheduled, b.Name)
+		}
+		if existed && b.Generation > old.Generation {
+			pd := d.of(p)
+			pd.bumped = append(pd.bumped, b.Name)
+			if old.State == placement.Scheduled && b.State == placement.Bound {
+				pd.newlyBound = append(pd.newlyBound, b.Name)
+			}
+		}
+	}
+}
+
+// diffEvictions records the evictions whose conditions changed.
+func (ro *Rollout) diffEvictions(r Reader, d *diff) {
 	for _, n := range r.EvictionNames() {
 		if e := r.Eviction(n); e != nil && conditionsText(e.Status.Conditions) != ro.evictions[n] {
 			d.evicted = append(d.evicted, e)
 		}
 	}
-	return d
 }
 
 func (ro *Rollout) beforeOf(p string) []placement.Binding {
 	var out []placement.Binding
+	if ro.names != nil {
+		for _, name := range ro.names[p] { // sorted: a store lists bindings by name
+			out = append(out, ro.before[name])
+		}
+		return out
+	}
 	for _, name := range sortedKeys(ro.before) {
 		if b := ro.before[name]; b.Placement == p {
 			out = append(out, b)

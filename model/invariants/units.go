@@ -44,6 +44,7 @@ var UnitChecks = map[string]UnitCheck{
 	"unitMachineOf":    UnitMachineOf,
 	"globalUnits":      GlobalUnits,
 	"unitOnOneMachine": UnitOnOneMachine,
+	"unitReplaces":     UnitReplaces,
 }
 
 // active: the unit's desired state asks for a machine (loaded or launched).
@@ -223,6 +224,109 @@ func UnitOnOneMachine(r UnitReader) error {
 	for _, u := range sortedKeys(where) {
 		if ms := where[u]; len(ms) > 1 {
 			return fmt.Errorf("invariant unitOnOneMachine: unit %s runs on %d machines %v, none of them cut off from the registry (scheduled to %q)", u, len(ms), ms, all[u].Machine)
+		}
+	}
+	return nil
+}
+
+// replaces: unit a's Replaces globs match b's name.
+func replaces(a, b *units.Unit) bool {
+	if a == nil || b == nil || a.Options == nil || a.Name == b.Name {
+		return false
+	}
+	for _, g := range a.Options.Replaces {
+		if ok, err := path.Match(g, b.Name); ok && err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// replaceLinks returns the Replaces links that count: among units that are not global, a
+// replaces b unless b leads back to a through Replaces links and MachineOf links (leader
+// to follower): a circular replacement is not allowed and is ignored, and a unit cannot
+// displace one it follows.
+func replaceLinks(jobs []units.Job) map[[2]string]bool {
+	next := map[string][]string{}
+	var links [][2]string
+	for _, a := range jobs {
+		if a.Unit == nil || global(a.Unit) || a.Unit.Options == nil {
+			continue
+		}
+		for _, b := range jobs {
+			if b.Unit != nil && !global(b.Unit) && replaces(a.Unit, b.Unit) {
+				links = append(links, [2]string{a.Unit.Name, b.Unit.Name})
+				next[a.Unit.Name] = append(next[a.Unit.Name], b.Unit.Name)
+			}
+		}
+		for _, leader := range a.Unit.Options.MachineOf {
+			next[leader] = append(next[leader], a.Unit.Name)
+		}
+	}
+	reaches := func(from, to string) bool {
+		seen := map[string]bool{from: true}
+		stack := []string{from}
+		for len(stack) > 0 {
+			u := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, v := range next[u] {
+				if v == to {
+					return true
+				}
+				if !seen[v] {
+					seen[v] = true
+					stack = append(stack, v)
+				}
+			}
+		}
+		return false
+	}
+	out := map[[2]string]bool{}
+	for _, l := range links {
+		if !reaches(l[1], l[0]) {
+			out[l] = true
+		}
+	}
+	return out
+}
+
+// UnitReplaces: a unit is never scheduled to the machine of an active unit that replaces
+// it (the replaced unit moves away: [X-Fleet] Replaces), and no settled machine runs both.
+// Global units and circular replacements take no part (replaceLinks).
+func UnitReplaces(r UnitReader) error {
+	jobs := r.Jobs()
+	if len(jobs) == 0 {
+		return nil
+	}
+	links := replaceLinks(jobs)
+	if len(links) == 0 {
+		return nil
+	}
+	on := map[string][]*units.Unit{}
+	for _, j := range jobs {
+		if j.Machine != "" && active(j.Unit) && !global(j.Unit) {
+			on[j.Machine] = append(on[j.Machine], j.Unit)
+		}
+	}
+	for _, m := range sortedKeys(on) {
+		for _, a := range on[m] {
+			for _, b := range on[m] {
+				if links[[2]string{a.Name, b.Name}] {
+					return fmt.Errorf("invariant unitReplaces: %s is scheduled to machine %s, where %s, which replaces it, is scheduled", b.Name, m, a.Name)
+				}
+			}
+		}
+	}
+	for _, m := range r.UnitMachines() {
+		if !m.Settled {
+			continue
+		}
+		for _, a := range m.Running {
+			for _, b := range m.Running {
+				if links[[2]string{a, b}] {
+					return fmt.Errorf("invariant unitReplaces: settled machine %s runs %s and %s, which replaces it", m.ID, b, a)
+				}
+			}
 		}
 	}
 	return nil

@@ -29,6 +29,10 @@ func TestUnitChecks(t *testing.T) {
 	agent := u("agent.service", launched, unitfile.XFleet{Global: true, MachineMetadata: unitfile.Metadata{"role": {"worker"}}})
 	blocker := u("blocker.service", launched, unitfile.XFleet{Conflicts: []string{"agent.service"}})
 	worker := map[string]string{"role": "worker"}
+	newer := u("app-v2.service", launched, unitfile.XFleet{Replaces: []string{"app-v1.service"}})
+	older := u("app-v1.service", launched, unitfile.XFleet{})
+	ping := u("ping.service", launched, unitfile.XFleet{Replaces: []string{"pong.service"}})
+	pong := u("pong.service", launched, unitfile.XFleet{Replaces: []string{"ping.service"}})
 	m := func(id string, md map[string]string, settled bool, running ...string) UnitMachine {
 		return UnitMachine{ID: id, Metadata: md, Settled: settled, Running: running}
 	}
@@ -46,6 +50,30 @@ func TestUnitChecks(t *testing.T) {
 					m("m2", nil, true, "web2.service"),
 					m("m3", worker, true, "blocker.service"),
 				},
+			},
+			want: map[string]bool{},
+		},
+		{
+			name: "a unit scheduled and running next to the unit that replaces it",
+			r: fakeUnits{
+				jobs:     []units.Job{{Unit: newer, Machine: "m1"}, {Unit: older, Machine: "m1"}},
+				machines: []UnitMachine{m("m1", nil, true, "app-v1.service", "app-v2.service")},
+			},
+			want: map[string]bool{"unitReplaces": true},
+		},
+		{
+			name: "a replaced unit moved away; units replacing each other are ignored",
+			r: fakeUnits{
+				jobs:     []units.Job{{Unit: newer, Machine: "m1"}, {Unit: older, Machine: "m2"}, {Unit: ping, Machine: "m1"}, {Unit: pong, Machine: "m1"}},
+				machines: []UnitMachine{m("m1", nil, true, "app-v2.service", "ping.service", "pong.service"), m("m2", nil, true, "app-v1.service")},
+			},
+			want: map[string]bool{},
+		},
+		{
+			name: "a replaced unit still running on a machine not settled is not judged",
+			r: fakeUnits{
+				jobs:     []units.Job{{Unit: newer, Machine: "m1"}, {Unit: older, Machine: "m2"}},
+				machines: []UnitMachine{m("m1", nil, false, "app-v1.service", "app-v2.service"), m("m2", nil, true, "app-v1.service")},
 			},
 			want: map[string]bool{},
 		},

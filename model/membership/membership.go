@@ -8,6 +8,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/model/condition"
 	"github.com/fleetsim/fleetsim/model/member"
+	"github.com/fleetsim/fleetsim/model/mutant"
 )
 
 // NamespacePrefix is the prefix of every member's reserved hub namespace.
@@ -105,7 +106,7 @@ func Decide(in Input) Plan {
 	case in.IMC != nil && !agentGone:
 		p.Waiting = "the member agent to acknowledge leaving"
 		p.RequeueAfter = untilStale(m, in.Now, in.Eligibility)
-	case in.BindingsOnMember > 0:
+	case in.BindingsOnMember > 0 && !mutant.On("membership.leaveIgnoresBindings"):
 		p.Waiting = fmt.Sprintf("%d binding(s) on the member to be removed", in.BindingsOnMember)
 	default:
 		p.DeleteIMC = in.IMC != nil
@@ -135,10 +136,10 @@ func healthy(m *member.Member, now time.Time, cfg member.EligibilityConfig) cond
 	switch {
 	case !a.Present || !a.HealthKnown:
 		return condition.Condition{Type: TypeHealthy, Status: metav1.ConditionUnknown, Reason: ReasonHealthUnknown, Message: "the member agent has not reported its health yet"}
-	case now.Sub(a.LastHeartbeat) > cfg.HeartbeatTimeout:
+	case now.Sub(a.LastHeartbeat) > cfg.HeartbeatTimeout && !mutant.On("membership.heartbeatTimeoutIgnored"):
 		return condition.Condition{Type: TypeHealthy, Status: metav1.ConditionUnknown, Reason: ReasonHeartbeatTimeout,
 			Message: fmt.Sprintf("no heartbeat since %s, longer than the %s timeout", a.LastHeartbeat.UTC().Format(time.RFC3339), cfg.HeartbeatTimeout)}
-	case !a.Healthy:
+	case !a.Healthy && !mutant.On("membership.unhealthyReportedHealthy"):
 		return condition.False(TypeHealthy, ReasonUnhealthy, "the member agent reports the member is unhealthy")
 	}
 	return condition.True(TypeHealthy, ReasonHealthy, "the member agent reports the member is healthy")

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/fleetsim/fleetsim/model/condition"
+	"github.com/fleetsim/fleetsim/model/mutant"
 	"github.com/fleetsim/fleetsim/model/placement"
 )
 
@@ -48,10 +49,16 @@ func Ready(b *placement.Binding, now time.Time, period time.Duration) (bool, tim
 		return true, 0
 	}
 	c, ok := condition.Find(b.Conditions, condition.TypeAvailable)
+	if mutant.On("rollout.readyAnyGeneration") && ok && c.Status == metav1.ConditionTrue && c.Reason != condition.ReasonWorkNotTrackable {
+		return true, 0
+	}
 	if !ok || c.Status != metav1.ConditionTrue || c.ObservedGeneration != b.Generation {
 		return false, 0
 	}
 	if c.Reason != condition.ReasonWorkNotTrackable {
+		return true, 0
+	}
+	if mutant.On("rollout.unavailablePeriodIgnored") {
 		return true, 0
 	}
 	readyAt := c.LastTransitionTime.Add(period)

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fleetsim/fleetsim/model/condition"
+	"github.com/fleetsim/fleetsim/model/mutant"
 	"github.com/fleetsim/fleetsim/model/placement"
 )
 
@@ -40,6 +41,9 @@ func Decide(in Input) Plan {
 		MaxUnavailable: Scaled(cfg.maxUnavailable, n, DefaultMaxUnavailable) + int(plantedExtraUnavailable.Load()),
 		MaxSurge:       Scaled(cfg.maxSurge, n, DefaultMaxSurge),
 	}
+	if mutant.On("rollout.maxUnavailablePlusOne") {
+		bud.MaxUnavailable++
+	}
 	bud.MinAvailable = n - bud.MaxUnavailable
 
 	// A cluster some binding holding resources is leaving: a new binding there waits until
@@ -58,6 +62,9 @@ func Decide(in Input) Plan {
 	)
 	for _, b := range bs {
 		ready, until := Ready(b, in.Now, cfg.period)
+		if mutant.On("rollout.deletingCountedReady") && b.Deleting && b.State == placement.Bound {
+			ready = true
+		}
 		if until > 0 && (untilReady == 0 || until < untilReady) {
 			untilReady = until
 		}
@@ -76,6 +83,9 @@ func Decide(in Input) Plan {
 			// (upstream leaves failed ones out, which lets a placement hold more than
 			// target + maxSurge clusters).
 			bud.CanBeReady++
+			if mutant.On("rollout.failedLeftOutOfSurge") && failed {
+				bud.CanBeReady--
+			}
 		case placement.Scheduled:
 			switch {
 			case b.Deleting:
@@ -93,6 +103,9 @@ func Decide(in Input) Plan {
 				bud.ReadyCount++
 			}
 			bud.CanBeReady++
+			if mutant.On("rollout.failedLeftOutOfSurge") && failed {
+				bud.CanBeReady--
+			}
 			if b.Deleting {
 				if ready {
 					bud.Leaving++
@@ -115,11 +128,17 @@ func Decide(in Input) Plan {
 	}
 
 	bud.MaxToRemove = bud.ReadyCount - bud.Leaving - bud.MinAvailable
+	if mutant.On("rollout.leavingNotSubtracted") {
+		bud.MaxToRemove += bud.Leaving
+	}
 	if n == 0 {
 		// Fix 1: with a target of 0 nothing needs to stay available.
 		bud.MaxToRemove = max(bud.MaxToRemove, len(removeCands)+len(updateCands))
 	}
 	bud.MaxToAdd = n + bud.MaxSurge - bud.CanBeReady
+	if mutant.On("rollout.maxSurgePlusOne") {
+		bud.MaxToAdd++
+	}
 	d.plan.Budget = bud
 
 	for _, c := range failedCands {

@@ -7,6 +7,8 @@ package scheduler
 import (
 	"math"
 	"math/bits"
+
+	"github.com/fleetsim/fleetsim/model/mutant"
 )
 
 // narrowRequired is matchesRequired over a set: the required terms' selection.
@@ -86,6 +88,10 @@ func (d *decision) affinityOf(id int32) int32 {
 	for pi := range d.terms {
 		p, t := &cp.preferred[pi], &d.terms[pi]
 		if t.set != nil && !t.set.has(id) {
+			continue
+		}
+		if mutant.On("scheduler.affinityWeightSign") && p.sorter < 0 {
+			total -= p.weight
 			continue
 		}
 		if p.sorter < 0 {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/fleetsim/fleetsim/model/mutant"
 	"github.com/fleetsim/fleetsim/model/placement"
 )
 
@@ -30,6 +31,9 @@ func (d *decision) pickAll() {
 // pickN picks numberOfClusters minus the clusters already kept.
 func (d *decision) pickN() {
 	need := d.wanted - d.kept
+	if mutant.On("scheduler.pickNOneExtra") {
+		need++
+	}
 	if need < 0 {
 		d.scaleIn(-need)
 	}
@@ -50,6 +54,9 @@ func (d *decision) pickN() {
 // scaleIn unschedules n kept bindings, weakest first: Scheduled before Bound, then the lower
 // stored topology score, then the lower affinity score, then the smaller name (CRP-POL-SCALE).
 func (d *decision) scaleIn(n int) {
+	if mutant.On("scheduler.scaleInOneShort") {
+		n--
+	}
 	var kept []int32
 	for si := range d.slots {
 		if sl := &d.slots[si]; sl.live >= 0 && sl.liveCurrent {

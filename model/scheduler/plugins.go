@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/bits"
 
+	"github.com/fleetsim/fleetsim/model/mutant"
 	"github.com/fleetsim/fleetsim/model/placement"
 )
 
@@ -194,7 +195,11 @@ func (d *decision) reasonIneligible(mm *memo) string {
 // TaintToleration: the policy tolerates every taint of the member; mm.detail is the first
 // one it does not.
 func (d *decision) tolerated(mm *memo) bool {
-	if i := placement.FirstUntolerated(d.member(mm).Taints, d.policy.tolerations); i >= 0 {
+	i := placement.FirstUntolerated(d.member(mm).Taints, d.policy.tolerations)
+	if mutant.On("scheduler.firstTaintIgnored") && i == 0 {
+		i = -1
+	}
+	if i >= 0 {
 		mm.detail = int32(i)
 		return false
 	}
@@ -206,7 +211,11 @@ func (d *decision) narrowTolerated(set bitset) {
 	for w := range set {
 		for rest := set[w] & d.ix.tainted[w]; rest != 0; rest &= rest - 1 {
 			id := int32(w*64 + bits.TrailingZeros64(rest))
-			if placement.FirstUntolerated(d.ix.ents[id].taints, d.policy.tolerations) >= 0 {
+			i := placement.FirstUntolerated(d.ix.ents[id].taints, d.policy.tolerations)
+			if mutant.On("scheduler.firstTaintIgnored") && i == 0 {
+				i = -1
+			}
+			if i >= 0 {
 				set.clear(id)
 			}
 		}

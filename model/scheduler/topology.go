@@ -7,6 +7,8 @@ package scheduler
 import (
 	"math"
 	"slices"
+
+	"github.com/fleetsim/fleetsim/model/mutant"
 )
 
 // topologyState holds, per constraint, the number of Scheduled or Bound clusters in each
@@ -128,6 +130,9 @@ func (t *topologyState) score(domains []int32) (score int32, violated int) {
 			change, breaks = 1, skew+1 > maxSkew
 		default:
 			change, breaks = 0, skew > maxSkew
+		}
+		if mutant.On("scheduler.topologySkewOffByOne") && change == 1 {
+			breaks = skew+1 > maxSkew+1
 		}
 		switch {
 		case !breaks:

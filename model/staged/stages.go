@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/fleetsim/fleetsim/model/condition"
+	"github.com/fleetsim/fleetsim/model/mutant"
 	"github.com/fleetsim/fleetsim/model/placement"
 )
 
@@ -27,6 +28,9 @@ func (d *decision) execute() {
 			continue
 		}
 		if !d.runStage(&snap.Stages[i], &d.st.StagesStatus[i]) {
+			if mutant.On("staged.nextStageEarly") {
+				continue
+			}
 			d.settleProgressing()
 			return
 		}
@@ -50,6 +54,9 @@ func (d *decision) runStage(cfg *StageConfig, ss *StageUpdatingStatus) bool {
 			continue
 		}
 		ok, msg := d.approval(ss, ts, BeforeStageApprovalRequestName(d.run.Name, ss.StageName))
+		if mutant.On("staged.beforeStageApprovalIgnored") {
+			ok = true
+		}
 		if msg != "" {
 			d.fail(PrefixUnexpected + msg)
 			return false
@@ -60,6 +67,9 @@ func (d *decision) runStage(cfg *StageConfig, ss *StageUpdatingStatus) bool {
 	}
 	d.startStage(ss)
 	limit := MaxConcurrency(cfg, len(ss.Clusters))
+	if mutant.On("staged.maxConcurrencyPlusOne") {
+		limit++
+	}
 	updating, pending := 0, false
 	for j := range ss.Clusters {
 		cs := &ss.Clusters[j]
@@ -112,6 +122,9 @@ func (d *decision) runStage(cfg *StageConfig, ss *StageUpdatingStatus) bool {
 			}
 		case TaskApproval:
 			ok, msg := d.approval(ss, ts, ApprovalRequestName(d.run.Name, ss.StageName))
+			if mutant.On("staged.afterStageApprovalIgnored") {
+				ok = true
+			}
 			if msg != "" {
 				d.fail(PrefixUnexpected + msg)
 				return false
@@ -137,6 +150,9 @@ func (d *decision) timedWait(ts *AfterStageTaskStatus, cfg *AfterStageTask, star
 	var wait time.Duration
 	if cfg != nil && cfg.WaitTime != nil {
 		wait = cfg.WaitTime.Duration
+	}
+	if mutant.On("staged.timedWaitSkipped") {
+		wait = 0
 	}
 	end := start.Add(wait)
 	if d.now.Before(end) {
@@ -260,6 +276,9 @@ func MaxConcurrency(cfg *StageConfig, n int) int {
 		return 1
 	}
 	v, err := intstr.GetScaledValueFromIntOrPercent(cfg.MaxConcurrency, n, false)
+	if mutant.On("staged.maxConcurrencyRoundsUp") {
+		v, err = intstr.GetScaledValueFromIntOrPercent(cfg.MaxConcurrency, n, true)
+	}
 	if err != nil || v < 1 {
 		return 1
 	}

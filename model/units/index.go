@@ -5,6 +5,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/fleetsim/fleetsim/model/mutant"
 )
 
 // indexConflicts matches every distinct Conflicts glob against the unit names once per
@@ -63,6 +65,9 @@ func (d *decision) conflict(a, b int32) bool {
 		return false
 	}
 	ja, jb := &d.jobs[a], &d.jobs[b]
+	if mutant.On("units.conflictsOneDirection") {
+		return jb.targeted && d.anyMatch(ja.globs, b)
+	}
 	return (jb.targeted && d.anyMatch(ja.globs, b)) || (ja.targeted && d.anyMatch(jb.globs, a))
 }
 
@@ -109,10 +114,13 @@ func (d *decision) computeGlobals(m int32) {
 	}
 next:
 	for _, g := range d.globals {
-		if !d.jobs[g].x.MachineMetadata.Matches(mm.Metadata) {
+		if !d.jobs[g].x.MachineMetadata.Matches(mm.Metadata) && !mutant.On("units.globalMetadataIgnored") {
 			continue
 		}
 		for _, v := range mm.units {
+			if mutant.On("units.globalIgnoresScheduled") {
+				break
+			}
 			if d.jobs[v].wants() && d.conflict(g, v) {
 				continue next
 			}

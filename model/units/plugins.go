@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fleetsim/fleetsim/model/mutant"
 	"github.com/fleetsim/fleetsim/model/unitfile"
 )
 
@@ -65,6 +66,9 @@ func (d *decision) filterMachineMetadata(i, m int32, _ bool) verdict {
 // running there).
 func (d *decision) filterMachineOf(i, m int32, _ bool) verdict {
 	j := &d.jobs[i]
+	if mutant.On("units.machineOfIgnored") {
+		return admitted
+	}
 	for k, p := range j.peers {
 		if !d.present(p, m) {
 			return verdict{reject: true, other: p, peer: j.x.MachineOf[k]}
@@ -89,6 +93,9 @@ func (d *decision) filterConflicts(i, m int32, keep bool) verdict {
 			return verdict{reject: true, other: v}
 		}
 	}
+	if mutant.On("units.conflictsIgnoreGlobals") {
+		return admitted
+	}
 	for _, g := range mm.globals {
 		if d.conflict(i, g) {
 			return verdict{reject: true, other: g}
@@ -100,6 +107,9 @@ func (d *decision) filterConflicts(i, m int32, keep bool) verdict {
 // filterReplaces: no unit on the machine replaces this one. (A machine running a unit that
 // this one replaces is acceptable: the replaced unit is moved away.)
 func (d *decision) filterReplaces(i, m int32, _ bool) verdict {
+	if mutant.On("units.replacesIgnored") {
+		return admitted
+	}
 	for _, r := range d.jobs[i].replacedBy {
 		if jr := &d.jobs[r]; jr.cur == m && jr.wants() {
 			return verdict{reject: true, other: r}

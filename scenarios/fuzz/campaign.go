@@ -3,11 +3,13 @@ package fuzz
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -56,11 +58,41 @@ type Summary struct {
 	ConvergenceChecks int `json:"convergenceChecks"`
 	// Digest sums a hash of (run index, trace hash) over the runs: shards' digests add up to
 	// the unsharded campaign's.
-	Digest          uint64   `json:"digest"`
-	Seconds         float64  `json:"seconds"`
-	RunsPerSecond   float64  `json:"runsPerSecond"`
-	EventsPerSecond float64  `json:"eventsPerSecond"`
-	Failure         *Failure `json:"failure,omitempty"`
+	Digest          HexDigest `json:"digest"`
+	Seconds         float64   `json:"seconds"`
+	RunsPerSecond   float64   `json:"runsPerSecond"`
+	EventsPerSecond float64   `json:"eventsPerSecond"`
+	Failure         *Failure  `json:"failure,omitempty"`
+}
+
+// HexDigest is a 64-bit digest, written in JSON as a string of 16 hex digits: most JSON
+// readers hold numbers as doubles and lose the digits of a number above 2^53. Reading
+// accepts the number older summaries hold too.
+type HexDigest uint64
+
+func (d HexDigest) String() string { return fmt.Sprintf("%016x", uint64(d)) }
+
+// MarshalJSON writes the digest as a hex string.
+func (d HexDigest) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// UnmarshalJSON reads a hex string, or a number (summaries written before the digest was a
+// string).
+func (d *HexDigest) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		var n uint64
+		if err := json.Unmarshal(b, &n); err != nil {
+			return fmt.Errorf("digest: not a hex string: %s", b)
+		}
+		*d = HexDigest(n)
+		return nil
+	}
+	n, err := strconv.ParseUint(s, 16, 64)
+	if err != nil || len(s) == 0 || len(s) > 16 {
+		return fmt.Errorf("digest %q: not up to 16 hex digits", s)
+	}
+	*d = HexDigest(n)
+	return nil
 }
 
 // Spec is what defines a campaign beyond its seed, shard count and file names: the same
@@ -199,7 +231,7 @@ func Campaign(targets []*Target, o Options) (*Summary, error) {
 					return
 				}
 				t, seed, faults := schedule(targets, &o, i)
-				out, _, err := t.run(seed, faults, t.Duration, nil, false, o.Converge, nil)
+				out, err := t.runSafely(seed, faults, o.Converge)
 				mu.Lock()
 				if err != nil {
 					if errAt < 0 || i < errAt {
@@ -213,7 +245,7 @@ func Campaign(targets []*Target, o Options) (*Summary, error) {
 				sum.Events += out.events
 				sum.Checks += uint64(out.checks) * out.events
 				sum.ConvergenceChecks += out.converge / 2
-				sum.Digest += digest(i, out.traceHash)
+				sum.Digest += HexDigest(digest(i, out.traceHash))
 				for _, f := range faults {
 					sum.Faults[string(f.Kind)]++
 				}
@@ -264,6 +296,18 @@ func Campaign(targets []*Target, o Options) (*Summary, error) {
 		sum.EventsPerSecond = float64(sum.Events) / sum.Seconds
 	}
 	return sum, nil
+}
+
+// runSafely runs one schedule of a campaign; a panic in the simulator (a bug the run
+// found, not a violation an invariant names) is the run's error, not the process's end.
+func (t *Target) runSafely(seed uint64, faults []Fault, converge bool) (out outcome, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the simulator panicked: %v", r)
+		}
+	}()
+	out, _, err = t.run(seed, faults, t.Duration, nil, false, converge, nil)
+	return out, err
 }
 
 // Shrink minimises a failing schedule: it ends the run at the violation, drops faults one

@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	yaml "go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // Kind names a kind of fault.
@@ -22,10 +25,15 @@ const (
 	Workload        Kind = "workload"
 	MemberJoinLeave Kind = "memberJoinLeave"
 	Eviction        Kind = "eviction"
+	// ResourceUpdate re-applies one of the scenario's selected resources with a new label:
+	// a new resource snapshot, so every placement selecting it rolls out again under the
+	// other faults (the rollout budgets, the unavailable period, evictions during a rollout).
+	ResourceUpdate Kind = "resourceUpdate"
 )
 
-// Kinds are every fault kind, the default of a campaign.
-var Kinds = []Kind{Crash, Partition, Taint, Label, Skew, RestartHub, Workload, MemberJoinLeave, Eviction}
+// Kinds are every fault kind, the default of a campaign. A new kind goes last: a campaign
+// with --faults listing the earlier ones draws what it drew before the kind existed.
+var Kinds = []Kind{Crash, Partition, Taint, Label, Skew, RestartHub, Workload, MemberJoinLeave, Eviction, ResourceUpdate}
 
 // ParseKinds reads a comma-separated list of fault kinds ("" is every kind).
 func ParseKinds(s string) ([]Kind, error) {
@@ -72,7 +80,12 @@ type Fault struct {
 	Labels map[string]string
 	// Placement and Name: an eviction of Placement from Member.
 	Placement, Name string
+	// Resource is the object a resource update applies (with its new label).
+	Resource map[string]any
 }
+
+// revisionLabel is the label a resource update sets, to the fault's number.
+const revisionLabel = "fuzz.fleetsim.io/revision"
 
 // step is one rendered timeline step: at and a single action.
 type step struct {
@@ -131,6 +144,11 @@ func (f Fault) steps(end time.Duration) []step {
 		sb.WriteString("spec:\n  heartbeatPeriodSeconds: 60\n")
 		add(f.At, "apply", sb.String())
 		add(f.End, "delete", map[string]any{"kind": "MemberCluster", "name": m})
+	case ResourceUpdate:
+		text, err := yaml.Marshal(f.Resource)
+		if err == nil { // a map of a parsed manifest always marshals
+			add(f.At, "apply", string(text))
+		}
 	case Eviction:
 		add(f.At, "apply", fmt.Sprintf("apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ClusterResourcePlacementEviction\nmetadata:\n  name: %s\nspec:\n  placementName: %s\n  clusterName: %s\n", f.Name, f.Placement, m))
 	}
@@ -147,6 +165,13 @@ type memberInfo struct {
 
 // workloadRef is a trackable workload the scenario applies.
 type workloadRef struct{ kind, name, namespace string }
+
+// resourceRef is an object the scenario applies on the hub for placements to select (not a
+// fleet API object), and when it is first applied.
+type resourceRef struct {
+	at     time.Duration
+	object map[string]any
+}
 
 // draw generates a fault schedule of 1..maxFaults faults, all starting before faultsEnd.
 func (t *Target) draw(r *rand.Rand, kinds []Kind, maxFaults int) []Fault {
@@ -228,6 +253,14 @@ func (t *Target) drawOne(r *rand.Rand, k Kind, joins *int) (Fault, bool) {
 		f.Member, f.Placement = m.name, t.placements[r.IntN(len(t.placements))]
 		f.At = start(m.joinAt)
 		f.End = f.At
+	case ResourceUpdate:
+		if len(t.resources) == 0 || len(t.placements) == 0 {
+			return f, false
+		}
+		res := t.resources[r.IntN(len(t.resources))]
+		f.At = start(res.at)
+		f.End = f.At
+		f.Resource = withLabel(res.object, revisionLabel, fmt.Sprint(1+r.IntN(1_000_000)))
 	case MemberJoinLeave:
 		*joins++
 		f.Member = fmt.Sprintf("fuzz-member-%d", *joins)
@@ -238,4 +271,21 @@ func (t *Target) drawOne(r *rand.Rand, k Kind, joins *int) (Fault, bool) {
 		f.End = min(f.At+dur(30*time.Second, 10*time.Minute), t.faultsEnd)
 	}
 	return f, true
+}
+
+// withLabel returns a copy of a manifest's object with the label set.
+func withLabel(obj map[string]any, key, value string) map[string]any {
+	c := runtime.DeepCopyJSON(obj)
+	md, _ := c["metadata"].(map[string]any)
+	if md == nil {
+		md = map[string]any{}
+		c["metadata"] = md
+	}
+	labels, _ := md["labels"].(map[string]any)
+	if labels == nil {
+		labels = map[string]any{}
+		md["labels"] = labels
+	}
+	labels[key] = value
+	return c
 }

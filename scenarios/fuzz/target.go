@@ -9,6 +9,7 @@ import (
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/fleetsim/fleetsim/model/member"
 	"github.com/fleetsim/fleetsim/scenarios"
@@ -27,8 +28,10 @@ type Target struct {
 	faultsEnd time.Duration
 	members   []memberInfo
 	workloads []workloadRef
-	// placements the scenario applies, for evictions.
+	// placements the scenario applies, for evictions; resources it applies for them to
+	// select, for resource updates.
 	placements []string
+	resources  []resourceRef
 	// touched are members the scenario itself fails, taints, skews, edits or removes: their
 	// state at the end is the scenario's business, not a convergence check's. all: the
 	// scenario draws its own random faults, so no member is checked.
@@ -102,6 +105,11 @@ func Prepare(path string, data []byte, until time.Duration) (*Target, error) {
 						t.workloads = append(t.workloads, w)
 					}
 				}
+				if selectable(m.Object.GetAPIVersion()) && !slices.ContainsFunc(t.resources, func(r resourceRef) bool {
+					return sameObject(r.object, m.Object.Object)
+				}) {
+					t.resources = append(t.resources, resourceRef{at: st.At, object: runtime.DeepCopyJSON(m.Object.Object)})
+				}
 			}
 		}
 	}
@@ -118,6 +126,22 @@ func Prepare(path string, data []byte, until time.Duration) (*Target, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// selectable: an object of this apiVersion is a resource placements select, not a fleet
+// API object (placements, members, overrides, evictions, staged runs).
+func selectable(apiVersion string) bool {
+	group, _, _ := strings.Cut(apiVersion, "/")
+	return !strings.HasSuffix(group, "kubernetes-fleet.io")
+}
+
+// sameObject: two manifests of the same kind, namespace and name.
+func sameObject(a, b map[string]any) bool {
+	id := func(o map[string]any) string {
+		md, _ := o["metadata"].(map[string]any)
+		return fmt.Sprint(o["apiVersion"], "/", o["kind"], "/", md["namespace"], "/", md["name"])
+	}
+	return id(a) == id(b)
 }
 
 // memberOf is the member a scenario step changes, if any.

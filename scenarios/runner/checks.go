@@ -31,7 +31,7 @@ func (r *run) watchInvariants() {
 	if slices.Contains(r.sc.Always, "rolloutBudgets") {
 		rollout = r.s.WatchRollout()
 	}
-	r.s.AfterEvent(func() {
+	checkAll := func() {
 		for i := range r.report.Invariants {
 			inv := &r.report.Invariants[i]
 			if !inv.Passed {
@@ -45,7 +45,11 @@ func (r *run) watchInvariants() {
 				inv.Passed, inv.At, inv.Detail = false, r.s.Elapsed().String(), err.Error()
 			}
 		}
-	})
+	}
+	r.s.AfterEvent(checkAll)
+	// Once more at the end: the simulator checks some invariants incrementally and fully
+	// at the end of the run.
+	r.s.AtEnd(checkAll)
 }
 
 func (r *run) check(e *scenarios.Expectation, at time.Duration) {

@@ -1,0 +1,117 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/fleetsim/fleetsim/model/invariants"
+	"github.com/fleetsim/fleetsim/model/units"
+)
+
+// What the named invariants of CheckInvariant can skip after an event: a check that
+// passed and whose inputs the event did not change passes again, so it is not run.
+//
+//   - oneBindingPerCluster reads every live binding: the store's bindings clock moves
+//     whenever a binding is created, replaced or deleted, so while it stands still the
+//     last pass holds (a placement created without bindings cannot break it).
+//     noBindingsOnGoneMembers reads the bindings and the members: the bindings clock and
+//     the store's member generation (which moves whenever a member is added or removed).
+//   - The unit invariants read the fleet registry and the machines: with no unit and no
+//     machine there is nothing for them to check; otherwise they share one reading of them
+//     per event (unitViewNow).
+//
+// The other named invariants already look only at what the event created (pickNWithinLimit,
+// noUntoleratedNewBindings, bindingsOnKnownMembers) or at staged runs, which most
+// scenarios do not have.
+
+// invMemo remembers, per invariant, the input version at its last pass, and the unit
+// view of the event being checked (every unit invariant reads the same one).
+type invMemo struct {
+	passed map[string][2]uint64
+	// view is read once in the after-event hooks of an event (inHooks), where nothing
+	// changes between checks, and dropped after them.
+	view    *cachedUnitView
+	inHooks bool
+}
+
+// cachedUnitView is the unit invariants' view of the registry and machines, read once per
+// event for all of them (nothing changes between the checks of one event).
+type cachedUnitView struct {
+	jobs     []units.Job
+	machines []invariants.UnitMachine
+}
+
+func (v *cachedUnitView) Jobs() []units.Job                      { return v.jobs }
+func (v *cachedUnitView) UnitMachines() []invariants.UnitMachine { return v.machines }
+
+// unitViewNow returns the unit view of the current event.
+func (s *Sim) unitViewNow() invariants.UnitReader {
+	if !s.invMemo.inHooks {
+		return unitView{s}
+	}
+	if s.invMemo.view == nil {
+		v := unitView{s}
+		s.invMemo.view = &cachedUnitView{jobs: v.Jobs(), machines: v.UnitMachines()}
+	}
+	return s.invMemo.view
+}
+
+// invKey returns the version of what a named invariant reads, and false when it has none
+// (it is always run).
+func (s *Sim) invKey(name string) ([2]uint64, bool) {
+	switch name {
+	case "oneBindingPerCluster":
+		return [2]uint64{s.store.bindingsClock}, true
+	case "noBindingsOnGoneMembers":
+		return [2]uint64{s.store.bindingsClock, s.store.memberGen}, true
+	}
+	return [2]uint64{}, false
+}
+
+// invNothingToCheck: a unit invariant over no unit and no machine.
+func (s *Sim) invNothingToCheck() bool {
+	return len(s.fleet.units) == 0 && len(s.store.members) == len(s.store.clusters)
+}
+
+// memoized runs check unless the invariant passed at the current version of its input.
+func (s *Sim) memoized(name string, check func() error) error {
+	key, ok := s.invKey(name)
+	if !ok {
+		return check()
+	}
+	if s.invMemo.passed == nil {
+		s.invMemo.passed = map[string][2]uint64{}
+	}
+	if k, done := s.invMemo.passed[name]; done && k == key {
+		return nil
+	}
+	if err := check(); err != nil {
+		delete(s.invMemo.passed, name)
+		return err
+	}
+	s.invMemo.passed[name] = key
+	return nil
+}
+
+// invCrossCheckNamed (tests) runs every named invariant both as CheckInvariant runs it
+// (skipping what it may skip) and in full, and reports any disagreement.
+func (s *Sim) invCrossCheckNamed() error {
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for n := range invariants.Checks {
+			if !yield(n) {
+				return
+			}
+		}
+	}) {
+		got, want := s.CheckInvariant(name), invariants.Checks[name](s.store, s.newBindings)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			return fmt.Errorf("invariant %s: the incremental check found %v, the full one %v", name, got, want)
+		}
+	}
+	for name, f := range invariants.UnitChecks {
+		if got, want := s.CheckInvariant(name), f(unitView{s}); fmt.Sprint(got) != fmt.Sprint(want) {
+			return fmt.Errorf("invariant %s: the incremental check found %v, the full one %v", name, got, want)
+		}
+	}
+	return nil
+}
