@@ -3,6 +3,7 @@ package difftest
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -151,14 +152,7 @@ func (s State) Summary() string {
 	return b.String()
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // placementState is a placement's status as compared: its conditions (as each side
 // reports them) and, from the status, the selected resources and every cluster's entry.
