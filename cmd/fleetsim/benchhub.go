@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -101,8 +100,8 @@ func runBenchHub(ctx context.Context, w timing.Workload, mode benchMode, stdout,
 			return err
 		}
 		cmp := timing.Compare(pred, meas)
-		if w.Output == "json" {
-			return writeJSON(stdout, cmp)
+		if w.Output != "text" {
+			return writeStructured(stdout, w.Output, cmp)
 		}
 		timing.WriteComparison(stdout, cmp)
 		return nil
@@ -116,19 +115,10 @@ func runBenchHub(ctx context.Context, w timing.Workload, mode benchMode, stdout,
 	} else if res, err = measureHub(ctx, w, stderr); err != nil {
 		return err
 	}
-	if w.Output == "json" {
-		return writeJSON(stdout, res)
+	if w.Output != "text" {
+		return writeStructured(stdout, w.Output, res)
 	}
 	timing.WriteText(stdout, res)
-	return nil
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return &exitError{code: exitInvalid, err: fmt.Errorf("writing the output: %w", err)}
-	}
 	return nil
 }
 

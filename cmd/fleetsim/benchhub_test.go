@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
 
 	"github.com/fleetsim/fleetsim/sim/timing"
 )
@@ -49,6 +50,20 @@ func TestBenchHubPredicts(t *testing.T) {
 	}
 	if diff := cmp.Diff(*want, got); diff != "" {
 		t.Errorf("printed prediction (-want +got):\n%s", diff)
+	}
+	// -o yaml prints the same Result (one CLI: every command takes text, json and yaml).
+	stdout.Reset()
+	root = newRootCommand(&stdout, &stderr)
+	root.SetArgs([]string{"bench", "hub", "--members", "40", "--placements", "3", "-o", "yaml"})
+	if err := root.Execute(); err != nil {
+		t.Fatalf("-o yaml: %v: %s", err, stderr.String())
+	}
+	var fromYAML timing.Result
+	if err := yaml.Unmarshal(stdout.Bytes(), &fromYAML); err != nil {
+		t.Fatalf("-o yaml output is not a Result: %v\n%s", err, stdout.String())
+	}
+	if diff := cmp.Diff(*want, fromYAML); diff != "" {
+		t.Errorf("-o yaml prediction (-want +got):\n%s", diff)
 	}
 }
 

@@ -69,7 +69,7 @@ func AddFlags(f *pflag.FlagSet, w *Workload) {
 	f.IntVar(&w.Burst, "kube-api-burst", 1000, "the hub's --kube-api-burst")
 	f.StringArrayVar(&w.HubFlags, "hub-flag", nil, "another flag for the measured hub, as --flag=value (repeatable), e.g. --hub-flag=--pprof-bind-address=127.0.0.1:6060")
 	f.StringVar(&w.Fleet, "fleet", "", "the fleet binary whose hub is measured (default: fleet beside this binary, else on $PATH)")
-	f.StringVarP(&w.Output, "output", "o", "text", "text or json")
+	f.StringVarP(&w.Output, "output", "o", "text", "text, json or yaml")
 	f.StringVar(&w.Calibration, "calibration", "", "the calibration file of the prediction (default: the embedded reference, reports/calibration/reference.yaml)")
 	f.StringArrayVar(&w.Set, "set", nil, "override a constant of the calibration, NAME=VALUE in its unit (repeatable), e.g. --set apiServer.cores=4")
 	f.StringVar(&w.Calibrate, "calibrate", "", "measure this machine's API server and hub and write the calibration YAML to this file (- for stdout)")
@@ -102,8 +102,8 @@ func (w Workload) Validate() error {
 		return fmt.Errorf("--report-delay %s: must not be negative", w.ReportDelay)
 	case w.Heartbeat < 0:
 		return fmt.Errorf("--heartbeat %s: must not be negative", w.Heartbeat)
-	case w.Output != "text" && w.Output != "json":
-		return fmt.Errorf("--output %q: must be text or json", w.Output)
+	case w.Output != "text" && w.Output != "json" && w.Output != "yaml":
+		return fmt.Errorf("--output %q: must be text, json or yaml", w.Output)
 	case w.Members > MaxMembers || w.Placements*w.PerPlacement() > MaxBindings:
 		return fmt.Errorf("--members %d × bindings: the prediction handles at most %d members and %d bindings", w.Members, MaxMembers, MaxBindings)
 	}
