@@ -63,8 +63,10 @@ func TestInvariantCheckerSeesBindingsWrittenByOthers(t *testing.T) {
 		{name: "the first placement-wide decision learns the bindings it read", sc: wide, loaded: []*placement.Binding{east, west}},
 		{name: "the hub's own new binding is checked as new, and is fine", sc: wide, loaded: []*placement.Binding{east, west},
 			change: func(st *state) { st.bindings["app-north"] = binding("app-north", "north") }},
+		// noBindingsOnGoneMembers (a member leaves only once no binding is on it) sees a
+		// binding on a member that is not there, too.
 		{name: "a binding someone else wrote on a non-member is new at the next decision", sc: one("app-ghost"), loaded: []*placement.Binding{east, west, ghost},
-			want: []string{"bindingsOnKnownMembers"}},
+			want: []string{"bindingsOnKnownMembers", "noBindingsOnGoneMembers"}},
 		{name: "and is not new again", sc: wide, loaded: []*placement.Binding{east, west, ghost}},
 		{name: "a second live binding on east is reported", sc: wide, loaded: []*placement.Binding{east, west, twin},
 			want: []string{"oneBindingPerCluster"}},
@@ -74,7 +76,7 @@ func TestInvariantCheckerSeesBindingsWrittenByOthers(t *testing.T) {
 			want: []string{"oneBindingPerCluster"}},
 		{name: "a decision that creates a binding on a non-member is caught by the rollout check and the state check", sc: wide, loaded: []*placement.Binding{east, west},
 			change: func(st *state) { st.bindings["app-nowhere"] = binding("app-nowhere", "nowhere") },
-			want:   []string{"tolerated", "bindingsOnKnownMembers"}},
+			want:   []string{"tolerated", "bindingsOnKnownMembers", "noBindingsOnGoneMembers"}},
 	}
 	for _, s := range steps {
 		got := decide(s.sc, s.loaded, s.change)
