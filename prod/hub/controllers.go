@@ -88,6 +88,7 @@ type Hub struct {
 	members memberMemo
 	batch   fanInBatch
 	awaited awaitedReports
+	crds    discoveryCatchUp
 	sem     chan struct{}
 
 	mu      sync.Mutex

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -50,13 +51,59 @@ func (h *Hub) watchCRDs(b *ctrl.Builder) *ctrl.Builder {
 	})
 }
 
-// kindsMayHaveChanged reads discovery again until it shows a change in the namespaced kinds
-// (a CRD is served a moment after it is Established) or the tries run out, and wakes every
-// placement when it does.
+// discoveryCatchUp keeps one discovery poller at a time. An operator install creates dozens
+// of CRDs within a second, each creating and then updating its object; a poller per event
+// would read discovery hundreds of times. Events that arrive while a poller runs only ask it
+// to start its tries again when it ends, so the last CRD is still waited for.
+type discoveryCatchUp struct {
+	mu      sync.Mutex
+	running bool
+	again   bool
+}
+
+// start reports whether the caller should run the poller (none runs); otherwise it asks the
+// running one to try again.
+func (d *discoveryCatchUp) start() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.running {
+		d.again = true
+		return false
+	}
+	d.running = true
+	return true
+}
+
+// finish reports whether the poller should run its tries once more (events came meanwhile),
+// and otherwise marks it stopped.
+func (d *discoveryCatchUp) finish() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.again {
+		d.again = false
+		return true
+	}
+	d.running = false
+	return false
+}
+
+// kindsMayHaveChanged runs the discovery poller unless one runs already.
 func (h *Hub) kindsMayHaveChanged(ctx context.Context) {
-	if h.Resources == nil {
+	if h.Resources == nil || !h.crds.start() {
 		return
 	}
+	for {
+		h.pollDiscovery(ctx)
+		if !h.crds.finish() {
+			return
+		}
+	}
+}
+
+// pollDiscovery reads discovery again until it shows a change in the namespaced kinds (a
+// CRD is served a moment after it is Established) or the tries run out, and wakes every
+// placement when it does.
+func (h *Hub) pollDiscovery(ctx context.Context) {
 	for range discoveryCatchUpTries {
 		if h.Resources.Refresh() {
 			h.fire(ctx, nil, triggers.HubResourceChanged, "", "", "")
