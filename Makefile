@@ -68,10 +68,19 @@ fuzz-image:
 # hack/test-assets.sh builds or installs them into a version-keyed cache (~/.cache/fleetsim)
 # and prints their directory. FLEETSIM_REQUIRE_SERVERS makes a test without its server fail
 # instead of skip.
+#
+# To fit the CI budget on two cores: the differential test (the long pole; its fleets mostly
+# wait on their servers, not on the CPU) plays three fleets at a time (-parallel 3; no other
+# package has parallel tests), and the fuzz campaign runs beside the tests, its output printed
+# after theirs.
 test:
 	@assets=$$(hack/test-assets.sh) || { echo "make test: hack/test-assets.sh failed" >&2; exit 1; }; \
-	KUBEBUILDER_ASSETS="$$assets" FLEETSIM_REQUIRE_SERVERS=1 $(GO) test -count=1 -timeout 60m $(PKGS)
-	$(MAKE) fuzz-ci
+	fuzzlog=$$(mktemp) && trap 'rm -f "$$fuzzlog"' EXIT; \
+	$(MAKE) --no-print-directory fuzz-ci > "$$fuzzlog" 2>&1 & fuzz=$$!; \
+	KUBEBUILDER_ASSETS="$$assets" FLEETSIM_REQUIRE_SERVERS=1 $(GO) test -count=1 -timeout 60m -parallel 3 $(PKGS); rc=$$?; \
+	wait $$fuzz; fuzzrc=$$?; \
+	echo "== make fuzz-ci (ran beside the tests): exit $$fuzzrc =="; cat "$$fuzzlog"; \
+	[ $$rc -eq 0 ] && [ $$fuzzrc -eq 0 ]
 
 test-short:
 	$(GO) test -short -count=1 $(PKGS)

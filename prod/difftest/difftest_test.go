@@ -112,8 +112,8 @@ func TestSimulatorAndHubAgree(t *testing.T) {
 				t.Logf("played with real agents only (TestSimulatorAndRealAgentsAgree): %s", why)
 				return
 			}
-			// Each scenario has its own API server and hub; two at a time (-parallel
-			// defaults to GOMAXPROCS) keep the test within minutes.
+			// Each scenario has its own API server and hub; several at a time (-parallel:
+			// GOMAXPROCS by default, 3 in make test) keep the test within minutes.
 			t.Parallel()
 			runScenario(t, plan, false)
 		})
