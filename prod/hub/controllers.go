@@ -127,7 +127,10 @@ func (h *Hub) SetupWithManager(mgr ctrl.Manager) error {
 		}
 	}
 	if err := (&OverrideSnapshotter{Client: h.Client, Reader: h.Reader, Log: h.Log.WithName("override"), Events: h.Events,
-		OnSnapshot: func(ctx context.Context, name string) { h.fire(ctx, nil, triggers.OverrideChanged, name, "", "") },
+		OnSnapshot: func(ctx context.Context, snapshot client.Object) {
+			h.awaitCached(ctx, snapshot)
+			h.fire(ctx, nil, triggers.OverrideChanged, snapshot.GetName(), "", "")
+		},
 	}).SetupWithManager(mgr); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -34,7 +35,8 @@ type OverrideSnapshotter struct {
 	Reader     client.Reader
 	Log        logr.Logger
 	Events     events.EventRecorder // nil: no events
-	OnSnapshot func(ctx context.Context, snapshot string)
+	// OnSnapshot is told of each snapshot created (as written).
+	OnSnapshot func(ctx context.Context, snapshot client.Object)
 }
 
 // refused logs, and records on obj, why an override gets no snapshot.
@@ -70,13 +72,13 @@ func (o *OverrideSnapshotter) SetupWithManager(mgr ctrl.Manager) error {
 // Reconcile implements reconcile.Reconciler.
 func (o *OverrideSnapshotter) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	var err error
-	var snapshot string
+	var snapshot client.Object
 	if req.Namespace == "" {
 		snapshot, err = o.cro(ctx, req.Name)
 	} else {
 		snapshot, err = o.ro(ctx, req.NamespacedName)
 	}
-	if err != nil || snapshot == "" {
+	if err != nil || snapshot == nil {
 		return reconcile.Result{}, err
 	}
 	if o.OnSnapshot != nil {
@@ -85,22 +87,22 @@ func (o *OverrideSnapshotter) Reconcile(ctx context.Context, req reconcile.Reque
 	return reconcile.Result{}, nil
 }
 
-func (o *OverrideSnapshotter) cro(ctx context.Context, name string) (string, error) {
+func (o *OverrideSnapshotter) cro(ctx context.Context, name string) (client.Object, error) {
 	obj := &v1beta1.ClusterResourceOverride{}
 	if err := o.Reader.Get(ctx, client.ObjectKey{Name: name}, obj); err != nil {
-		return "", client.IgnoreNotFound(err)
+		return nil, client.IgnoreNotFound(err)
 	}
 	if obj.DeletionTimestamp != nil {
-		return "", nil
+		return nil, nil
 	}
 	m := convert.ClusterResourceOverrideToModel(obj)
 	if errs := override.ValidateClusterResourceOverride(m); len(errs) > 0 {
 		o.refused(obj, name, errs.ToAggregate().Error())
-		return "", nil
+		return nil, nil
 	}
 	var all v1beta1.ClusterResourceOverrideList
 	if err := o.Reader.List(ctx, &all); err != nil {
-		return "", fmt.Errorf("list ClusterResourceOverrides: %w", err)
+		return nil, fmt.Errorf("list ClusterResourceOverrides: %w", err)
 	}
 	var earlier []*override.ClusterResourceOverride
 	for i := range all.Items {
@@ -110,18 +112,18 @@ func (o *OverrideSnapshotter) cro(ctx context.Context, name string) (string, err
 	}
 	if errs := override.RefuseClusterResourceOverride(m, earlier); len(errs) > 0 {
 		o.refused(obj, name, errs.ToAggregate().Error())
-		return "", nil
+		return nil, nil
 	}
 	var list v1beta1.ClusterResourceOverrideSnapshotList
 	if err := o.Reader.List(ctx, &list, client.MatchingLabels{v1beta1.OverrideTrackingLabel: name}); err != nil {
-		return "", fmt.Errorf("list snapshots of %s: %w", name, err)
+		return nil, fmt.Errorf("list snapshots of %s: %w", name, err)
 	}
 	var latest *v1beta1.ClusterResourceOverrideSnapshot
 	var latestModel *override.CROSnapshot
 	for i := range list.Items {
 		s, err := convert.ClusterResourceOverrideSnapshotToModel(&list.Items[i])
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		if latestModel == nil || s.Index > latestModel.Index {
 			latest, latestModel = &list.Items[i], &s
@@ -129,29 +131,32 @@ func (o *OverrideSnapshotter) cro(ctx context.Context, name string) (string, err
 	}
 	next := override.DecideSnapshot[override.ClusterResourceOverrideSpec](m, latestModel)
 	if next == nil {
-		return "", nil
+		return nil, nil
 	}
 	want := convert.ClusterResourceOverrideSnapshotFromModel(*next, true, nil)
 	want.OwnerReferences = overrideOwner("ClusterResourceOverride", obj.ObjectMeta)
-	return next.Name, o.replaceLatest(ctx, want, optional(latest))
+	if err := o.replaceLatest(ctx, want, optional(latest)); err != nil {
+		return nil, err
+	}
+	return want, nil
 }
 
-func (o *OverrideSnapshotter) ro(ctx context.Context, key types.NamespacedName) (string, error) {
+func (o *OverrideSnapshotter) ro(ctx context.Context, key types.NamespacedName) (client.Object, error) {
 	obj := &v1beta1.ResourceOverride{}
 	if err := o.Reader.Get(ctx, key, obj); err != nil {
-		return "", client.IgnoreNotFound(err)
+		return nil, client.IgnoreNotFound(err)
 	}
 	if obj.DeletionTimestamp != nil {
-		return "", nil
+		return nil, nil
 	}
 	m := convert.ResourceOverrideToModel(obj)
 	if errs := override.ValidateResourceOverride(m); len(errs) > 0 {
 		o.refused(obj, key.String(), errs.ToAggregate().Error())
-		return "", nil
+		return nil, nil
 	}
 	var all v1beta1.ResourceOverrideList
 	if err := o.Reader.List(ctx, &all); err != nil {
-		return "", fmt.Errorf("list ResourceOverrides: %w", err)
+		return nil, fmt.Errorf("list ResourceOverrides: %w", err)
 	}
 	var earlier []*override.ResourceOverride
 	for i := range all.Items {
@@ -161,18 +166,18 @@ func (o *OverrideSnapshotter) ro(ctx context.Context, key types.NamespacedName) 
 	}
 	if errs := override.RefuseResourceOverride(m, earlier); len(errs) > 0 {
 		o.refused(obj, key.String(), errs.ToAggregate().Error())
-		return "", nil
+		return nil, nil
 	}
 	var list v1beta1.ResourceOverrideSnapshotList
 	if err := o.Reader.List(ctx, &list, client.InNamespace(key.Namespace), client.MatchingLabels{v1beta1.OverrideTrackingLabel: key.Name}); err != nil {
-		return "", fmt.Errorf("list snapshots of %s: %w", key, err)
+		return nil, fmt.Errorf("list snapshots of %s: %w", key, err)
 	}
 	var latest *v1beta1.ResourceOverrideSnapshot
 	var latestModel *override.ROSnapshot
 	for i := range list.Items {
 		s, err := convert.ResourceOverrideSnapshotToModel(&list.Items[i])
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		if latestModel == nil || s.Index > latestModel.Index {
 			latest, latestModel = &list.Items[i], &s
@@ -180,11 +185,14 @@ func (o *OverrideSnapshotter) ro(ctx context.Context, key types.NamespacedName) 
 	}
 	next := override.DecideSnapshot[override.ResourceOverrideSpec](m, latestModel)
 	if next == nil {
-		return "", nil
+		return nil, nil
 	}
 	want := convert.ResourceOverrideSnapshotFromModel(*next, true, nil)
 	want.OwnerReferences = overrideOwner("ResourceOverride", obj.ObjectMeta)
-	return next.Name, o.replaceLatest(ctx, want, optional(latest))
+	if err := o.replaceLatest(ctx, want, optional(latest)); err != nil {
+		return nil, err
+	}
+	return want, nil
 }
 
 // replaceLatest creates the new latest snapshot, then takes the label off the old one: a
@@ -208,4 +216,34 @@ func (o *OverrideSnapshotter) replaceLatest(ctx context.Context, next, previous 
 func overrideOwner(kind string, m metav1.ObjectMeta) []metav1.OwnerReference {
 	t := true
 	return []metav1.OwnerReference{{APIVersion: v1beta1.GroupVersion.String(), Kind: kind, Name: m.Name, UID: m.UID, Controller: &t, BlockOwnerDeletion: &t}}
+}
+
+// An override snapshot is not one of trackedKinds: the decisions it wakes (every placement's
+// rollout and work generator) do not wait for the cache to hold it. Woken before their cache
+// has the new snapshot, they would decide on the old overrides, change nothing, and nothing
+// would wake them again: the override would never roll out. So the hub fires only once its
+// cache holds the snapshot.
+
+// cachedPoll is how often awaitCached looks; latency only, on the wall clock.
+const cachedPoll = 10 * time.Millisecond
+
+// awaitCached waits until the hub's cache holds obj (found by key), at most expectationWait;
+// past it the wake goes out anyway and the decision reads what the cache has.
+func (h *Hub) awaitCached(ctx context.Context, obj client.Object) {
+	got, ok := obj.DeepCopyObject().(client.Object)
+	if !ok || h.Cache == nil {
+		return
+	}
+	deadline := time.Now().Add(expectationWait)
+	for {
+		err := h.Cache.Get(ctx, client.ObjectKeyFromObject(obj), got)
+		if err == nil || !apierrors.IsNotFound(err) || !time.Now().Before(deadline) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(cachedPoll):
+		}
+	}
 }

@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "github.com/fleetsim/fleetsim/apis/cluster/v1beta1"
@@ -131,14 +132,19 @@ func deleteObject(ctx context.Context, c client.Client, ref *scenarios.ObjectRef
 	return nil
 }
 
+// updateMember changes a MemberCluster's spec, read fresh. The hub writes the member's
+// status every heartbeat, so the read can be stale by the time of the update: a Conflict
+// reads again and retries (retry.DefaultRetry), as kubectl edit would have the user do.
 func updateMember(ctx context.Context, c client.Client, name string, change func(*clusterv1beta1.MemberCluster)) error {
-	mc := &clusterv1beta1.MemberCluster{}
-	if err := c.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
-		return fmt.Errorf("get MemberCluster %s: %w", name, err)
-	}
-	change(mc)
-	if err := c.Update(ctx, mc); err != nil {
-		return fmt.Errorf("update MemberCluster %s: %w", name, err)
-	}
-	return nil
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		mc := &clusterv1beta1.MemberCluster{}
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
+			return fmt.Errorf("get MemberCluster %s: %w", name, err)
+		}
+		change(mc)
+		if err := c.Update(ctx, mc); err != nil {
+			return fmt.Errorf("update MemberCluster %s: %w", name, err)
+		}
+		return nil
+	})
 }

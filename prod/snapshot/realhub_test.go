@@ -162,22 +162,16 @@ func TestPredictionEqualsOutcomeOnRealHub(t *testing.T) {
 		// affected are the placements the prediction must report, so that an empty
 		// prediction cannot pass.
 		affected []string
-		// open names a known disagreement of the production hub: the case runs only with
-		// FLEETSIM_WHATIF_OPEN=1 (docs/whatif.md › The proof).
-		open string
 	}{
-		{"placement-created.yaml", []string{"tools"}, ""},
-		{"policy-edited.yaml", []string{"web"}, ""},
-		{"override-added.yaml", []string{"web"}, "the hub sometimes never rolls a new ClusterResourceOverride out to a placement already rolled out (2 runs in 6)"},
-		{"member-tainted.yaml", []string{"reports"}, ""},
-		{"member-leaves.yaml", []string{"reports", "tools", "web"}, ""},
+		{"placement-created.yaml", []string{"tools"}},
+		{"policy-edited.yaml", []string{"web"}},
+		{"override-added.yaml", []string{"web"}},
+		{"member-tainted.yaml", []string{"reports"}},
+		{"member-leaves.yaml", []string{"reports", "tools", "web"}},
 	} {
 		change := tc.change
 		t.Run(strings.TrimSuffix(change, ".yaml"), func(t *testing.T) {
 			f.t = t
-			if tc.open != "" && os.Getenv("FLEETSIM_WHATIF_OPEN") == "" {
-				t.Skipf("an open difference of the production hub, run with FLEETSIM_WHATIF_OPEN=1: %s", tc.open)
-			}
 			before := f.settled("the hub settled before the change")
 			snap := f.take()
 			for _, m := range snap.Missed {
