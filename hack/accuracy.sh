@@ -5,12 +5,14 @@
 # between the markers of reports/accuracy.md, with the machine's load before and after each
 # case. A loaded machine moves the measurements; run it on a quiet one.
 #
-#   hack/accuracy.sh [small|knee|all] [CALIBRATION.yaml]
+#   hack/accuracy.sh [small|knee|large|all] [CALIBRATION.yaml]
 #
 # small: 10, 40 and 100 members, one and ten placements at once, PickAll and PickN;
 # knee: 100 members, PickN 10, 1, 2, 4, 8 and 16 placements at once (the knee: the first
-# step whose p50 is 20 % over one at a time's); all: both, and 300 and 1,000 members and
-# the restart of 1,000 placements (about an hour on a quiet two-core machine).
+# step whose p50 is 20 % over one at a time's); large: 300 and 1,000 members and the
+# restart of 1,000 placements; all: the three (about an hour on a quiet two-core machine).
+# ACCURACY_REPORT=FILE writes the table into FILE instead (to keep the tables of several
+# modes apart: each run replaces the table between the markers).
 # The calibration defaults to the embedded reference; measure one first on this machine
 # with `fleet bench hub --calibrate FILE` for figures of this machine.
 set -euo pipefail
@@ -33,8 +35,9 @@ large=("300 3 100 1" "1000 3 100 1" "1000 10 100 10" "1000 1000 10 100 restart")
 case $mode in
 small) cases=("${small[@]}") ;;
 knee) cases=("${knee[@]}") ;;
+large) cases=("${large[@]}") ;;
 all) cases=("${small[@]}" "${knee[@]}" "${large[@]}") ;;
-*) echo "usage: $0 [small|knee|all] [CALIBRATION.yaml]" >&2; exit 2 ;;
+*) echo "usage: $0 [small|knee|large|all] [CALIBRATION.yaml]" >&2; exit 2 ;;
 esac
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }

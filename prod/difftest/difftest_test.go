@@ -58,15 +58,9 @@ var notCompared = map[string]string{
 // disagree today, each with the difference; they are not played by default so that
 // `make test` guards the scenarios that agree, and each stays listed under "Open
 // differences" in reports/difftest.md until it is closed (FLEETSIM_DIFFTEST_OPEN=1 plays
-// them). The difference comes from latency: the simulated agents take simulated time to
-// apply and report (AgentSyncDelay, the network), while the stand-ins act in no time on the
-// mock clock. (A trackable workload's readiness, WorkloadReadyDelay, is played by the
-// stand-ins and the real agents' member controllers on the fleet's clock.)
-var openDifferences = map[string]string{
-	"tsg-staged-run.yaml": "pre-run-1 comes 0.5 s after pre-run: in the simulator member1's update is still " +
-		"under way and pre-run fails preempted; on the hub the stand-in has applied and reported within the same " +
-		"mock instant, so pre-run finishes member1 and waits for its approval",
-}
+// them). None today: the last one (tsg-staged-run) was a race inside the scenario, which
+// now states the order (docs/compatibility.md › Simulator vs production).
+var openDifferences = map[string]string{}
 
 // standInsCannot are the library scenarios the stand-in agents cannot play, with why:
 // TestSimulatorAndRealAgentsAgree plays them with real agents.
