@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -16,6 +17,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -45,8 +47,14 @@ type ClusterProfileReconciler struct {
 // SetupWithManager registers the reconciler: it wakes on a MemberCluster (its status
 // included: the membership controller writes the health it decided there), on the
 // InternalMemberCluster of the same name (the agent's reports) and on the profiles in
-// fleet-system (one deleted by hand comes back).
+// fleet-system (one deleted by hand comes back). Updates that move only what a profile
+// does not show (a heartbeat's time, resource usage) wake nothing: a hub of a thousand
+// members would otherwise decide a profile per heartbeat. A heartbeat that stops is seen
+// all the same: the membership controller writes the member's Healthy condition then.
 func (r *ClusterProfileReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	profileInputMoved := predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		return profileInputs(e.ObjectOld) != profileInputs(e.ObjectNew)
+	}}
 	byName := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: o.GetName()}}}
 	})
@@ -54,10 +62,37 @@ func (r *ClusterProfileReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return o.GetNamespace() == clusterprofile.Namespace
 	})
 	return ctrl.NewControllerManagedBy(mgr).Named("clusterprofile").
-		For(&clusterv1beta1.MemberCluster{}).
-		Watches(&clusterv1beta1.InternalMemberCluster{}, byName).
+		For(&clusterv1beta1.MemberCluster{}, builder.WithPredicates(profileInputMoved)).
+		Watches(&clusterv1beta1.InternalMemberCluster{}, byName, builder.WithPredicates(profileInputMoved)).
 		Watches(&multiclusterv1alpha1.ClusterProfile{}, byName, builder.WithPredicates(inProfileNamespace)).
 		Complete(r)
+}
+
+// profileInputs renders what of a MemberCluster or InternalMemberCluster a profile decision
+// reads, but for heartbeat times: deletion, conditions (status and reason), the agents'
+// conditions and the Kubernetes version.
+func profileInputs(o client.Object) string {
+	var conds []metav1.Condition
+	var agents []clusterv1beta1.AgentStatus
+	var props map[clusterv1beta1.PropertyName]clusterv1beta1.PropertyValue
+	switch x := o.(type) {
+	case *clusterv1beta1.MemberCluster:
+		conds, agents, props = x.Status.Conditions, x.Status.AgentStatus, x.Status.Properties
+	case *clusterv1beta1.InternalMemberCluster:
+		agents, props = x.Status.AgentStatus, x.Status.Properties
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "deleting=%t version=%s", o.GetDeletionTimestamp() != nil, props[clusterprofile.KubernetesVersionProperty].Value)
+	for _, c := range conds {
+		fmt.Fprintf(&b, " %s=%s/%s", c.Type, c.Status, c.Reason)
+	}
+	for _, a := range agents {
+		fmt.Fprintf(&b, " agent %s:", a.Type)
+		for _, c := range a.Conditions {
+			fmt.Fprintf(&b, " %s=%s", c.Type, c.Status)
+		}
+	}
+	return b.String()
 }
 
 // Reconcile implements reconcile.Reconciler.
