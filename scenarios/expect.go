@@ -32,7 +32,7 @@ func (p *parser) parseExpectation(n *yaml.Node, fieldPath string) (Expectation, 
 	if n.Kind != yaml.MappingNode {
 		return e, p.errorf(n.Line, fieldPath, "must be a mapping with placement or member, not %s", describe(n))
 	}
-	kinds := append([]string{"placement", "member", "eviction", "updateRun", "unit"}, measuredKinds...)
+	kinds := append([]string{"placement", "member", "eviction", "updateRun", "clusterProfile", "unit"}, measuredKinds...)
 	f, err := p.fields(n, fieldPath, 0, append([]string{"at"}, kinds...)...)
 	if err != nil {
 		return e, err
@@ -75,6 +75,8 @@ func (p *parser) parseExpectation(n *yaml.Node, fieldPath string) (Expectation, 
 		e.Eviction, err = p.objectExpectation(f.vals[k], f.child(k), f.keyLine(k), "ClusterResourcePlacementEviction")
 	case "updateRun":
 		e.UpdateRun, err = p.objectExpectation(f.vals[k], f.child(k), f.keyLine(k), "ClusterStagedUpdateRun")
+	case "clusterProfile":
+		e.ClusterProfile, err = p.clusterProfileExpectation(f.vals[k], f.child(k), f.keyLine(k))
 	case "unit":
 		e.Unit, err = p.unitExpectation(f.vals[k], f.child(k), f.keyLine(k))
 	case "rollout":
@@ -152,6 +154,45 @@ func (p *parser) objectExpectation(n *yaml.Node, fieldPath string, keyLine int, 
 		return nil, err
 	}
 	return oe, nil
+}
+
+func (p *parser) clusterProfileExpectation(n *yaml.Node, fieldPath string, keyLine int) (*ClusterProfileExpectation, error) {
+	f, err := p.fields(n, fieldPath, keyLine, "name", "condition", "gone")
+	if err != nil {
+		return nil, err
+	}
+	ce := &ClusterProfileExpectation{}
+	if ce.Name, err = p.requiredString(f, "name"); err != nil {
+		return nil, err
+	}
+	if !p.knownMember(ce.Name) {
+		return nil, p.errorf(f.get("name").Line, f.child("name"), "unknown member %q: not defined in members, nor created by a MemberCluster manifest", ce.Name)
+	}
+	if g := f.get("gone"); g != nil {
+		if f.present("condition") {
+			return nil, p.errorf(f.keyLine("gone"), fieldPath, "a clusterProfile expectation has either condition or gone, not both")
+		}
+		v, err := p.scalar(g, f.child("gone"))
+		if err != nil {
+			return nil, err
+		}
+		if v != "true" {
+			return nil, p.errorf(g.Line, f.child("gone"), "must be true, not %q", v)
+		}
+		ce.Gone = true
+		return ce, nil
+	}
+	c := f.get("condition")
+	if c == nil {
+		return nil, p.missing(f, "condition")
+	}
+	if ce.Condition, err = p.condition(c, f.child("condition")); err != nil {
+		return nil, err
+	}
+	if ce.Condition.Cluster != "" {
+		return nil, p.errorf(f.keyLine("condition"), f.child("condition"), "cluster is for placement conditions; a ClusterProfile describes one member already")
+	}
+	return ce, nil
 }
 
 func (p *parser) placementExpectation(n *yaml.Node, fieldPath string, keyLine int) (*PlacementExpectation, error) {

@@ -240,7 +240,9 @@ type Expectation struct {
 	// ClusterStagedUpdateRun.
 	Eviction  *ObjectExpectation
 	UpdateRun *ObjectExpectation
-	Unit      *UnitExpectation
+	// ClusterProfile checks the ClusterProfile the hub publishes for a member.
+	ClusterProfile *ClusterProfileExpectation
+	Unit           *UnitExpectation
 	// Rollout, Peak and Unhealthy are measured over the whole run (see measures in
 	// scenarios/runner) and checked at its end; they take no `at`.
 	Rollout   *RolloutExpectation
@@ -294,6 +296,14 @@ type UnitExpectation struct {
 	State    string // inactive, loaded, launched or failed; "" checks nothing
 	Machine  string
 	Machines []string
+}
+
+// ClusterProfileExpectation expects the member Name's ClusterProfile (in fleet-system) to
+// have Condition, or, with Gone, not to exist.
+type ClusterProfileExpectation struct {
+	Name      string
+	Condition *ConditionExpectation
+	Gone      bool
 }
 
 // ObjectExpectation expects a condition on a named object.

@@ -142,6 +142,7 @@ func New(cfg Config) (*Sim, error) {
 	s.store.onNewBinding = func(b placement.Binding) { s.newBindings = append(s.newBindings, b) }
 	s.store.onBindingDeleted = func(name string) { delete(s.appliedAt, name) }
 	s.store.onWorkDeleted = func(w *mhub.Work) { s.workDeleted(w) }
+	s.store.profiles.now, s.store.profiles.eligibility = s.Now, cfg.Eligibility
 	s.hub = newHub(s)
 	s.appliedAt = map[string]appliedWork{}
 	s.fleet = newFleetRegistry()

@@ -64,6 +64,9 @@ type store struct {
 	onBindingDeleted func(name string)
 	// onWorkDeleted is told of every Work deleted: its member's agent removes what it applied.
 	onWorkDeleted func(w *mhub.Work)
+
+	// profiles are the members' ClusterProfiles (clusterprofiles.go).
+	profiles profileStore
 }
 
 // memberRecord is a MemberCluster as the hub stores it, plus its simulated agent.
@@ -94,6 +97,7 @@ func newStore() *store {
 		strategies:      map[string]*staged.ClusterStagedUpdateStrategy{},
 		approvals:       map[string]*staged.ClusterApprovalRequest{},
 		budgets:         map[string]*eviction.DisruptionBudget{},
+		profiles:        profileStore{byName: map[string]*profileRecord{}},
 	}
 }
 
@@ -114,9 +118,12 @@ func (st *store) MemberCluster(name string) *mhub.MemberCluster {
 	return nil
 }
 
-func (st *store) MemberClusterNames() []string         { return sortedKeys(st.members) }
-func (st *store) PutMemberCluster(*mhub.MemberCluster) {}
-func (st *store) Clusters() []*member.Member           { return st.clusters }
+func (st *store) MemberClusterNames() []string { return sortedKeys(st.members) }
+
+// PutMemberCluster stores nothing (the record is held by pointer) but keeps the member's
+// ClusterProfile in step with what the membership controller just decided.
+func (st *store) PutMemberCluster(m *mhub.MemberCluster) { st.profiles.sync(m.Member.Name, m.Member) }
+func (st *store) Clusters() []*member.Member             { return st.clusters }
 
 // ClustersVersion and BindingsVersion implement mhub.VersionedStore.
 func (st *store) ClustersVersion() uint64 { return st.clustersVersion }
@@ -142,6 +149,7 @@ func (st *store) RemoveMemberCluster(name string) {
 		return
 	}
 	delete(st.members, name)
+	st.profiles.sync(name, nil)
 	st.memberGen++
 	st.clustersVersion++
 	st.clusters = slices.DeleteFunc(st.clusters, func(m *member.Member) bool { return m.Name == name })

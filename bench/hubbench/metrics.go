@@ -49,7 +49,7 @@ func (b *bench) scrape() (metricSums, error) {
 			f := strings.Fields(line)
 			if v, err := strconv.ParseFloat(f[len(f)-1], 64); err == nil {
 				m.byController[label(line, "controller")] += v
-				if label(line, "controller") != "membership" {
+				if c := label(line, "controller"); c != "membership" && c != "clusterprofile" {
 					m.placementReconciles += v
 				}
 				if label(line, "controller") == "policy-snapshot" {

@@ -8,13 +8,15 @@ import (
 
 	clusterv1beta1 "github.com/fleetsim/fleetsim/apis/cluster/v1beta1"
 	"github.com/fleetsim/fleetsim/apis/convert"
+	multiclusterv1alpha1 "github.com/fleetsim/fleetsim/apis/multicluster/v1alpha1"
 	v1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
+	"github.com/fleetsim/fleetsim/model/clusterprofile"
 )
 
 // ReadHub reads the State from an API server the production hub runs on: bindings (by the
 // placement their CRPTrackingLabel names), ClusterResourcePlacement statuses, MemberCluster
 // conditions, Works (listed, converted to the model's), staged update runs, approval
-// requests and evictions.
+// requests, evictions and the ClusterProfiles in fleet-system.
 func ReadHub(ctx context.Context, c client.Reader) (State, error) {
 	st := newState()
 	var bindings v1beta1.ClusterResourceBindingList
@@ -88,6 +90,17 @@ func ReadHub(ctx context.Context, c client.Reader) (State, error) {
 			cs[x.Type] = condition(string(x.Status), x.Reason)
 		}
 		st.Evictions[e.Name] = cs
+	}
+	var profiles multiclusterv1alpha1.ClusterProfileList
+	if err := c.List(ctx, &profiles, client.InNamespace(clusterprofile.Namespace)); err != nil {
+		return State{}, fmt.Errorf("list ClusterProfiles: %w", err)
+	}
+	for _, p := range profiles.Items {
+		cs := Conditions{}
+		for _, x := range p.Status.Conditions {
+			cs[x.Type] = condition(string(x.Status), x.Reason)
+		}
+		st.Profiles[p.Name] = cs
 	}
 	st.normalize()
 	return st, nil

@@ -259,6 +259,13 @@ func simState(s *sim.Sim) State {
 		}
 		st.Evictions[e.Name] = cs
 	}
+	for _, p := range s.ClusterProfiles() {
+		cs := Conditions{}
+		for _, c := range p.Conditions {
+			cs[c.Type] = condition(c.Status, c.Reason)
+		}
+		st.Profiles[p.Name] = cs
+	}
 	for _, p := range s.Placements() {
 		// PlacementStatus.Clusters lists the clusters of live bindings (Scheduled or Bound
 		// and not being deleted); a Scheduled or Bound binding beyond them is being deleted.

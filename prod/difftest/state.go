@@ -12,8 +12,8 @@ import (
 
 // State is what the two sides are compared on: every binding, every placement's status,
 // every member's conditions, every Work (by name, with its manifests after overrides),
-// every staged update run's and approval request's status, and every eviction's
-// conditions. Times, messages, generations and the names of bindings and snapshots are
+// every staged update run's and approval request's status, every eviction's conditions,
+// and every ClusterProfile's conditions. Times, messages, generations and the names of bindings and snapshots are
 // left out: they depend on when things happened, not on what was decided.
 type State struct {
 	// Bindings of every placement, sorted.
@@ -30,12 +30,15 @@ type State struct {
 	Approvals map[string]Conditions
 	// Evictions are the ClusterResourcePlacementEvictions' conditions by name.
 	Evictions map[string]Conditions
+	// Profiles are the conditions of the ClusterProfiles in fleet-system, by name.
+	Profiles map[string]Conditions
 }
 
 // newState is an empty State.
 func newState() State {
 	return State{Bindings: []Binding{}, Placements: map[string]Placement{}, Members: map[string]Conditions{},
-		Works: map[string]Work{}, Runs: map[string]Run{}, Approvals: map[string]Conditions{}, Evictions: map[string]Conditions{}}
+		Works: map[string]Work{}, Runs: map[string]Run{}, Approvals: map[string]Conditions{}, Evictions: map[string]Conditions{},
+		Profiles: map[string]Conditions{}}
 }
 
 // Binding is a ClusterResourceBinding: its placement, target cluster and state (Scheduled,
@@ -148,6 +151,9 @@ func (s State) Summary() string {
 	}
 	for _, name := range sortedKeys(s.Evictions) {
 		fmt.Fprintf(&b, "eviction %s: %v\n", name, s.Evictions[name])
+	}
+	for _, name := range sortedKeys(s.Profiles) {
+		fmt.Fprintf(&b, "clusterprofile %s: %v\n", name, s.Profiles[name])
 	}
 	return b.String()
 }

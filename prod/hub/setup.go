@@ -35,8 +35,8 @@ type Options struct {
 	Propagation *resources.Filter
 }
 
-// Setup registers every hub controller with the manager: membership, the placement
-// controllers and the override snapshotter. Events go to the manager's recorder.
+// Setup registers every hub controller with the manager: membership, ClusterProfiles, the
+// placement controllers and the override snapshotter. Events go to the manager's recorder.
 func Setup(mgr ctrl.Manager, o Options) (*Hub, error) {
 	if o.Eligibility == (member.EligibilityConfig{}) {
 		o.Eligibility = member.DefaultEligibility
@@ -60,6 +60,12 @@ func Setup(mgr ctrl.Manager, o Options) (*Hub, error) {
 		Log: o.Log.WithName("membership"), Events: recorder, Hub: h}
 	if err := m.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("set up the membership controller: %w", err)
+	}
+	// The manager's own client, not h.Client: profiles are no decision's input, so their
+	// writes need no expectations (consistency.go).
+	if err := (&ClusterProfileReconciler{Client: mgr.GetClient(), Clock: o.Clock, Eligibility: o.Eligibility,
+		Log: o.Log.WithName("clusterprofile")}).SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("set up the ClusterProfile controller: %w", err)
 	}
 	if err := h.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("set up the placement controllers: %w", err)

@@ -64,6 +64,8 @@ func (r *run) check(e *scenarios.Expectation, at time.Duration) {
 			st, ok := r.s.Eviction(name)
 			return st.Conditions, ok
 		})
+	case e.ClusterProfile != nil:
+		res.Description, res.Passed, res.Detail = r.checkClusterProfile(e.ClusterProfile)
 	case e.Unit != nil:
 		res.Description, res.Passed, res.Detail = r.checkUnit(e.Unit)
 	case e.UpdateRun != nil:
@@ -275,6 +277,22 @@ func (r *run) checkUnit(e *scenarios.UnitExpectation) (string, bool, string) {
 }
 
 // checkObject checks a condition of a named object of some kind.
+func (r *run) checkClusterProfile(e *scenarios.ClusterProfileExpectation) (string, bool, string) {
+	_, ok := r.s.ClusterProfile(e.Name)
+	if e.Gone {
+		desc := fmt.Sprintf("member %s has no ClusterProfile", e.Name)
+		if ok {
+			return desc, false, "its ClusterProfile exists"
+		}
+		return desc, true, "no ClusterProfile"
+	}
+	return r.checkObject("the ClusterProfile of member", &scenarios.ObjectExpectation{Name: e.Name, Condition: e.Condition},
+		func(name string) ([]sim.Condition, bool) {
+			p, ok := r.s.ClusterProfile(name)
+			return p.Conditions, ok
+		})
+}
+
 func (r *run) checkObject(kind string, e *scenarios.ObjectExpectation, get func(string) ([]sim.Condition, bool)) (string, bool, string) {
 	desc := fmt.Sprintf("%s %s has %s", kind, e.Name, describeCondition(e.Condition))
 	conds, ok := get(e.Name)
