@@ -198,6 +198,7 @@ func TestInitializedStatus(t *testing.T) {
 	want := staged.StagedUpdateRunStatus{
 		PolicySnapshotIndexUsed:      "0",
 		PolicyObservedClusterCount:   3,
+		ResourceSnapshotIndexUsed:    "1",
 		AppliedStrategy:              &placement.ApplyStrategy{Type: placement.ServerSideApply, WhenToTakeOver: "IfNoDiff"},
 		StagedUpdateStrategySnapshot: howToStrategy().Spec.DeepCopy(),
 		StagesStatus: []staged.StageUpdatingStatus{
