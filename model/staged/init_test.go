@@ -217,7 +217,7 @@ func TestInitializedStatus(t *testing.T) {
 					{ClusterName: "member3", ClusterResourceOverrideSnapshots: []string{"cro-1"}, ResourceOverrideSnapshots: []placement.NamespacedName{{Namespace: "ns", Name: "ro-0"}}},
 					{ClusterName: "member1"},
 				},
-				AfterStageTaskStatus: []staged.AfterStageTaskStatus{{Type: staged.TaskApproval, ApprovalRequestName: "example-run-canary"}},
+				AfterStageTaskStatus: []staged.AfterStageTaskStatus{{Type: staged.TaskApproval, ApprovalRequestName: "example-run-after-canary"}},
 			},
 		},
 		DeletionStageStatus: &staged.StageUpdatingStatus{StageName: staged.DeletionStageName, Clusters: []staged.ClusterUpdatingStatus{{ClusterName: "member9"}}},

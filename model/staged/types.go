@@ -163,7 +163,8 @@ type ClusterUpdatingStatus struct {
 // AfterStageTaskStatus mirrors v1beta1 AfterStageTaskStatus.
 type AfterStageTaskStatus struct {
 	Type AfterStageTaskType `json:"type"`
-	// ApprovalRequestName is <run>-<stage>, for Approval tasks only.
+	// ApprovalRequestName is <run>-after-<stage> (<run>-before-<stage> before a stage), for
+	// Approval tasks only.
 	ApprovalRequestName string `json:"approvalRequestName,omitempty"`
 	// Conditions: ApprovalRequestCreated and ApprovalRequestApproved, or WaitTimeElapsed.
 	Conditions []condition.Timed `json:"conditions,omitempty"`
@@ -191,8 +192,10 @@ type ApprovalRequestStatus struct {
 	Conditions []condition.Timed `json:"conditions,omitempty"`
 }
 
-// ApprovalRequestName is <run>-<stage>.
-func ApprovalRequestName(run, stage string) string { return run + "-" + stage }
+// ApprovalRequestName names the approval request of an after-stage Approval task:
+// <run>-after-<stage>, as KubeFleet's current release names it (its older documentation
+// shows <run>-<stage>); a stage with both tasks has two distinct requests.
+func ApprovalRequestName(run, stage string) string { return run + "-after-" + stage }
 
 // BeforeStageApprovalRequestName names the approval request of a before-stage Approval
 // task: <run>-before-<stage>.
