@@ -418,6 +418,12 @@ type ResourcePlacementStatus struct {
 	// +optional
 	ClusterName string `json:"clusterName,omitempty"`
 
+	// ObservedResourceIndex is the resource snapshot index this cluster's conditions
+	// describe: the latest one, or under the External rollout strategy the index the
+	// cluster's binding holds (the one a staged update run rolled out to it).
+	// +optional
+	ObservedResourceIndex string `json:"observedResourceIndex,omitempty"`
+
 	// ApplicableResourceOverrides lists the ResourceOverride snapshots applied for the cluster.
 	// +optional
 	ApplicableResourceOverrides []NamespacedName `json:"applicableResourceOverrides,omitempty"`
