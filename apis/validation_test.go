@@ -445,12 +445,17 @@ func TestStagedUpdateValidation(t *testing.T) {
 	run := func(name, index string) string {
 		return "apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ClusterStagedUpdateRun\nmetadata: {name: " + name + "}\nspec: {placementName: example-placement, resourceSnapshotIndex: \"" + index + "\", stagedRolloutStrategyName: example-strategy}\n"
 	}
+	noIndex := strings.Replace(run("r", ""), `resourceSnapshotIndex: "", `, "", 1)
 	withState := func(obj, state string) string {
 		return strings.Replace(obj, "stagedRolloutStrategyName: example-strategy}", "stagedRolloutStrategyName: example-strategy, state: "+state+"}", 1)
 	}
 	runAdmissions(t, "ClusterStagedUpdateRun", []admission{
 		{name: "status written", old: run("example-run", "0"), obj: run("example-run", "0") + "status: {policySnapshotIndexUsed: \"0\", policyObservedClusterCount: 3}\n"},
 		{name: "spec changed", old: run("example-run", "0"), obj: run("example-run", "1"), want: "the spec of a staged update run is immutable"},
+		{name: "no index: the latest", obj: noIndex},
+		{name: "no index, index used reported", old: noIndex, obj: noIndex + "status: {resourceSnapshotIndexUsed: \"2\"}\n"},
+		{name: "index set later", old: noIndex, obj: run("r", "2"), want: "the spec of a staged update run is immutable"},
+		{name: "index removed", old: run("r", "2"), obj: noIndex, want: "the spec of a staged update run is immutable"},
 		{name: "initialize, then run, then stop", old: withState(run("r", "0"), "Initialize"), obj: withState(run("r", "0"), "Run")},
 		{name: "run to stop", old: withState(run("r", "0"), "Run"), obj: withState(run("r", "0"), "Stop")},
 		{name: "no state to stop", old: run("r", "0"), obj: withState(run("r", "0"), "Stop")},

@@ -49,7 +49,11 @@ func (s *Sim) ApplyStaged(o *unstructured.Unstructured) error {
 		}
 		run.Status = staged.StagedUpdateRunStatus{}
 		s.store.runs[run.Name] = &run
-		s.Record("staged-run-created", run.Name, fmt.Sprintf("placement %s, resource snapshot index %s, strategy %s", run.Spec.PlacementName, run.Spec.ResourceSnapshotIndex, run.Spec.StagedRolloutStrategyName))
+		index := run.Spec.ResourceSnapshotIndex
+		if index == "" {
+			index = "latest at initialization"
+		}
+		s.Record("staged-run-created", run.Name, fmt.Sprintf("placement %s, resource snapshot index %s, strategy %s", run.Spec.PlacementName, index, run.Spec.StagedRolloutStrategyName))
 		s.hub.fire(triggers.UpdateRunChanged, run.Name, run.Spec.PlacementName, "")
 		return nil
 	}

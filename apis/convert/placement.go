@@ -244,6 +244,7 @@ func PlacementStatusToModel(s v1beta1.PlacementStatus) status.Status {
 func clusterStatusToModel(s v1beta1.ResourcePlacementStatus) status.ClusterStatus {
 	return status.ClusterStatus{
 		ClusterName:                        s.ClusterName,
+		ObservedResourceIndex:              s.ObservedResourceIndex,
 		ApplicableResourceOverrides:        mapSlice(s.ApplicableResourceOverrides, namespacedNameToModel),
 		ApplicableClusterResourceOverrides: slices.Clone(s.ApplicableClusterResourceOverrides),
 		FailedPlacements:                   mapSlice(s.FailedPlacements, failedPlacementToModel),
@@ -288,6 +289,7 @@ func PlacementStatusFromModel(s status.Status, base v1beta1.PlacementStatus) v1b
 func clusterStatusFromModel(s status.ClusterStatus, base *v1beta1.ResourcePlacementStatus) v1beta1.ResourcePlacementStatus {
 	out := v1beta1.ResourcePlacementStatus{
 		ClusterName:                        s.ClusterName,
+		ObservedResourceIndex:              s.ObservedResourceIndex,
 		ApplicableResourceOverrides:        mapSlice(s.ApplicableResourceOverrides, namespacedNameFromModel),
 		ApplicableClusterResourceOverrides: slices.Clone(s.ApplicableClusterResourceOverrides),
 		Conditions:                         ConditionsFromModel(s.Conditions),

@@ -36,6 +36,7 @@ func UpdateRunToModel(r *v1beta1.ClusterStagedUpdateRun) *staged.ClusterStagedUp
 		Status: staged.StagedUpdateRunStatus{
 			PolicySnapshotIndexUsed:      s.PolicySnapshotIndexUsed,
 			PolicyObservedClusterCount:   s.PolicyObservedClusterCount,
+			ResourceSnapshotIndexUsed:    s.ResourceSnapshotIndexUsed,
 			AppliedStrategy:              ApplyStrategyToModel(s.AppliedStrategy),
 			StagedUpdateStrategySnapshot: strategySpecPtrToModel(s.StagedUpdateStrategySnapshot),
 			StagesStatus:                 mapSlice(s.StagesStatus, stageStatusToModel),
@@ -59,6 +60,7 @@ func UpdateRunFromModel(r *staged.ClusterStagedUpdateRun) *v1beta1.ClusterStaged
 		Status: v1beta1.StagedUpdateRunStatus{
 			PolicySnapshotIndexUsed:      s.PolicySnapshotIndexUsed,
 			PolicyObservedClusterCount:   s.PolicyObservedClusterCount,
+			ResourceSnapshotIndexUsed:    s.ResourceSnapshotIndexUsed,
 			AppliedStrategy:              ApplyStrategyFromModel(s.AppliedStrategy),
 			StagedUpdateStrategySnapshot: strategySpecPtrFromModel(s.StagedUpdateStrategySnapshot),
 			StagesStatus:                 mapSlice(s.StagesStatus, stageStatusFromModel),

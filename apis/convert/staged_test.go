@@ -49,7 +49,9 @@ func TestApprovalRequestRoundTrip(t *testing.T) {
 	var own staged.ClusterApprovalRequest
 	loadModel(t, "approvalrequest.yaml", &own)
 	diff(t, "ToModel vs the model's own decoding", &own, m)
-	if m.Name != staged.ApprovalRequestName("example-run", "canary") || m.Labels[staged.LabelTargetUpdatingStage] != "canary" {
+	// The documentation's request carries the older <run>-<stage> name; the current
+	// release's controller names after-stage requests <run>-after-<stage>.
+	if m.Name != "example-run-canary" || m.Spec.ParentStageRollout != "example-run" || m.Labels[staged.LabelTargetUpdatingStage] != "canary" {
 		t.Errorf("ApprovalRequestToModel = %+v", m)
 	}
 	back := convert.ApprovalRequestFromModel(m)

@@ -39,7 +39,7 @@ var (
 		{PlacementGroup, "ClusterResourcePlacementDisruptionBudget", alpha1Beta1},
 		{PlacementGroup, "ClusterResourceEnvelope", beta1Only},
 		{PlacementGroup, "ResourceEnvelope", beta1Only},
-		{PlacementGroup, "ClusterResourcePlacementStatus", beta1Only},
+		{PlacementGroup, "ClusterResourcePlacementStatus", v1Beta1},
 	}
 	clusterKinds = []Kind{
 		{ClusterGroup, "MemberCluster", v1Beta1},

@@ -33,7 +33,7 @@ staged update run go on past the stage's approval task. The request's kind may b
 clusterapprovalrequest, clusterapprovalrequests or car. Approving an approved request
 changes nothing.`,
 		Example: `  kubectl get clusterapprovalrequests
-  kubectl fleet approve clusterapprovalrequest example-run-canary`,
+  kubectl fleet approve clusterapprovalrequest example-run-after-canary`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch args[0] {

@@ -124,6 +124,14 @@ func (c *Controllers) refreshStatus(name string) {
 	if r := p.LatestResources(); r != nil {
 		in.LatestResourceSnapshot, in.ResourceIndex = r.Name, r.Index
 	}
+	in.ResourceSnapshots = make(map[string]status.SnapshotRef, len(p.ResourceSnapshots))
+	for _, r := range p.ResourceSnapshots {
+		ref := status.SnapshotRef{Index: r.Index, Selected: make([]placement.ResourceIdentifier, 0, len(r.Manifests))}
+		for _, o := range r.Manifests {
+			ref.Selected = append(ref.Selected, resources.Identifier(o))
+		}
+		in.ResourceSnapshots[r.Name] = ref
+	}
 	next := status.Placement(in)
 	if err := resources.CheckSelectors(p.CRP.Spec.ResourceSelectors); err != nil {
 		// Nothing the placement does means anything while its selectors are refused.

@@ -69,7 +69,9 @@ type ResourceSelector struct {
 	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
 	// SelectionScope says what a selected Namespace brings: the namespace and every object
 	// in it (NamespaceWithResources, the default when empty) or the namespace alone
-	// (NamespaceOnly). It does not change what selectors of other kinds pick.
+	// (NamespaceOnly), or the namespace and, in it, only the objects the placement's other
+	// selectors pick (NamespaceWithResourceSelectors: those selectors may then name
+	// namespaced kinds). It does not change what selectors of cluster-scoped kinds pick.
 	SelectionScope SelectionScope `json:"selectionScope,omitempty"`
 }
 
@@ -79,7 +81,27 @@ type SelectionScope string
 const (
 	NamespaceWithResources SelectionScope = "NamespaceWithResources"
 	NamespaceOnly          SelectionScope = "NamespaceOnly"
+	// NamespaceWithResourceSelectors (KubeFleet's current release) places the namespace
+	// and only those objects in it that the placement's other selectors pick.
+	NamespaceWithResourceSelectors SelectionScope = "NamespaceWithResourceSelectors"
 )
+
+// ScopesNamespaces reports whether a selector picks Namespaces under
+// NamespaceWithResourceSelectors, which lets the placement's other selectors name
+// namespaced kinds, picked in those namespaces only.
+func (s ResourceSelector) ScopesNamespaces() bool {
+	return s.Group == "" && s.Kind == "Namespace" && s.SelectionScope == NamespaceWithResourceSelectors
+}
+
+// HasNamespaceWithResourceSelectors reports whether any selector ScopesNamespaces.
+func HasNamespaceWithResourceSelectors(selectors []ResourceSelector) bool {
+	for _, s := range selectors {
+		if s.ScopesNamespaces() {
+			return true
+		}
+	}
+	return false
+}
 
 type RolloutStrategyType string
 

@@ -305,6 +305,7 @@ func ValidatePlacement(crp *ClusterResourcePlacement) field.ErrorList {
 	case n > MaxResourceSelectors:
 		errs = append(errs, field.TooMany(sel, n, MaxResourceSelectors))
 	}
+	scoped := HasNamespaceWithResourceSelectors(crp.Spec.ResourceSelectors)
 	for i, s := range crp.Spec.ResourceSelectors {
 		if s.Version == "" {
 			errs = append(errs, field.Required(sel.Index(i).Child("version"), ""))
@@ -312,16 +313,16 @@ func ValidatePlacement(crp *ClusterResourcePlacement) field.ErrorList {
 		if s.Kind == "" {
 			errs = append(errs, field.Required(sel.Index(i).Child("kind"), ""))
 		}
-		if msg := SelectorScopeError(s, KnownNamespaced); msg != "" {
+		if msg := SelectorScopeError(s, KnownNamespaced); msg != "" && !scoped {
 			errs = append(errs, field.Invalid(sel.Index(i).Child("kind"), s.Kind, msg))
 		}
 		if s.Name != "" && s.LabelSelector != nil {
 			errs = append(errs, field.Forbidden(sel.Index(i).Child("labelSelector"), "name and labelSelector are mutually exclusive"))
 		}
 		switch s.SelectionScope {
-		case "", NamespaceWithResources, NamespaceOnly:
+		case "", NamespaceWithResources, NamespaceOnly, NamespaceWithResourceSelectors:
 		default:
-			errs = append(errs, field.NotSupported(sel.Index(i).Child("selectionScope"), s.SelectionScope, []SelectionScope{NamespaceOnly, NamespaceWithResources}))
+			errs = append(errs, field.NotSupported(sel.Index(i).Child("selectionScope"), s.SelectionScope, []SelectionScope{NamespaceOnly, NamespaceWithResources, NamespaceWithResourceSelectors}))
 		}
 		if s.LabelSelector != nil {
 			if _, err := metav1.LabelSelectorAsSelector(s.LabelSelector); err != nil {

@@ -31,6 +31,16 @@ func RefOf(o *unstructured.Unstructured) ObjectRef {
 // what the placement selects. It errs towards true (versions are not compared, and an
 // unparsable label selector matches), never towards false.
 func MaySelect(selectors []placement.ResourceSelector, o ObjectRef) bool {
+	if o.Namespace != "" && placement.HasNamespaceWithResourceSelectors(selectors) {
+		// A namespaced selector picks in the scoped namespaces: whether this object's
+		// namespace is one of them is left to Select (erring towards true).
+		for _, sel := range selectors {
+			if sel.Group == o.GVK.Group && sel.Kind == o.GVK.Kind && (sel.Name == "" || sel.Name == o.Name) &&
+				matches(sel.LabelSelector, o.Labels, true) {
+				return true
+			}
+		}
+	}
 	for _, sel := range selectors {
 		if o.Namespace == "" {
 			if sel.Group == o.GVK.Group && sel.Kind == o.GVK.Kind && (sel.Name == "" || sel.Name == o.Name) &&

@@ -66,6 +66,28 @@ func TestSelect(t *testing.T) {
 			{Version: "v1", Kind: "Namespace", Name: "other", SelectionScope: placement.NamespaceWithResources}},
 			[]string{"/other", "/other//ConfigMap/cfg2", "/work"}, ""},
 		{"a namespace that does not exist yet selects nothing", []placement.ResourceSelector{ns("later")}, []string{}, ""},
+		{"NamespaceWithResourceSelectors: the namespace and only the objects the other selectors pick in it", []placement.ResourceSelector{
+			{Version: "v1", Kind: "Namespace", Name: "work", SelectionScope: placement.NamespaceWithResourceSelectors},
+			{Version: "v1", Kind: "ConfigMap", Name: "cfg"}},
+			[]string{"/work", "/work//ConfigMap/cfg"}, ""},
+		{"NamespaceWithResourceSelectors alone brings the namespace alone", []placement.ResourceSelector{
+			{Version: "v1", Kind: "Namespace", Name: "work", SelectionScope: placement.NamespaceWithResourceSelectors}},
+			[]string{"/work"}, ""},
+		{"NamespaceWithResourceSelectors: a namespaced selector picks only in the scoped namespaces", []placement.ResourceSelector{
+			{Version: "v1", Kind: "Namespace", Name: "other", SelectionScope: placement.NamespaceWithResourceSelectors},
+			{Version: "v1", Kind: "ConfigMap"}},
+			[]string{"/other", "/other//ConfigMap/cfg2"}, ""},
+		{"NamespaceWithResourceSelectors by label, a namespaced selector by label, and a cluster-scoped selector", []placement.ResourceSelector{
+			{Version: "v1", Kind: "Namespace", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, SelectionScope: placement.NamespaceWithResourceSelectors},
+			{Version: "v1", Kind: "ConfigMap", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}},
+			{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole", Name: "reader"}},
+			[]string{"//rbac.authorization.k8s.io/ClusterRole/reader", "/other", "/other//ConfigMap/cfg2", "/work"}, ""},
+		{"NamespaceWithResourceSelectors does not make pods placeable", []placement.ResourceSelector{
+			{Version: "v1", Kind: "Namespace", Name: "work", SelectionScope: placement.NamespaceWithResourceSelectors},
+			{Version: "v1", Kind: "Pod"}},
+			nil, "resourceSelectors[1]: Pod cannot be placed"},
+		{"a namespaced kind without NamespaceWithResourceSelectors is refused", []placement.ResourceSelector{ns("work"), {Version: "v1", Kind: "ConfigMap", Name: "cfg"}},
+			nil, "not a cluster scoped resource"},
 		{"a label selector picks cluster-scoped objects only, never reserved namespaces", []placement.ResourceSelector{{Version: "v1", Kind: "Namespace", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}},
 			[]string{"/other", "/other//ConfigMap/cfg2", "/work", "/work//ConfigMap/cfg", "/work/apps/Deployment/web"}, ""},
 		{"GVK only selects every object of the kind", []placement.ResourceSelector{{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole"}},

@@ -57,12 +57,13 @@ func (e *SelectionError) Error() string {
 // kind that is never placed, a namespaced kind (placement.SelectorScopeError), a reserved namespace named, a label selector that does not
 // parse. It depends on the selectors alone, so status can be derived from the spec.
 func CheckSelectors(selectors []placement.ResourceSelector) error {
+	scoped := placement.HasNamespaceWithResourceSelectors(selectors)
 	for i, sel := range selectors {
 		gvk := schema.GroupVersionKind{Group: sel.Group, Version: sel.Version, Kind: sel.Kind}
 		if !Propagatable(gvk) {
 			return &SelectionError{Selector: i, Reason: fmt.Sprintf("%s cannot be placed", gvk.GroupKind())}
 		}
-		if msg := placement.SelectorScopeError(sel, placement.KnownNamespaced); msg != "" {
+		if msg := placement.SelectorScopeError(sel, placement.KnownNamespaced); msg != "" && !scoped {
 			return &SelectionError{Selector: i, Reason: msg}
 		}
 		if sel.Group == "" && sel.Kind == "Namespace" && sel.Name != "" && ReservedNamespace(sel.Name) {
@@ -81,7 +82,9 @@ func CheckSelectors(selectors []placement.ResourceSelector) error {
 // namespace and name. Selectors are ORed; the fields of one selector are ANDed. Selectors
 // pick cluster-scoped objects (a label selector never picks a namespaced object, CRP-SEL-GVK);
 // a selected Namespace brings every propagatable object in it, unless its selector's
-// selectionScope is NamespaceOnly. A namespace that does not
+// selectionScope is NamespaceOnly. Under NamespaceWithResourceSelectors a selected Namespace
+// brings only what the other selectors pick in it: they may name namespaced kinds, which
+// pick objects in those namespaces alone. A namespace that does not
 // exist yet selects nothing and is not an error (CRP-SEL-CHANGES).
 func Select(selectors []placement.ResourceSelector, objects []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	return (*Filter)(nil).Select(selectors, objects)
@@ -102,6 +105,7 @@ func (f *Filter) Select(selectors []placement.ResourceSelector, objects []*unstr
 	if err := CheckSelectors(selectors); err != nil {
 		return nil, err
 	}
+	scopedNamespaces := f.scopedNamespaces(selectors, objects)
 	for _, sel := range selectors {
 		var ls labels.Selector
 		if sel.LabelSelector != nil {
@@ -109,6 +113,11 @@ func (f *Filter) Select(selectors []placement.ResourceSelector, objects []*unstr
 		}
 		for _, o := range objects {
 			ogvk := o.GroupVersionKind()
+			if ns := o.GetNamespace(); ns != "" && scopedNamespaces[ns] && matchesObject(sel, ls, o) &&
+				Propagatable(ogvk) && f.AllowsAPI(ogvk) {
+				picked[Key(o)] = o
+				continue
+			}
 			if o.GetNamespace() != "" || ogvk.Group != sel.Group || ogvk.Kind != sel.Kind || ogvk.Version != sel.Version || !f.AllowsAPI(ogvk) {
 				continue
 			}
@@ -122,7 +131,7 @@ func (f *Filter) Select(selectors []placement.ResourceSelector, objects []*unstr
 				if ReservedNamespace(o.GetName()) || !f.AllowsNamespace(o.GetName()) {
 					continue
 				}
-				if sel.SelectionScope == placement.NamespaceOnly {
+				if sel.SelectionScope == placement.NamespaceOnly || sel.SelectionScope == placement.NamespaceWithResourceSelectors {
 					picked[Key(o)] = o
 					continue
 				}
@@ -141,6 +150,35 @@ func (f *Filter) Select(selectors []placement.ResourceSelector, objects []*unstr
 	}
 	slices.SortFunc(out, func(a, b *unstructured.Unstructured) int { return cmp.Compare(Key(a), Key(b)) })
 	return out, nil
+}
+
+// scopedNamespaces are the namespaces selectors pick under NamespaceWithResourceSelectors.
+func (f *Filter) scopedNamespaces(selectors []placement.ResourceSelector, objects []*unstructured.Unstructured) map[string]bool {
+	out := map[string]bool{}
+	for _, sel := range selectors {
+		if !sel.ScopesNamespaces() {
+			continue
+		}
+		var ls labels.Selector
+		if sel.LabelSelector != nil {
+			ls, _ = metav1.LabelSelectorAsSelector(sel.LabelSelector) // checked by CheckSelectors
+		}
+		for _, o := range objects {
+			gvk := o.GroupVersionKind()
+			if o.GetNamespace() == "" && gvk.Group == "" && gvk.Kind == "Namespace" && gvk.Version == sel.Version &&
+				matchesObject(sel, ls, o) && !ReservedNamespace(o.GetName()) && f.AllowsNamespace(o.GetName()) {
+				out[o.GetName()] = true
+			}
+		}
+	}
+	return out
+}
+
+// matchesObject reports whether sel's kind, name and label selector ls pick o, wherever o is.
+func matchesObject(sel placement.ResourceSelector, ls labels.Selector, o *unstructured.Unstructured) bool {
+	gvk := o.GroupVersionKind()
+	return gvk.Group == sel.Group && gvk.Kind == sel.Kind && gvk.Version == sel.Version &&
+		(sel.Name == "" || o.GetName() == sel.Name) && (ls == nil || ls.Matches(labels.Set(o.GetLabels())))
 }
 
 // Key identifies an object: group/kind/namespace/name. Namespaces sort before their contents.

@@ -37,15 +37,15 @@ func TestStageTiming1(t *testing.T) {
 	T := 15 * time.Second
 	steps := []step{
 		{at: 0, wantRequeue: 15 * time.Second, wantUpdates: []string{"member1"}},
-		{at: T, wantRequeue: time.Minute, wantCreate: []string{"example-run-staging"}},
+		{at: T, wantRequeue: time.Minute, wantCreate: []string{"example-run-after-staging"}},
 		{at: T + 30*time.Second, wantRequeue: 30 * time.Second}, // a spurious reconcile
 		{at: T + time.Minute},
-		{at: T + time.Minute + time.Second, approve: true, wantRequeue: 15 * time.Second, wantUpdates: []string{"member2"}, wantAccepted: []string{"example-run-staging"}},
+		{at: T + time.Minute + time.Second, approve: true, wantRequeue: 15 * time.Second, wantUpdates: []string{"member2"}, wantAccepted: []string{"example-run-after-staging"}},
 	}
 	for i, st := range steps {
 		w.advance(at(st.at))
 		if st.approve {
-			w.approve("example-run-staging")
+			w.approve("example-run-after-staging")
 		}
 		p := w.step()
 		got := step{at: st.at, approve: st.approve, wantRequeue: p.RequeueAfter}
@@ -100,9 +100,9 @@ func TestConceptSampleTimeline(t *testing.T) {
 		return tm
 	}
 	w.approveAt = map[string]time.Time{
-		"example-run-staging":    clock("23:22:55"),
-		"example-run-canary":     clock("23:25:15"),
-		"example-run-production": clock("23:25:25"),
+		"example-run-after-staging":    clock("23:22:55"),
+		"example-run-after-canary":     clock("23:25:15"),
+		"example-run-after-production": clock("23:25:25"),
 	}
 	w.drive(100)
 	want := []string{
@@ -151,7 +151,7 @@ func TestEmptyStageRunsItsTasks(t *testing.T) {
 		newStage("canary", env("canary")),
 	)
 	w := scheduled(t, s, []*member.Member{newMember("member1", "environment=staging"), newMember("member2", "environment=canary")})
-	w.approveAt = map[string]time.Time{"example-run-production": at(2 * time.Minute)}
+	w.approveAt = map[string]time.Time{"example-run-after-production": at(2 * time.Minute)}
 	w.drive(100)
 	if got := w.order(); !cmp.Equal(got, []string{"member1", "member2"}) {
 		t.Errorf("update order = %v, want [member1 member2]", got)
@@ -195,7 +195,7 @@ func TestApprovalFlow(t *testing.T) {
 	p := w.step()
 	wantReq := staged.ClusterApprovalRequest{
 		TypeMeta: metav1.TypeMeta{APIVersion: "placement.kubernetes-fleet.io/v1beta1", Kind: "ClusterApprovalRequest"},
-		ObjectMeta: metav1.ObjectMeta{Name: "example-run-canary", Labels: map[string]string{
+		ObjectMeta: metav1.ObjectMeta{Name: "example-run-after-canary", Labels: map[string]string{
 			"kubernetes-fleet.io/targetupdaterun":           "example-run",
 			"kubernetes-fleet.io/targetUpdatingStage":       "canary",
 			"kubernetes-fleet.io/isLatestUpdateRunApproval": "true",
@@ -217,14 +217,14 @@ func TestApprovalFlow(t *testing.T) {
 		}
 	}
 	// Approved=False is no approval.
-	req := w.approvals["example-run-canary"]
+	req := w.approvals["example-run-after-canary"]
 	condition.Set(&req.Status.Conditions, condition.False(staged.TypeApproved, "nope", ""), 1, w.now)
 	if p := w.step(); len(p.UpdateBindings) != 0 || len(p.AcceptApprovalRequests) != 0 {
 		t.Errorf("Decide(Approved=False) = %+v, want nothing written", p)
 	}
 	// Approved=True: accepted, the next stage starts.
 	w.advance(at(2 * time.Hour))
-	w.approve("example-run-canary")
+	w.approve("example-run-after-canary")
 	p = w.step()
 	if len(p.AcceptApprovalRequests) != 1 {
 		t.Fatalf("Decide(approved) accepted %d requests, want 1", len(p.AcceptApprovalRequests))
@@ -251,7 +251,7 @@ func TestApprovalRequestDeletedBeforeApproval(t *testing.T) {
 	if p := w.step(); len(p.CreateApprovalRequests) != 1 {
 		t.Fatalf("Decide(stage done) created %d requests, want 1", len(p.CreateApprovalRequests))
 	}
-	delete(w.approvals, "example-run-canary")
+	delete(w.approvals, "example-run-after-canary")
 	w.advance(at(time.Minute))
 	p := w.step()
 	if len(p.CreateApprovalRequests) != 1 {
@@ -268,15 +268,15 @@ func TestApprovalRequestDeletedBeforeApproval(t *testing.T) {
 func TestApprovalRequestOfAnotherRun(t *testing.T) {
 	s := newStrategy(newStage("canary", nil, approvalTask()))
 	w := scheduled(t, s, []*member.Member{newMember("member1")})
-	w.approvals["example-run-canary"] = &staged.ClusterApprovalRequest{
-		ObjectMeta: metav1.ObjectMeta{Name: "example-run-canary"},
+	w.approvals["example-run-after-canary"] = &staged.ClusterApprovalRequest{
+		ObjectMeta: metav1.ObjectMeta{Name: "example-run-after-canary"},
 		Spec:       staged.ApprovalRequestSpec{ParentStageRollout: "example", TargetStage: "run-canary"},
 	}
 	w.step()
 	w.advance(at(15 * time.Second))
 	w.step()
 	want := condition.False(staged.TypeSucceeded, staged.ReasonUpdateRunFailed, staged.PrefixUnexpected+
-		"the clusterApprovalRequest `example-run-canary` is for stage `run-canary` of clusterStagedUpdateRun `example`, want stage `canary` of `example-run`")
+		"the clusterApprovalRequest `example-run-after-canary` is for stage `run-canary` of clusterStagedUpdateRun `example`, want stage `canary` of `example-run`")
 	if got := findCond(w.run.Status.Conditions, staged.TypeSucceeded); got != want {
 		t.Errorf("Decide(foreign approval request) Succeeded = %v, want %v", got, want)
 	}
@@ -650,8 +650,8 @@ func TestRollback(t *testing.T) {
 			t.Errorf("after rollback, binding %s = %s gen %d %v", b.Name, b.ResourceSnapshotName, b.Generation, b.Conditions)
 		}
 	}
-	if _, ok := w.approvals["example-run-2-canary"]; !ok {
-		t.Errorf("rollback did not create example-run-2-canary")
+	if _, ok := w.approvals["example-run-2-after-canary"]; !ok {
+		t.Errorf("rollback did not create example-run-2-after-canary")
 	}
 }
 
@@ -694,9 +694,9 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("binding %s = %s %s, not available at generation %d", b.Name, b.State, b.ResourceSnapshotName, b.Generation)
 		}
 	}
-	a := w.approvals["example-run-canary"]
+	a := w.approvals["example-run-after-canary"]
 	if a == nil || !statusTrue(a.Status.Conditions, staged.TypeApprovalAccepted) {
-		t.Errorf("example-run-canary = %+v, want ApprovalAccepted", a)
+		t.Errorf("example-run-after-canary = %+v, want ApprovalAccepted", a)
 	}
 	// Once finished, a run is left alone.
 	w.advance(w.now.Add(time.Hour))

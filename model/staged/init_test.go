@@ -198,6 +198,7 @@ func TestInitializedStatus(t *testing.T) {
 	want := staged.StagedUpdateRunStatus{
 		PolicySnapshotIndexUsed:      "0",
 		PolicyObservedClusterCount:   3,
+		ResourceSnapshotIndexUsed:    "1",
 		AppliedStrategy:              &placement.ApplyStrategy{Type: placement.ServerSideApply, WhenToTakeOver: "IfNoDiff"},
 		StagedUpdateStrategySnapshot: howToStrategy().Spec.DeepCopy(),
 		StagesStatus: []staged.StageUpdatingStatus{
@@ -216,7 +217,7 @@ func TestInitializedStatus(t *testing.T) {
 					{ClusterName: "member3", ClusterResourceOverrideSnapshots: []string{"cro-1"}, ResourceOverrideSnapshots: []placement.NamespacedName{{Namespace: "ns", Name: "ro-0"}}},
 					{ClusterName: "member1"},
 				},
-				AfterStageTaskStatus: []staged.AfterStageTaskStatus{{Type: staged.TaskApproval, ApprovalRequestName: "example-run-canary"}},
+				AfterStageTaskStatus: []staged.AfterStageTaskStatus{{Type: staged.TaskApproval, ApprovalRequestName: "example-run-after-canary"}},
 			},
 		},
 		DeletionStageStatus: &staged.StageUpdatingStatus{StageName: staged.DeletionStageName, Clusters: []staged.ClusterUpdatingStatus{{ClusterName: "member9"}}},

@@ -7,6 +7,7 @@ package staged
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -103,9 +104,21 @@ func notExternal(p *Placement) string {
 	return fmt.Sprintf("parent clusterResourcePlacement `%s` does not use the %s rollout strategy, got `%s`", p.Name, placement.ExternalStrategy, typ)
 }
 
-// resolveSnapshot finds the leading resource snapshot of the run's index.
+// resolveSnapshot finds the leading resource snapshot the run rolls out and records its
+// index in resourceSnapshotIndexUsed. Once recorded, that index is the run's for good; before,
+// it is the spec's, or, when the spec names none, the placement's latest index now, at
+// initialization (STAGED-RUN-API).
 func (d *decision) resolveSnapshot() string {
-	raw := d.run.Spec.ResourceSnapshotIndex
+	raw := d.st.ResourceSnapshotIndexUsed
+	if raw == "" {
+		raw = d.run.Spec.ResourceSnapshotIndex
+	}
+	if raw == "" {
+		if len(d.in.ResourceSnapshots) == 0 {
+			return fmt.Sprintf("no clusterResourceSnapshots found for clusterResourcePlacement `%s`", d.run.Spec.PlacementName)
+		}
+		raw = strconv.Itoa(slices.Max(slices.Collect(maps.Keys(d.in.ResourceSnapshots))))
+	}
 	idx, err := strconv.Atoi(raw)
 	if err != nil || idx < 0 {
 		return fmt.Sprintf("invalid resource snapshot index `%s` provided, expected a non-negative integer", raw)
@@ -118,5 +131,6 @@ func (d *decision) resolveSnapshot() string {
 		name = ResourceSnapshotName(d.run.Spec.PlacementName, idx)
 	}
 	d.index, d.snapshotName = idx, name
+	d.st.ResourceSnapshotIndexUsed = strconv.Itoa(idx)
 	return ""
 }

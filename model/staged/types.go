@@ -91,8 +91,10 @@ type ClusterStagedUpdateRun struct {
 
 // StagedUpdateRunSpec mirrors v1beta1 StagedUpdateRunSpec.
 type StagedUpdateRunSpec struct {
-	PlacementName             string `json:"placementName"`
-	ResourceSnapshotIndex     string `json:"resourceSnapshotIndex"`
+	PlacementName string `json:"placementName"`
+	// ResourceSnapshotIndex is the resource snapshot index to roll out; empty means the
+	// placement's latest index when the run initializes (STAGED-RUN-API).
+	ResourceSnapshotIndex     string `json:"resourceSnapshotIndex,omitempty"`
 	StagedRolloutStrategyName string `json:"stagedRolloutStrategyName"`
 	// State is what the user wants of the run: Initialize (initialize it and wait), Run
 	// (initialize if needed and execute; also what an empty state means, as in the
@@ -121,6 +123,9 @@ type StagedUpdateRunStatus struct {
 	// PolicyObservedClusterCount is the cluster count the scheduler observed at
 	// initialization; a change aborts the run.
 	PolicyObservedClusterCount int `json:"policyObservedClusterCount,omitempty"`
+	// ResourceSnapshotIndexUsed is the resource snapshot index the run rolls out: the
+	// spec's, or the latest at initialization when the spec names none. Fixed once set.
+	ResourceSnapshotIndexUsed string `json:"resourceSnapshotIndexUsed,omitempty"`
 	// AppliedStrategy is the placement's apply strategy at initialization, frozen.
 	AppliedStrategy *placement.ApplyStrategy `json:"appliedStrategy,omitempty"`
 	// StagedUpdateStrategySnapshot is the strategy's spec at initialization, frozen.
@@ -158,7 +163,8 @@ type ClusterUpdatingStatus struct {
 // AfterStageTaskStatus mirrors v1beta1 AfterStageTaskStatus.
 type AfterStageTaskStatus struct {
 	Type AfterStageTaskType `json:"type"`
-	// ApprovalRequestName is <run>-<stage>, for Approval tasks only.
+	// ApprovalRequestName is <run>-after-<stage> (<run>-before-<stage> before a stage), for
+	// Approval tasks only.
 	ApprovalRequestName string `json:"approvalRequestName,omitempty"`
 	// Conditions: ApprovalRequestCreated and ApprovalRequestApproved, or WaitTimeElapsed.
 	Conditions []condition.Timed `json:"conditions,omitempty"`
@@ -186,8 +192,10 @@ type ApprovalRequestStatus struct {
 	Conditions []condition.Timed `json:"conditions,omitempty"`
 }
 
-// ApprovalRequestName is <run>-<stage>.
-func ApprovalRequestName(run, stage string) string { return run + "-" + stage }
+// ApprovalRequestName names the approval request of an after-stage Approval task:
+// <run>-after-<stage>, as KubeFleet's current release names it (its older documentation
+// shows <run>-<stage>); a stage with both tasks has two distinct requests.
+func ApprovalRequestName(run, stage string) string { return run + "-after-" + stage }
 
 // BeforeStageApprovalRequestName names the approval request of a before-stage Approval
 // task: <run>-before-<stage>.
@@ -246,6 +254,7 @@ func (s *StagedUpdateRunStatus) DeepCopy() *StagedUpdateRunStatus {
 	out := &StagedUpdateRunStatus{
 		PolicySnapshotIndexUsed:      s.PolicySnapshotIndexUsed,
 		PolicyObservedClusterCount:   s.PolicyObservedClusterCount,
+		ResourceSnapshotIndexUsed:    s.ResourceSnapshotIndexUsed,
 		AppliedStrategy:              s.AppliedStrategy.Copy(),
 		StagedUpdateStrategySnapshot: s.StagedUpdateStrategySnapshot.DeepCopy(),
 		Conditions:                   copyConditions(s.Conditions),

@@ -167,9 +167,6 @@ func ValidateRun(r *ClusterStagedUpdateRun) field.ErrorList {
 	case len(r.Spec.PlacementName) > MaxPlacementNameLength:
 		errs = append(errs, field.TooLong(sp.Child("placementName"), r.Spec.PlacementName, MaxPlacementNameLength))
 	}
-	if r.Spec.ResourceSnapshotIndex == "" {
-		errs = append(errs, field.Required(sp.Child("resourceSnapshotIndex"), ""))
-	}
 	if r.Spec.StagedRolloutStrategyName == "" {
 		errs = append(errs, field.Required(sp.Child("stagedRolloutStrategyName"), ""))
 	}

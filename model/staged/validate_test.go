@@ -103,7 +103,7 @@ func TestValidateRun(t *testing.T) {
 		{
 			name:   "empty spec",
 			mutate: func(r *staged.ClusterStagedUpdateRun) { r.Spec = staged.StagedUpdateRunSpec{} },
-			want:   []string{"spec.placementName: Required value", "spec.resourceSnapshotIndex: Required value", "spec.stagedRolloutStrategyName: Required value"},
+			want:   []string{"spec.placementName: Required value", "spec.stagedRolloutStrategyName: Required value"},
 		},
 	}
 	for _, tc := range cases {

@@ -39,6 +39,11 @@ const (
 	ReasonInvalidResourceSelectors = "InvalidResourceSelectors"
 
 	ReasonRolloutStartedUnknown = "RolloutStartedUnknown"
+	// ReasonRolloutControlledByExternalController: an External placement's RolloutStarted is
+	// Unknown because a staged update run, not the rollout controller, decides what each
+	// cluster gets, and the clusters do not (yet) all hold one resource snapshot index that
+	// has started everywhere (KubeFleet's current release).
+	ReasonRolloutControlledByExternalController = "RolloutControlledByExternalController"
 	// RolloutStarted True and False use condition.ReasonRolloutStarted and
 	// condition.ReasonRolloutNotStartedYet.
 
@@ -75,7 +80,16 @@ const (
 
 // Fixed messages.
 const (
-	MessageSchedulePending = "Scheduling has not completed"
+	// MessageExternalNoIndex and MessageExternalMixedIndexes explain an External placement's
+	// RolloutStarted=Unknown/RolloutControlledByExternalController; MessageExternalClusterUnknown
+	// (with a cluster name) too, when every cluster holds one index but one has not started.
+	MessageExternalNoIndex        = "Rollout is controlled by an external controller and no resource snapshot name is observed across clusters, probably rollout has not started yet"
+	MessageExternalMixedIndexes   = "Rollout is controlled by an external controller and different resource snapshot versions are observed across clusters"
+	MessageExternalClusterUnknown = "Rollout is controlled by an external controller and cluster %s is in RolloutStarted Unknown state"
+	// MessageExternalRolloutPending is an External placement's per-cluster RolloutStarted=Unknown
+	// message: the run may roll out any index, not necessarily the latest.
+	MessageExternalRolloutPending = "In the process of deciding whether to roll out some version of the resources or not"
+	MessageSchedulePending        = "Scheduling has not completed"
 	// MessageRolloutBlocked is the per-cluster RolloutStarted=False message for a binding the
 	// rollout strategy keeps on an older resource snapshot [CRP Rollout Failure TSG › ClusterResourcePlacement status].
 	MessageRolloutBlocked = "The rollout is being blocked by the rollout strategy"

@@ -28,11 +28,20 @@
 // yet is RolloutStarted=Unknown.
 //
 // A binding still on an older resource snapshot than the latest has not rolled out the
-// latest resources: under RollingUpdate, a RolloutStarted=False written for its generation is
-// shown as RolloutNotStartedYet "The rollout is being blocked by the rollout strategy"
-// (ROLL-STUCK-STRICT); any other RolloutStarted, and under External any at all, is Unknown
-// "In the process of deciding whether to roll out the latest resources or not", which is what
-// a placement waiting for a staged update run shows (STAGED-CRP-EXTERNAL).
+// latest resources: a RolloutStarted=False written for its generation is shown as
+// RolloutNotStartedYet "The rollout is being blocked by the rollout strategy"
+// (ROLL-STUCK-STRICT); any other RolloutStarted is Unknown "In the process of deciding whether
+// to roll out the latest resources or not". Each entry's observedResourceIndex is the latest
+// index once the cluster has a binding.
+//
+// Under External (STAGED-CRP-EXTERNAL, as KubeFleet's current release reports it) a staged
+// update run picks each cluster's index: an entry shows its binding's conditions as they are,
+// with the binding's own index as observedResourceIndex, and a RolloutStarted not yet decided
+// reads "… roll out some version of the resources or not". While the selected clusters
+// observe no index or different ones, the placement's RolloutStarted is Unknown
+// RolloutControlledByExternalController, with no observedResourceIndex, no selected resources
+// and nothing after it; when they all observe one index the placement reports that index and
+// its resources, and stays Unknown with that reason while a cluster's RolloutStarted is.
 //
 // The placement-level link is False when any cluster is False there (N = the False ones),
 // else Unknown when any is Unknown (N = the Unknown ones), else True (N = every selected

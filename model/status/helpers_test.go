@@ -29,6 +29,9 @@ var (
 	diffDone   = condition.True(condition.TypeDiffReported, "AllWorkHaveDiffReported", "Diff reporting has been completed in all corresponding work objects")
 	// blockedOnBinding is what the rollout controller writes on a binding it holds back.
 	blockedOnBinding = condition.False(condition.TypeRolloutStarted, condition.ReasonRolloutNotStartedYet, "The resources cannot be updated to the latest because of the rollout strategy")
+	// externalPending is an External placement's per-cluster RolloutStarted before a run
+	// decides the cluster's index.
+	externalPending = unknownCond(condition.TypeRolloutStarted, "RolloutStartedUnknown", "In the process of deciding whether to roll out some version of the resources or not")
 )
 
 func healthy() []condition.Condition {
@@ -147,3 +150,19 @@ func cat(css ...[]condition.Condition) []condition.Condition {
 func one(c ...condition.Condition) []condition.Condition { return c }
 
 var namespace = placement.ResourceIdentifier{Version: "v1", Kind: "Namespace", Name: "test-ns"}
+
+// indexed is the one resource a test snapshot of index i selects.
+func indexed(i int) placement.ResourceIdentifier {
+	return placement.ResourceIdentifier{Version: "v1", Kind: "ConfigMap", Namespace: "app", Name: fmt.Sprintf("config-%d", i)}
+}
+
+// refs describes kept resource snapshots {crp}-{i}-snapshot, each selecting indexed(i).
+func refs(crp string, indexes ...int) map[string]status.SnapshotRef {
+	out := map[string]status.SnapshotRef{}
+	for _, i := range indexes {
+		out[refName(crp, i)] = status.SnapshotRef{Index: i, Selected: []placement.ResourceIdentifier{indexed(i)}}
+	}
+	return out
+}
+
+func refName(crp string, i int) string { return fmt.Sprintf("%s-%d-snapshot", crp, i) }

@@ -40,10 +40,22 @@ type Input struct {
 	ResourceIndex int
 	// SelectedResources is reported as is (CRP-SEL-STATUS).
 	SelectedResources []placement.ResourceIdentifier
+	// ResourceSnapshots maps the leading snapshot name of each kept resource snapshot index
+	// to its index and the resources it selects. Under External, a cluster's
+	// observedResourceIndex is the index of its binding's snapshot, and when every cluster
+	// holds one older index the placement reports that index's resources. A name missing
+	// here counts as no index.
+	ResourceSnapshots map[string]SnapshotRef
 	// Previous is the placement's current status; a condition whose status does not change
 	// keeps its lastTransitionTime. The zero Status means none.
 	Previous Status
 	Now      time.Time
+}
+
+// SnapshotRef is one kept resource snapshot index.
+type SnapshotRef struct {
+	Index    int
+	Selected []placement.ResourceIdentifier
 }
 
 // Scheduling is the latest policy snapshot's status.
@@ -70,7 +82,11 @@ type Status struct {
 // ClusterStatus is one placementStatuses entry (ResourcePlacementStatus). An entry without
 // ClusterName stands for a cluster the policy wants but the scheduler could not find.
 type ClusterStatus struct {
-	ClusterName                        string                       `json:"clusterName,omitempty"`
+	ClusterName string `json:"clusterName,omitempty"`
+	// ObservedResourceIndex is the resource snapshot index the entry's conditions describe:
+	// the latest index, or under External the index of the cluster's binding; empty while the
+	// cluster has no binding (or, under External, a binding without resources yet).
+	ObservedResourceIndex              string                       `json:"observedResourceIndex,omitempty"`
 	ApplicableResourceOverrides        []placement.NamespacedName   `json:"applicableResourceOverrides,omitempty"`
 	ApplicableClusterResourceOverrides []string                     `json:"applicableClusterResourceOverrides,omitempty"`
 	FailedPlacements                   []placement.FailedPlacement  `json:"failedPlacements,omitempty"`
@@ -139,6 +155,12 @@ func Placement(in Input) Status {
 
 	if len(selected) == 0 {
 		return out
+	}
+	if in.RolloutStrategy == placement.ExternalStrategy {
+		if c, stop := a.external(&out, len(selected)); stop {
+			out.Conditions = append(out.Conditions, a.stamp(c, in.Previous.Conditions))
+			return out
+		}
 	}
 	for i, s := range chain {
 		var c condition.Condition
@@ -228,8 +250,13 @@ func (a *aggregator) cluster(d placement.ClusterDecision, b *placement.Binding, 
 		d.ClusterName, score.AffinityScore, score.TopologySpreadScore, dec.Reason)))
 
 	var reached []metav1.ConditionStatus
+	external := a.in.RolloutStrategy == placement.ExternalStrategy
 	unknownAt := func(s stage) {
-		emit(unknown(s.clusterType, s.unknownReason, s.clusterUnknown))
+		msg := s.clusterUnknown
+		if external && s.clusterType == condition.TypeRolloutStarted {
+			msg = MessageExternalRolloutPending
+		}
+		emit(unknown(s.clusterType, s.unknownReason, msg))
 		reached = append(reached, metav1.ConditionUnknown)
 	}
 	if b == nil {
@@ -237,16 +264,25 @@ func (a *aggregator) cluster(d placement.ClusterDecision, b *placement.Binding, 
 		unknownAt(chain[0])
 		return cs, reached
 	}
-	stale := a.in.LatestResourceSnapshot != "" && b.ResourceSnapshotName != a.in.LatestResourceSnapshot
+	if external {
+		// A staged update run decides which index each cluster gets: the entry describes
+		// the binding's own index, whatever the latest is.
+		if ref, ok := a.in.ResourceSnapshots[b.ResourceSnapshotName]; ok && b.ResourceSnapshotName != "" {
+			cs.ObservedResourceIndex = strconv.Itoa(ref.Index)
+		}
+	} else if a.in.ResourceIndex >= 0 {
+		cs.ObservedResourceIndex = strconv.Itoa(a.in.ResourceIndex)
+	}
+	stale := !external && a.in.LatestResourceSnapshot != "" && b.ResourceSnapshotName != a.in.LatestResourceSnapshot
 	for i, s := range chain {
 		bc, ok := condition.Find(b.Conditions, s.clusterType)
 		current := ok && bc.ObservedGeneration == b.Generation &&
 			(bc.Status == metav1.ConditionTrue || bc.Status == metav1.ConditionFalse)
 		if i == 0 && stale {
-			// The binding still holds older resources. Under RollingUpdate a False
-			// RolloutStarted means the strategy holds it back; anything else means the
-			// rollout controller, or under External a staged update run, has not decided yet.
-			if current && bc.Status == metav1.ConditionFalse && a.in.RolloutStrategy != placement.ExternalStrategy {
+			// The binding still holds older resources. A False RolloutStarted means the
+			// strategy holds it back; anything else means the rollout controller has not
+			// decided yet.
+			if current && bc.Status == metav1.ConditionFalse {
 				emit(condition.False(s.clusterType, condition.ReasonRolloutNotStartedYet, MessageRolloutBlocked))
 				reached = append(reached, metav1.ConditionFalse)
 			} else {
@@ -283,6 +319,42 @@ func (a *aggregator) cluster(d placement.ClusterDecision, b *placement.Binding, 
 		}
 	}
 	return cs, reached
+}
+
+// external decides an External placement's RolloutStarted before the usual aggregation,
+// as KubeFleet's current release does: while the selected clusters do not all observe one
+// resource snapshot index, or observe none, RolloutStarted is Unknown with
+// ReasonRolloutControlledByExternalController, the placement reports no observed index and
+// no selected resources, and nothing after RolloutStarted (stop). When they all observe one
+// index, the placement reports it (with that index's resources), and RolloutStarted is still
+// Unknown with that reason while a cluster's own RolloutStarted is Unknown.
+func (a *aggregator) external(out *Status, selected int) (condition.Condition, bool) {
+	entries := out.PlacementStatuses[:selected]
+	observed := entries[0].ObservedResourceIndex
+	for _, cs := range entries[1:] {
+		if cs.ObservedResourceIndex != observed {
+			out.ObservedResourceIndex, out.SelectedResources = "", []placement.ResourceIdentifier{}
+			return unknown(TypePlacementRolloutStarted, ReasonRolloutControlledByExternalController, MessageExternalMixedIndexes), true
+		}
+	}
+	if observed == "" {
+		out.ObservedResourceIndex, out.SelectedResources = "", []placement.ResourceIdentifier{}
+		return unknown(TypePlacementRolloutStarted, ReasonRolloutControlledByExternalController, MessageExternalNoIndex), true
+	}
+	if observed != out.ObservedResourceIndex {
+		out.ObservedResourceIndex = observed
+		for _, ref := range a.in.ResourceSnapshots {
+			if strconv.Itoa(ref.Index) == observed {
+				out.SelectedResources = slices.Clone(ref.Selected)
+			}
+		}
+	}
+	for _, cs := range entries {
+		if c, ok := condition.Find(cs.Conditions, condition.TypeRolloutStarted); !ok || c.Status == metav1.ConditionUnknown {
+			return unknown(TypePlacementRolloutStarted, ReasonRolloutControlledByExternalController, fmt.Sprintf(MessageExternalClusterUnknown, cs.ClusterName)), true
+		}
+	}
+	return condition.Condition{}, false
 }
 
 // unfilled builds the entries of clusters a PickN or PickFixed policy wants but the

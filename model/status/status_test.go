@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/fleetsim/fleetsim/model/condition"
 	"github.com/fleetsim/fleetsim/model/placement"
@@ -296,7 +297,7 @@ func TestPlacement(t *testing.T) {
 		},
 		{
 			name: "STAGED-CRP-EXTERNAL: waiting for a staged update run",
-			doc:  "ClusterStagedUpdateRun TSG › CRP status without Staged Update Run",
+			doc:  "ClusterStagedUpdateRun TSG › CRP status without Staged Update Run (current release's reason and messages)",
 			in: func() status.Input {
 				in := withBindings(base(placement.PickAll, -1, fulfilled(2), pick("member1"), pick("member2")),
 					scheduledOnly("example-placement", "member1"), scheduledOnly("example-placement", "member2"))
@@ -304,48 +305,80 @@ func TestPlacement(t *testing.T) {
 				return in
 			}(),
 			want: status.Status{
-				SelectedResources: []placement.ResourceIdentifier{namespace}, ObservedResourceIndex: "0",
+				SelectedResources: []placement.ResourceIdentifier{},
 				Conditions: timed(1, t0, crpScheduled(fulfilled(2)),
-					unknownCond(status.TypePlacementRolloutStarted, "RolloutStartedUnknown", "There are still 2 cluster(s) in the process of deciding whether to roll out the latest resources or not")),
-				PlacementStatuses: []status.ClusterStatus{entry("member1", pendingRollout), entry("member2", pendingRollout)},
+					unknownCond(status.TypePlacementRolloutStarted, "RolloutControlledByExternalController", "Rollout is controlled by an external controller and no resource snapshot name is observed across clusters, probably rollout has not started yet")),
+				PlacementStatuses: []status.ClusterStatus{entry("member1", externalPending), entry("member2", externalPending)},
 			},
 		},
 		{
-			name: "External: one cluster updated by the run, the other still on an older snapshot",
-			doc:  "Staged Update › Stages and clusters status",
+			name: "External: one cluster updated by the run, the other still on an older index",
+			doc:  "Staged Update › Stages and clusters status (current release: each cluster shows its own index)",
 			in: func() status.Input {
 				in := withBindings(base(placement.PickAll, -1, fulfilled(2), pick("member1"), pick("member2")),
 					bound("example-placement", "member1", "example-placement-5-snapshot", 3, runStarted, noOverride, synced, applied, available),
 					bound("example-placement", "member2", "example-placement-4-snapshot", 2, runStarted, noOverride, synced, applied, available))
 				in.RolloutStrategy = placement.ExternalStrategy
 				in.LatestResourceSnapshot, in.ResourceIndex = "example-placement-5-snapshot", 5
+				in.ResourceSnapshots = refs("example-placement", 4, 5)
+				return in
+			}(),
+			want: status.Status{
+				SelectedResources: []placement.ResourceIdentifier{},
+				Conditions: timed(1, t0, crpScheduled(fulfilled(2)),
+					unknownCond(status.TypePlacementRolloutStarted, "RolloutControlledByExternalController", "Rollout is controlled by an external controller and different resource snapshot versions are observed across clusters")),
+				PlacementStatuses: []status.ClusterStatus{
+					entry("member1", runStarted, noOverride, synced, applied, available),
+					entry("member2", runStarted, noOverride, synced, applied, available),
+				},
+			},
+		},
+		{
+			name: "External: every cluster on one older index reports that index and its resources",
+			doc:  "STAGED-CRP-EXTERNAL (current release)",
+			in: func() status.Input {
+				in := withBindings(base(placement.PickAll, -1, fulfilled(2), pick("member1"), pick("member2")),
+					bound("example-placement", "member1", "example-placement-4-snapshot", 3, runStarted, noOverride, synced, applied, available),
+					bound("example-placement", "member2", "example-placement-4-snapshot", 2, runStarted, noOverride, synced, applied, available))
+				in.RolloutStrategy = placement.ExternalStrategy
+				in.LatestResourceSnapshot, in.ResourceIndex = "example-placement-5-snapshot", 5
+				in.ResourceSnapshots = refs("example-placement", 4, 5)
+				return in
+			}(),
+			want: status.Status{
+				SelectedResources: []placement.ResourceIdentifier{indexed(4)}, ObservedResourceIndex: "4",
+				Conditions: timed(1, t0, append([]condition.Condition{crpScheduled(fulfilled(2))},
+					condition.True(status.TypePlacementRolloutStarted, "RolloutStarted", "All 2 cluster(s) start rolling out the latest resource"),
+					condition.True(status.TypePlacementOverridden, "NoOverrideSpecified", "No override rules are configured for the selected resources"),
+					condition.True(status.TypePlacementWorkSynchronized, "WorkSynchronized", "Works(s) are succcesfully created or updated in 2 target cluster(s)' namespaces"),
+					condition.True(status.TypePlacementApplied, "ApplySucceeded", "The selected resources are successfully applied to 2 cluster(s)"),
+					condition.True(status.TypePlacementAvailable, "ResourceAvailable", "The selected resources in 2 cluster(s) are available now"))...),
+				PlacementStatuses: []status.ClusterStatus{
+					entry("member1", runStarted, noOverride, synced, applied, available),
+					entry("member2", runStarted, noOverride, synced, applied, available),
+				},
+			},
+		},
+		{
+			name: "External: one index everywhere, but a cluster has not started it",
+			doc:  "STAGED-CRP-EXTERNAL (current release)",
+			in: func() status.Input {
+				stale := bound("example-placement", "member2", "example-placement-5-snapshot", 2)
+				in := withBindings(base(placement.PickAll, -1, fulfilled(2), pick("member1"), pick("member2")),
+					bound("example-placement", "member1", "example-placement-5-snapshot", 3, runStarted, noOverride, synced, applied, available), stale)
+				in.RolloutStrategy = placement.ExternalStrategy
+				in.LatestResourceSnapshot, in.ResourceIndex = "example-placement-5-snapshot", 5
+				in.ResourceSnapshots = refs("example-placement", 5)
 				return in
 			}(),
 			want: status.Status{
 				SelectedResources: []placement.ResourceIdentifier{namespace}, ObservedResourceIndex: "5",
 				Conditions: timed(1, t0, crpScheduled(fulfilled(2)),
-					unknownCond(status.TypePlacementRolloutStarted, "RolloutStartedUnknown", "There are still 1 cluster(s) in the process of deciding whether to roll out the latest resources or not")),
+					unknownCond(status.TypePlacementRolloutStarted, "RolloutControlledByExternalController", "Rollout is controlled by an external controller and cluster member2 is in RolloutStarted Unknown state")),
 				PlacementStatuses: []status.ClusterStatus{
 					entry("member1", runStarted, noOverride, synced, applied, available),
-					entry("member2", pendingRollout),
+					entry("member2", externalPending),
 				},
-			},
-		},
-		{
-			name: "External: a leftover RolloutNotStartedYet is not the rolling-update budget's word",
-			doc:  "STAGED-CRP-EXTERNAL",
-			in: func() status.Input {
-				in := withBindings(base(placement.PickN, 1, fulfilled(1), pick("member1")),
-					bound("crp", "member1", snap0, 2, blockedOnBinding, noOverride, synced, applied, available))
-				in.RolloutStrategy = placement.ExternalStrategy
-				in.LatestResourceSnapshot, in.ResourceIndex = snap1, 1
-				return in
-			}(),
-			want: status.Status{
-				SelectedResources: []placement.ResourceIdentifier{namespace}, ObservedResourceIndex: "1",
-				Conditions: timed(1, t0, crpScheduled(fulfilled(1)),
-					unknownCond(status.TypePlacementRolloutStarted, "RolloutStartedUnknown", "There are still 1 cluster(s) in the process of deciding whether to roll out the latest resources or not")),
-				PlacementStatuses: []status.ClusterStatus{entry("member1", pendingRollout)},
 			},
 		},
 		{
@@ -495,7 +528,8 @@ func TestPlacement(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := status.Placement(tc.in)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			// Per-cluster observedResourceIndex has its own test (TestObservedResourceIndex).
+			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(status.ClusterStatus{}, "ObservedResourceIndex")); diff != "" {
 				t.Errorf("Placement(%s) = %+v, want %+v\ndiff (-want +got) [%s]:\n%s", tc.name, got, tc.want, tc.doc, diff)
 			}
 			// The result never depends on the order of the bindings or decisions given.

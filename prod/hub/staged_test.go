@@ -68,7 +68,7 @@ func TestStagedUpdateRun(t *testing.T) {
 		if fmt.Sprint(got) != "[member1=Bound member2=Bound member3=Bound]" {
 			return fmt.Errorf("bindings %v", got)
 		}
-		return f.admin.Get(ctx, client.ObjectKey{Name: "run-canary"}, &placementv1beta1.ClusterApprovalRequest{})
+		return f.admin.Get(ctx, client.ObjectKey{Name: "run-after-canary"}, &placementv1beta1.ClusterApprovalRequest{})
 	})
 	// Without the approval the run cannot finish.
 	time.Sleep(time.Second)
@@ -81,7 +81,7 @@ func TestStagedUpdateRun(t *testing.T) {
 	}
 	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		a := &placementv1beta1.ClusterApprovalRequest{}
-		if err := f.admin.Get(ctx, client.ObjectKey{Name: "run-canary"}, a); err != nil {
+		if err := f.admin.Get(ctx, client.ObjectKey{Name: "run-after-canary"}, a); err != nil {
 			return err
 		}
 		meta.SetStatusCondition(&a.Status.Conditions, metav1.Condition{Type: staged.TypeApproved, Status: metav1.ConditionTrue, Reason: "Approved", Message: "approved by the test", ObservedGeneration: a.Generation})
@@ -104,7 +104,7 @@ func TestStagedUpdateRun(t *testing.T) {
 			return fmt.Errorf("run conditions %v, want %s", got, want)
 		}
 		a := &placementv1beta1.ClusterApprovalRequest{}
-		if err := f.admin.Get(ctx, client.ObjectKey{Name: "run-canary"}, a); err != nil {
+		if err := f.admin.Get(ctx, client.ObjectKey{Name: "run-after-canary"}, a); err != nil {
 			return err
 		}
 		if !meta.IsStatusConditionTrue(a.Status.Conditions, staged.TypeApprovalAccepted) {

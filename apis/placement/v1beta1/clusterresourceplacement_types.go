@@ -116,8 +116,10 @@ type ClusterResourceSelector struct {
 	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
 
 	// SelectionScope says what a selected Namespace brings: NamespaceWithResources (the
-	// default: the namespace and every object in it) or NamespaceOnly (the namespace alone).
-	// +kubebuilder:validation:Enum=NamespaceOnly;NamespaceWithResources
+	// default: the namespace and every object in it), NamespaceOnly (the namespace alone) or
+	// NamespaceWithResourceSelectors (the namespace and only the objects in it that the
+	// other selectors, which may then name namespaced kinds, pick).
+	// +kubebuilder:validation:Enum=NamespaceOnly;NamespaceWithResources;NamespaceWithResourceSelectors
 	// +kubebuilder:default=NamespaceWithResources
 	// +optional
 	SelectionScope placement.SelectionScope `json:"selectionScope,omitempty"`
@@ -417,6 +419,12 @@ type ResourcePlacementStatus struct {
 	// ClusterName is the name of the cluster this resource is assigned to.
 	// +optional
 	ClusterName string `json:"clusterName,omitempty"`
+
+	// ObservedResourceIndex is the resource snapshot index this cluster's conditions
+	// describe: the latest one, or under the External rollout strategy the index the
+	// cluster's binding holds (the one a staged update run rolled out to it).
+	// +optional
+	ObservedResourceIndex string `json:"observedResourceIndex,omitempty"`
 
 	// ApplicableResourceOverrides lists the ResourceOverride snapshots applied for the cluster.
 	// +optional

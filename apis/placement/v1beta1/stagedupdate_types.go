@@ -130,7 +130,7 @@ type ClusterStagedUpdateRun struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// The desired state of ClusterStagedUpdateRun. It is immutable.
-	// +kubebuilder:validation:XValidation:rule="self.placementName == oldSelf.placementName && self.resourceSnapshotIndex == oldSelf.resourceSnapshotIndex && self.stagedRolloutStrategyName == oldSelf.stagedRolloutStrategyName",message="the spec of a staged update run is immutable but for state"
+	// +kubebuilder:validation:XValidation:rule="self.placementName == oldSelf.placementName && has(self.resourceSnapshotIndex) == has(oldSelf.resourceSnapshotIndex) && (!has(self.resourceSnapshotIndex) || self.resourceSnapshotIndex == oldSelf.resourceSnapshotIndex) && self.stagedRolloutStrategyName == oldSelf.stagedRolloutStrategyName",message="the spec of a staged update run is immutable but for state"
 	// +kubebuilder:validation:XValidation:rule="!has(self.state) || self.state != 'Initialize' || (has(oldSelf.state) && oldSelf.state == 'Initialize')",message="state cannot go back to Initialize once the run was told to Run or Stop"
 	// +required
 	Spec StagedUpdateRunSpec `json:"spec"`
@@ -149,11 +149,12 @@ type StagedUpdateRunSpec struct {
 	// +required
 	PlacementName string `json:"placementName"`
 
-	// ResourceSnapshotIndex is the index of the resource snapshot group to roll out.
-	// +kubebuilder:validation:MinLength=1
+	// ResourceSnapshotIndex is the index of the resource snapshot group to roll out. Empty
+	// means the placement's latest index when the run initializes; the index the run uses
+	// is reported in status.resourceSnapshotIndexUsed.
 	// +kubebuilder:validation:MaxLength=63
-	// +required
-	ResourceSnapshotIndex string `json:"resourceSnapshotIndex"`
+	// +optional
+	ResourceSnapshotIndex string `json:"resourceSnapshotIndex,omitempty"`
 
 	// StagedRolloutStrategyName names the ClusterStagedUpdateStrategy; the run snapshots it
 	// when it starts.
@@ -181,6 +182,11 @@ type StagedUpdateRunStatus struct {
 	// the run started; a change abandons the run.
 	// +optional
 	PolicyObservedClusterCount int `json:"policyObservedClusterCount,omitempty"`
+
+	// ResourceSnapshotIndexUsed is the resource snapshot index the run rolls out: the one
+	// the spec names, or the placement's latest when the run initialized if it names none.
+	// +optional
+	ResourceSnapshotIndexUsed string `json:"resourceSnapshotIndexUsed,omitempty"`
 
 	// AppliedStrategy is the placement's apply strategy when the run started, frozen.
 	// +optional
