@@ -31,10 +31,10 @@ import (
 // selects, or 100 exist already): the webhook refuses those when they are written, and this
 // is the second line of defence, with a Warning event OverrideRefused on the override.
 type OverrideSnapshotter struct {
-	Client     client.Client
-	Reader     client.Reader
-	Log        logr.Logger
-	Events     events.EventRecorder // nil: no events
+	Client client.Client
+	Reader client.Reader
+	Log    logr.Logger
+	Events events.EventRecorder // nil: no events
 	// OnSnapshot is told of each snapshot created (as written).
 	OnSnapshot func(ctx context.Context, snapshot client.Object)
 }
