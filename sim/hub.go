@@ -111,10 +111,18 @@ func (h *hub) modelDelay(c controller, key string) time.Duration {
 	}
 	start := max(h.s.now, h.workerFree[w])
 	n := h.bindingsHandled(c, key)
-	decided := h.cores.Serve(start, cal.DecisionCPU(n))
+	writes := cal.DecisionWrites(controllerNames[c], n)
+	// The CPU per binding goes with the writes (HubCPUPerWrite); a decision that writes
+	// nothing spends it before it ends.
+	cpu := cal.DecisionCPU(0)
+	if len(writes) == 0 {
+		cpu = cal.DecisionCPU(n)
+	}
+	decided := h.cores.Serve(start, cpu)
 	end := decided
-	for _, wr := range cal.DecisionWrites(controllerNames[c], n) {
-		end = max(end, h.cores.Serve(decided, cal.WriteCPU(wr.Cost)))
+	share := cal.HubCPUPerWrite(n, len(writes))
+	for _, wr := range writes {
+		end = max(end, h.cores.Serve(decided, share+cal.WriteCPU(wr.Cost)))
 	}
 	end += cal.RoundTrip()
 	h.workerFree[w] = end

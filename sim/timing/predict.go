@@ -266,14 +266,9 @@ func (m *model) release() {
 
 func (m *model) cpu(bindings int) time.Duration { return m.c.DecisionCPU(bindings) }
 
-// hubShare is the hub's CPU per binding of a decision that writes, spread over the
-// binding's writes (n of them): it is spent beside them (building each object, the
-// informers decoding its watch event, the expectations), not before the first. Charged
-// before the flush, as a decision's CPU, it delayed one placement's first binding by the
-// CPU of all of them: on a quiet machine a PickAll placement on 100 members was predicted
-// bound at 1.29 s, measured 0.59 s (reports/accuracy.md). A decision that writes nothing
-// (a restarted hub's) still spends its CPU per binding before it ends.
-func (m *model) hubShare(n int) time.Duration { return ms(m.c.Hub.CPUPerBinding) / time.Duration(n) }
+// hubShare is the hub's CPU for one binding spread over the binding's n writes
+// (Calibration.HubCPUPerWrite).
+func (m *model) hubShare(n int) time.Duration { return m.c.HubCPUPerWrite(1, n) }
 
 // create is the bench creating the next placement, if any is left.
 func (m *model) create() {

@@ -54,6 +54,18 @@ func (c *Calibration) DecisionCPU(n int) time.Duration {
 	return ms(c.Hub.CPUPerDecision) + time.Duration(n)*ms(c.Hub.CPUPerBinding)
 }
 
+// HubCPUPerWrite is the hub's CPU per binding of a decision that handles bindings and writes
+// writes, spread over its writes: the hub spends it beside them (building each object, its
+// informers decoding each watch event, the expectations), not before the first, which would
+// delay one placement's first binding by the CPU of all of them (reports/accuracy.md). The
+// bench's model and the simulator's hub both charge it this way.
+func (c *Calibration) HubCPUPerWrite(bindings, writes int) time.Duration {
+	if writes <= 0 {
+		return 0
+	}
+	return time.Duration(bindings) * ms(c.Hub.CPUPerBinding) / time.Duration(writes)
+}
+
 // Write is one write a decision makes: its kind (as the hub's metrics name it) and cost.
 type Write struct {
 	Kind string
