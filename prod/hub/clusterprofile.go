@@ -97,14 +97,7 @@ func profileInputs(o client.Object) string {
 
 // Reconcile implements reconcile.Reconciler.
 func (r *ClusterProfileReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	clk := r.Clock
-	if clk == nil {
-		clk = clock.New()
-	}
-	elig := r.Eligibility
-	if elig == (member.EligibilityConfig{}) {
-		elig = member.DefaultEligibility
-	}
+	clk, elig := orWallClock(r.Clock), orDefaultEligibility(r.Eligibility)
 	m, err := r.member(ctx, req.Name)
 	if err != nil {
 		return reconcile.Result{}, err

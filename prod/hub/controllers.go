@@ -213,9 +213,4 @@ func (h *Hub) prepare(mgr ctrl.Manager) error {
 	return nil
 }
 
-func (h *Hub) clock() clock.Clock {
-	if h.Clock == nil {
-		return clock.New()
-	}
-	return h.Clock
-}
+func (h *Hub) clock() clock.Clock { return orWallClock(h.Clock) }

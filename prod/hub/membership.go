@@ -104,14 +104,7 @@ func onlyStatusMoved(old, new client.Object) bool {
 
 // Reconcile implements reconcile.Reconciler.
 func (r *MembershipReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	clk := r.Clock
-	if clk == nil {
-		clk = clock.New()
-	}
-	elig := r.Eligibility
-	if elig == (member.EligibilityConfig{}) {
-		elig = member.DefaultEligibility
-	}
+	clk, elig := orWallClock(r.Clock), orDefaultEligibility(r.Eligibility)
 	st := &memberStore{ctx: ctx, c: r.Client, bindings: r.Reader}
 	if st.bindings == nil {
 		st.bindings = r.Client
