@@ -72,12 +72,13 @@ fuzz-image:
 # To fit the CI budget on two cores: the differential test (the long pole; its fleets mostly
 # wait on their servers, not on the CPU) plays three fleets at a time (-parallel 3; no other
 # package has parallel tests), and the fuzz campaign runs beside the tests, its output printed
-# after theirs.
+# after theirs. The differential test alone takes 35-50 minutes on a loaded two-core machine,
+# so the per-package timeout (85m) stays under CI's 90-minute limit rather than the 45-minute goal.
 test:
 	@assets=$$(hack/test-assets.sh) || { echo "make test: hack/test-assets.sh failed" >&2; exit 1; }; \
 	fuzzlog=$$(mktemp) && trap 'rm -f "$$fuzzlog"' EXIT; \
 	$(MAKE) --no-print-directory fuzz-ci > "$$fuzzlog" 2>&1 & fuzz=$$!; \
-	KUBEBUILDER_ASSETS="$$assets" FLEETSIM_REQUIRE_SERVERS=1 $(GO) test -count=1 -timeout 60m -parallel 3 $(PKGS); rc=$$?; \
+	KUBEBUILDER_ASSETS="$$assets" FLEETSIM_REQUIRE_SERVERS=1 $(GO) test -count=1 -timeout 85m -parallel 3 $(PKGS); rc=$$?; \
 	wait $$fuzz; fuzzrc=$$?; \
 	echo "== make fuzz-ci (ran beside the tests): exit $$fuzzrc =="; cat "$$fuzzlog"; \
 	[ $$rc -eq 0 ] && [ $$fuzzrc -eq 0 ]
