@@ -67,8 +67,12 @@ type fleet struct {
 	// workloadSteps are the scenario's workload steps so far, in order.
 	workloadSteps []*scenarios.WorkloadStep
 	// workloadRounds counts, per member with a real agent, the rounds its member
-	// controllers (runWorkloads) have finished.
-	workloadRounds sync.Map // member -> *atomic.Uint64
+	// controllers (runWorkloads) have begun and finished.
+	workloadRounds sync.Map // member -> *playerRounds
+	// caughtUp is, when the stand-ins have played every Work the hub holds since the last
+	// phase, those Works (workGenerations): catchUp has nothing to wait for until they
+	// change.
+	caughtUp map[string]string
 }
 
 // startFleet starts kube-apiserver and etcd, and the hub's manager with every controller;
@@ -116,6 +120,9 @@ func testLogger(t *testing.T) logr.Logger {
 // after the other join together.
 func (f *fleet) doPhase(ph Phase) {
 	f.t.Helper()
+	// A phase may change what the stand-ins report (workload steps, failures, heals,
+	// joins): the next clock step catches up whatever the Works.
+	f.caughtUp = nil
 	// A member that joins and fails at one instant never heartbeats in the simulator: its
 	// agent starts down here, and the join does not wait for it.
 	for _, a := range ph.Actions {

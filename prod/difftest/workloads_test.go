@@ -33,25 +33,42 @@ func (f *fleet) runWorkloads(name string, env *testenv.Env) {
 	c := testenv.Client(f.t, env.Config)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	rounds := &atomic.Uint64{}
+	rounds := &playerRounds{kick: make(chan struct{}, 1)}
 	f.workloadRounds.Store(name, rounds)
 	go func() {
 		defer close(done)
 		t := time.NewTicker(250 * time.Millisecond)
 		defer t.Stop()
 		for {
+			rounds.started.Add(1)
 			for _, gvk := range workloadKinds {
 				f.playWorkloads(ctx, c, name, gvk)
 			}
-			rounds.Add(1)
+			rounds.finished.Add(1)
 			select {
 			case <-ctx.Done():
 				return
 			case <-t.C:
+			case <-rounds.kick:
 			}
 		}
 	}()
 	f.t.Cleanup(func() { cancel(); <-done })
+}
+
+// playerRounds counts the rounds of a member's workload player, as StandInAgent's Started
+// and Rounds do for a stand-in, and lets the test start the next one at once.
+type playerRounds struct {
+	started, finished atomic.Uint64
+	kick              chan struct{}
+}
+
+// Kick starts the next round now if the player is waiting for its period.
+func (r *playerRounds) Kick() {
+	select {
+	case r.kick <- struct{}{}:
+	default: // a round is already due
+	}
 }
 
 func (f *fleet) playWorkloads(ctx context.Context, c client.Client, member string, gvk schema.GroupVersionKind) {

@@ -46,10 +46,12 @@ type StandInAgent struct {
 	// Rounds follow Period in wall time: how soon a report lands is latency only.
 	Clock clock.Clock
 
-	mu     sync.Mutex
-	behave func(*unstructured.Unstructured) Outcome
-	down   bool
-	rounds uint64
+	mu      sync.Mutex
+	behave  func(*unstructured.Unstructured) Outcome
+	down    bool
+	started uint64 // rounds begun
+	rounds  uint64 // rounds finished
+	kick    chan struct{}
 	// held is, per object (resources.Identifier's key), the manifest last reported
 	// applied: the member a stand-in plays holds it, so an ApplyFails outcome for the same
 	// manifest refuses no write (a member refuses writes, not objects, as the simulator's
@@ -81,6 +83,32 @@ func (a *StandInAgent) Rounds() uint64 {
 	return a.rounds
 }
 
+// Started is how many rounds the agent has begun: the round numbered Started()+1 begins
+// after the call, so once Rounds() reaches it the agent has read the hub afresh.
+func (a *StandInAgent) Started() uint64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.started
+}
+
+// Kick starts the next round now, if the agent is waiting for its period, rather than at
+// the end of the period: a test that moved the clock or changed the hub need not wait.
+func (a *StandInAgent) Kick() {
+	select {
+	case a.kicks() <- struct{}{}:
+	default: // a round is already due
+	}
+}
+
+func (a *StandInAgent) kicks() chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.kick == nil {
+		a.kick = make(chan struct{}, 1)
+	}
+	return a.kick
+}
+
 // SetBehavior changes the outcome of manifests from the next round on.
 func (a *StandInAgent) SetBehavior(f func(*unstructured.Unstructured) Outcome) {
 	a.mu.Lock()
@@ -106,18 +134,23 @@ func (a *StandInAgent) Run(ctx context.Context) {
 	}
 	t := time.NewTicker(period)
 	defer t.Stop()
+	kick := a.kicks()
 	for {
 		a.Round(ctx)
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-kick:
 		}
 	}
 }
 
 // Round heartbeats once and reports on every Work once; a down agent does nothing.
 func (a *StandInAgent) Round(ctx context.Context) {
+	a.mu.Lock()
+	a.started++
+	a.mu.Unlock()
 	defer func() {
 		a.mu.Lock()
 		a.rounds++
