@@ -34,9 +34,13 @@ type store struct {
 	bindingsVersion map[string]uint64
 	bindingsClock   uint64
 	placements      map[string]*mhub.Placement
-	bindings        map[string]*placement.Binding
-	byCRP           map[string][]*placement.Binding // sorted by name
-	byMember        map[string]int                  // bindings targeting each member
+	// placementNames caches PlacementNames (nil: to be read again); the invariants read
+	// the sorted names after every event, and placements are rarely added or removed.
+	// addPlacement and RemovePlacement are the only writers of placements.
+	placementNames []string
+	bindings       map[string]*placement.Binding
+	byCRP          map[string][]*placement.Binding // sorted by name
+	byMember       map[string]int                  // bindings targeting each member
 
 	overrides overrideStore
 	works     map[string]map[string]*mhub.Work // by binding name, then Work name
@@ -156,9 +160,23 @@ func (st *store) RemoveMemberCluster(name string) {
 }
 
 func (st *store) Placement(name string) *mhub.Placement { return st.placements[name] }
-func (st *store) PlacementNames() []string              { return sortedKeys(st.placements) }
-func (st *store) PutPlacement(*mhub.Placement)          {}
-func (st *store) RemovePlacement(name string)           { delete(st.placements, name) }
+func (st *store) PlacementNames() []string {
+	if st.placementNames == nil {
+		st.placementNames = sortedKeys(st.placements)
+	}
+	return slices.Clone(st.placementNames)
+}
+
+// addPlacement records a new placement.
+func (st *store) addPlacement(name string, p *mhub.Placement) {
+	st.placements[name] = p
+	st.placementNames = nil
+}
+func (st *store) PutPlacement(*mhub.Placement) {}
+func (st *store) RemovePlacement(name string) {
+	delete(st.placements, name)
+	st.placementNames = nil
+}
 
 // latest is a placement's latest policy snapshot, or nil.
 func (st *store) latest(name string) *placement.PolicySnapshot {
