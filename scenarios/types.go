@@ -416,6 +416,7 @@ var Invariants = map[string]string{
 	"unitMachineOf":            "a fleet unit with MachineOf is never scheduled to another machine than its scheduled leader",
 	"globalUnits":              "a launched global unit runs on every settled machine that matches its MachineMetadata and runs nothing conflicting, and on no other settled machine",
 	"unitOnOneMachine":         "outside a partition (or before an agent has caught up), no fleet unit that is not global runs on two machines",
+	"memberHeartbeatTimeout":   "no member (but a leaving one) is Healthy while its last heartbeat is older than the heartbeat timeout plus 30s for the hub to react",
 	"unitReplaces":             "no fleet unit is scheduled to (or, on a settled machine, runs on) the machine of a unit that replaces it",
 	"rolloutBudgets":           "no rollout step leaves fewer ready clusters than N − maxUnavailable (or than before), binds beyond N + maxSurge, binds on an untolerated taint, executes an eviction its disruption budget forbids, or leaves a PickN placement above numberOfClusters after unscheduling clusters (or at the end of the run)",
 }
