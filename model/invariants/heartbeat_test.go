@@ -15,8 +15,10 @@ import (
 
 // TestHeartbeatWatch: the check fires on a member shown Healthy longer than the reaction
 // bound after its heartbeat went stale, and is silent on a fresh heartbeat, inside the
-// bound, on a member the hub shows Unknown, on one whose agent never reported, on a leaving member, and on a
-// heartbeat stale on arrival until the bound has passed since it arrived.
+// bound, on a member the hub shows Unknown, on one whose agent never reported, on a
+// leaving member, on a heartbeat stale on arrival until the bound has passed since it
+// arrived, and on a stamp that went back in time until the bound has passed the latest
+// stamp's timeout.
 func TestHeartbeatWatch(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	const timeout = 5 * time.Minute
@@ -34,7 +36,7 @@ func TestHeartbeatWatch(t *testing.T) {
 		calls []call
 	}{
 		{"fresh heartbeat", []call{{at: time.Minute, present: true, healthy: metav1.ConditionTrue}}},
-		{"past the timeout, inside the reaction bound", []call{
+		{"past the timeout, inside the bound", []call{
 			{at: 0, present: true, healthy: metav1.ConditionTrue},
 			{at: timeout + HeartbeatReaction, present: true, healthy: metav1.ConditionTrue}}},
 		{"past the timeout and the bound, still Healthy", []call{
@@ -44,11 +46,16 @@ func TestHeartbeatWatch(t *testing.T) {
 			{at: 0, present: true, healthy: metav1.ConditionTrue},
 			{at: time.Hour, present: true, healthy: metav1.ConditionUnknown}}},
 		{"agent never reported", []call{{at: time.Hour, present: false, healthy: metav1.ConditionTrue}}},
+		{"stamp goes back: counted from the timer of the latest stamp", []call{
+			{at: 10 * time.Minute, present: true, beat: 10 * time.Minute, healthy: metav1.ConditionTrue},
+			{at: 11 * time.Minute, present: true, beat: 7 * time.Minute, healthy: metav1.ConditionTrue},
+			{at: 15*time.Minute + HeartbeatReaction, present: true, beat: 7 * time.Minute, healthy: metav1.ConditionTrue},
+			{at: 15*time.Minute + HeartbeatReaction + time.Second, present: true, beat: 7 * time.Minute, healthy: metav1.ConditionTrue, want: fires}}},
 		{"leaving: the agent stopped on purpose", []call{
 			{at: 0, present: true, healthy: metav1.ConditionTrue},
 			{at: time.Hour, present: true, leaving: true, healthy: metav1.ConditionTrue}}},
 		{"stale on arrival (clock behind): the bound counts from the arrival", []call{
-			{at: 10 * time.Minute, present: true, beat: 9 * time.Minute, healthy: metav1.ConditionTrue},
+			{at: 10 * time.Minute, present: false, healthy: metav1.ConditionUnknown},
 			{at: 11 * time.Minute, present: true, beat: -3 * time.Minute, healthy: metav1.ConditionTrue},
 			{at: 11*time.Minute + HeartbeatReaction, present: true, beat: -3 * time.Minute, healthy: metav1.ConditionTrue},
 			{at: 11*time.Minute + HeartbeatReaction + time.Second, present: true, beat: -3 * time.Minute, healthy: metav1.ConditionTrue, want: fires}}},
