@@ -23,10 +23,6 @@ type MemberReader interface {
 	MemberCluster(name string) *mhub.MemberCluster
 }
 
-// defaultHeartbeatPeriod is spec.heartbeatPeriodSeconds' default
-// [MemberCluster › heartbeatPeriodSeconds].
-const defaultHeartbeatPeriod = 60 * time.Second
-
 // healthyType is the member condition the hub sets from the agent's heartbeats and health
 // [Membership › Member cluster conditions].
 const healthyType = "Healthy"
