@@ -38,6 +38,9 @@ type store struct {
 	// the sorted names after every event, and placements are rarely added or removed.
 	// addPlacement and RemovePlacement are the only writers of placements.
 	placementNames []string
+	// memberNames caches MemberClusterNames at member generation memberNamesGen.
+	memberNames    []string
+	memberNamesGen uint64
 	bindings       map[string]*placement.Binding
 	byCRP          map[string][]*placement.Binding // sorted by name
 	byMember       map[string]int                  // bindings targeting each member
@@ -122,7 +125,14 @@ func (st *store) MemberCluster(name string) *mhub.MemberCluster {
 	return nil
 }
 
-func (st *store) MemberClusterNames() []string { return sortedKeys(st.members) }
+// MemberClusterNames caches the sorted names until a member is added or removed (the
+// member generation moves): the invariants read them after every event.
+func (st *store) MemberClusterNames() []string {
+	if st.memberNames == nil || st.memberNamesGen != st.memberGen {
+		st.memberNames, st.memberNamesGen = sortedKeys(st.members), st.memberGen
+	}
+	return slices.Clone(st.memberNames)
+}
 
 // PutMemberCluster stores nothing (the record is held by pointer) but keeps the member's
 // ClusterProfile in step with what the membership controller just decided.
