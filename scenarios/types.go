@@ -406,6 +406,7 @@ type RandomFaults struct {
 var Invariants = map[string]string{
 	"oneBindingPerCluster":     "no placement has two Scheduled or Bound bindings on one cluster",
 	"pickNWithinLimit":         "the scheduler never picks a cluster that takes a PickN placement beyond numberOfClusters",
+	"topologySpread":           "after the scheduler picks clusters for a PickN placement, no DoNotSchedule topology spread constraint has a skew above maxSkew (measured over the domains of the placement's clusters)",
 	"noUntoleratedNewBindings": "no binding is created on a cluster with a NoSchedule taint the placement does not tolerate",
 	"bindingsOnKnownMembers":   "every new binding targets a member that exists and is not leaving",
 	"noBindingsOnGoneMembers":  "no binding targets a member that has left the fleet (a member leaves only once no binding is on it)",
@@ -416,6 +417,7 @@ var Invariants = map[string]string{
 	"unitMachineOf":            "a fleet unit with MachineOf is never scheduled to another machine than its scheduled leader",
 	"globalUnits":              "a launched global unit runs on every settled machine that matches its MachineMetadata and runs nothing conflicting, and on no other settled machine",
 	"unitOnOneMachine":         "outside a partition (or before an agent has caught up), no fleet unit that is not global runs on two machines",
+	"memberHeartbeatTimeout":   "no member (but a leaving one) is Healthy while its last heartbeat is older than the heartbeat timeout plus 30s for the hub to react (counted from a stale heartbeat's arrival, and from the latest stamp when an agent's clock went back)",
 	"unitReplaces":             "no fleet unit is scheduled to (or, on a settled machine, runs on) the machine of a unit that replaces it",
 	"rolloutBudgets":           "no rollout step leaves fewer ready clusters than N − maxUnavailable (or than before), binds beyond N + maxSurge, binds on an untolerated taint, executes an eviction its disruption budget forbids, or leaves a PickN placement above numberOfClusters after unscheduling clusters (or at the end of the run)",
 }

@@ -300,7 +300,7 @@ func (s *Sim) ApplyPlacement(crp placement.ClusterResourcePlacement) error {
 	p := s.store.placements[crp.Name]
 	if p == nil {
 		p = &mhub.Placement{}
-		s.store.placements[crp.Name] = p
+		s.store.addPlacement(crp.Name, p)
 		s.Record("placement-created", crp.Name, "")
 	} else {
 		if p.Deleting {

@@ -32,6 +32,8 @@ type invMemo struct {
 	// changes between checks, and dropped after them.
 	view    *cachedUnitView
 	inHooks bool
+	// beats is memberHeartbeatTimeout's memory of when each heartbeat arrived.
+	beats invariants.HeartbeatWatch
 }
 
 // cachedUnitView is the unit invariants' view of the registry and machines, read once per

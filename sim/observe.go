@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/fleetsim/fleetsim/model/invariants"
@@ -15,7 +16,9 @@ type Observer func(at time.Duration, kind, subject, detail string)
 func (s *Sim) Observe(o Observer) { s.observers = append(s.observers, o) }
 
 // InvariantNames lists the invariants CheckInvariant knows, sorted.
-func InvariantNames() []string { return invariants.Names() }
+func InvariantNames() []string {
+	return slices.Sorted(slices.Values(append(invariants.Names(), invariants.HeartbeatTimeoutName)))
+}
 
 // CheckInvariant checks one named invariant (package model/invariants) against the current
 // state and the bindings the event being processed created; unit invariants read the fleet
@@ -23,6 +26,9 @@ func InvariantNames() []string { return invariants.Names() }
 func (s *Sim) CheckInvariant(name string) error {
 	if f, ok := invariants.Checks[name]; ok {
 		return s.memoized(name, func() error { return f(s.store, s.newBindings) })
+	}
+	if name == invariants.HeartbeatTimeoutName {
+		return s.invMemo.beats.Check(s.store, s.Now(), s.cfg.Eligibility.HeartbeatTimeout, invariants.HeartbeatReaction)
 	}
 	if f, ok := invariants.UnitChecks[name]; ok {
 		if s.invNothingToCheck() {

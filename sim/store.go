@@ -34,9 +34,16 @@ type store struct {
 	bindingsVersion map[string]uint64
 	bindingsClock   uint64
 	placements      map[string]*mhub.Placement
-	bindings        map[string]*placement.Binding
-	byCRP           map[string][]*placement.Binding // sorted by name
-	byMember        map[string]int                  // bindings targeting each member
+	// placementNames caches PlacementNames (nil: to be read again); the invariants read
+	// the sorted names after every event, and placements are rarely added or removed.
+	// addPlacement and RemovePlacement are the only writers of placements.
+	placementNames []string
+	// memberNames caches MemberClusterNames at member generation memberNamesGen.
+	memberNames    []string
+	memberNamesGen uint64
+	bindings       map[string]*placement.Binding
+	byCRP          map[string][]*placement.Binding // sorted by name
+	byMember       map[string]int                  // bindings targeting each member
 
 	overrides overrideStore
 	works     map[string]map[string]*mhub.Work // by binding name, then Work name
@@ -118,7 +125,14 @@ func (st *store) MemberCluster(name string) *mhub.MemberCluster {
 	return nil
 }
 
-func (st *store) MemberClusterNames() []string { return sortedKeys(st.members) }
+// MemberClusterNames caches the sorted names until a member is added or removed (the
+// member generation moves): the invariants read them after every event.
+func (st *store) MemberClusterNames() []string {
+	if st.memberNames == nil || st.memberNamesGen != st.memberGen {
+		st.memberNames, st.memberNamesGen = sortedKeys(st.members), st.memberGen
+	}
+	return slices.Clone(st.memberNames)
+}
 
 // PutMemberCluster stores nothing (the record is held by pointer) but keeps the member's
 // ClusterProfile in step with what the membership controller just decided.
@@ -156,9 +170,23 @@ func (st *store) RemoveMemberCluster(name string) {
 }
 
 func (st *store) Placement(name string) *mhub.Placement { return st.placements[name] }
-func (st *store) PlacementNames() []string              { return sortedKeys(st.placements) }
-func (st *store) PutPlacement(*mhub.Placement)          {}
-func (st *store) RemovePlacement(name string)           { delete(st.placements, name) }
+func (st *store) PlacementNames() []string {
+	if st.placementNames == nil {
+		st.placementNames = sortedKeys(st.placements)
+	}
+	return slices.Clone(st.placementNames)
+}
+
+// addPlacement records a new placement.
+func (st *store) addPlacement(name string, p *mhub.Placement) {
+	st.placements[name] = p
+	st.placementNames = nil
+}
+func (st *store) PutPlacement(*mhub.Placement) {}
+func (st *store) RemovePlacement(name string) {
+	delete(st.placements, name)
+	st.placementNames = nil
+}
 
 // latest is a placement's latest policy snapshot, or nil.
 func (st *store) latest(name string) *placement.PolicySnapshot {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -159,6 +160,7 @@ func runFuzz(cmd *cobra.Command, paths []string, f fuzzFlags, out, stderr io.Wri
 	opts := fuzz.Options{Seed: f.seed, Runs: f.runs, Time: f.budget, Kinds: kinds, MaxFaults: f.maxF,
 		Parallel: f.parallel, Shard: shard, Shards: shards, Converge: f.converge,
 		Progress: func(done int) { pr.count(done, total) }}
+	defer debug.SetGCPercent(campaignGCPercent())
 	sum, err := fuzz.Campaign(targets, opts)
 	pr.done()
 	if err != nil {
@@ -343,4 +345,18 @@ func printable(s *fuzz.Summary) *fuzz.Summary {
 		c.Failure = &fc
 	}
 	return &c
+}
+
+// campaignGCPercent sets the garbage collector's target for a campaign and returns the
+// previous one. A campaign's live heap is small (a few simulations at once) but it
+// allocates fast, and at Go's default (100) garbage collection took a sixth of its CPU
+// (reports/fuzz.md); collecting at four times the live heap instead costs some tens of
+// megabytes. GOGC, when set, is the user's choice and is left alone.
+func campaignGCPercent() int {
+	if _, set := os.LookupEnv("GOGC"); set {
+		p := debug.SetGCPercent(-1) // read it: SetGCPercent is the only reader
+		debug.SetGCPercent(p)
+		return p
+	}
+	return debug.SetGCPercent(400)
 }

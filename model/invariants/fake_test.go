@@ -52,3 +52,5 @@ func (f fakeStore) Binding(name string) *placement.Binding {
 	}
 	return nil
 }
+
+func (f fakeStore) MemberClusterNames() []string { return slices.Sorted(maps.Keys(f.members)) }

@@ -38,6 +38,7 @@ type Check func(st Reader, created []placement.Binding) error
 var Checks = map[string]Check{
 	"oneBindingPerCluster":     OneBindingPerCluster,
 	"pickNWithinLimit":         PickNWithinLimit,
+	"topologySpread":           TopologySpread,
 	"noUntoleratedNewBindings": NoUntoleratedNewBindings,
 	"bindingsOnKnownMembers":   BindingsOnKnownMembers,
 	"noBindingsOnGoneMembers":  NoBindingsOnGoneMembers,

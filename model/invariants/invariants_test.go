@@ -1,6 +1,7 @@
 package invariants
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -22,6 +23,22 @@ func TestChecks(t *testing.T) {
 		return &mhub.MemberCluster{Member: &member.Member{Taints: taints, Leaving: leaving}}
 	}
 	taint := member.Taint{Key: "k", Effect: member.NoSchedule}
+	spread := func(n int32, action placement.UnsatisfiableConstraintAction) *mhub.Placement {
+		p := pickN(n)
+		p.LatestPolicySnapshot().Policy.TopologySpreadConstraints = []placement.TopologySpreadConstraint{{TopologyKey: "zone", WhenUnsatisfiable: action}}
+		return p
+	}
+	zone := func(z string) *mhub.MemberCluster {
+		return &mhub.MemberCluster{Member: &member.Member{Labels: map[string]string{"zone": z}}}
+	}
+	zones := map[string]*mhub.MemberCluster{"c1": zone("a"), "c2": zone("a"), "c3": zone("a"), "c4": zone("b"), "c5": zone("b")}
+	spreadBindings := func(clusters ...string) map[string][]*placement.Binding {
+		var bs []*placement.Binding
+		for i, c := range clusters {
+			bs = append(bs, b(fmt.Sprintf("b%d", i+1), c, placement.Scheduled))
+		}
+		return map[string][]*placement.Binding{"p": bs}
+	}
 	tests := []struct {
 		name    string
 		store   fakeStore
@@ -66,6 +83,29 @@ func TestChecks(t *testing.T) {
 				bindings: map[string][]*placement.Binding{"p": {b("b1", "c1", placement.Bound), b("b2", "c2", placement.Unscheduled)}},
 				members:  map[string]*mhub.MemberCluster{"c1": mc(false)}},
 			want: map[string]bool{"noBindingsOnGoneMembers": true},
+		},
+		{
+			name:    "a pick within a DoNotSchedule constraint's maxSkew (zone a 2, zone b 1)",
+			store:   fakeStore{placements: map[string]*mhub.Placement{"p": spread(3, placement.DoNotSchedule)}, bindings: spreadBindings("c1", "c2", "c4"), members: zones},
+			created: []string{"b2"},
+			want:    map[string]bool{},
+		},
+		{
+			name:    "a pick beyond a DoNotSchedule constraint's maxSkew (zone a 3, zone b 1)",
+			store:   fakeStore{placements: map[string]*mhub.Placement{"p": spread(4, placement.DoNotSchedule)}, bindings: spreadBindings("c1", "c2", "c3", "c4"), members: zones},
+			created: []string{"b3"},
+			want:    map[string]bool{"topologySpread": true},
+		},
+		{
+			name:    "the same skew under ScheduleAnyway",
+			store:   fakeStore{placements: map[string]*mhub.Placement{"p": spread(4, placement.ScheduleAnyway)}, bindings: spreadBindings("c1", "c2", "c3", "c4"), members: zones},
+			created: []string{"b3"},
+			want:    map[string]bool{},
+		},
+		{
+			name:  "the same skew after a step that picked nothing (a cluster left zone b)",
+			store: fakeStore{placements: map[string]*mhub.Placement{"p": spread(4, placement.DoNotSchedule)}, bindings: spreadBindings("c1", "c2", "c3", "c4"), members: zones},
+			want:  map[string]bool{},
 		},
 	}
 	for _, tc := range tests {

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fleetsim/fleetsim/model/condition"
 	"github.com/fleetsim/fleetsim/model/placement"
 )
 
@@ -75,10 +76,27 @@ func (ro *Rollout) CheckTouched(r Reader, v Versioned, created []placement.Bindi
 	for _, p := range present {
 		ro.diffBindings(r, d, p)
 	}
+	// listed: the names of a placement's current bindings, read once per placement (a
+	// search of the list per copied binding was quadratic in a placement's bindings).
+	listed := map[string]map[string]bool{}
+	lists := func(p, name string) bool {
+		set, ok := listed[p]
+		if !ok {
+			if r.Placement(p) != nil {
+				bs := r.Bindings(p)
+				set = make(map[string]bool, len(bs))
+				for _, x := range bs {
+					set[x.Name] = true
+				}
+			}
+			listed[p] = set
+		}
+		return set[name]
+	}
 	for _, list := range [][]string{present, gone} {
 		for _, p := range list {
 			for _, name := range ro.names[p] {
-				if b := r.Binding(name); b != nil && r.Placement(b.Placement) != nil && slices.ContainsFunc(r.Bindings(b.Placement), func(x *placement.Binding) bool { return x.Name == name }) {
+				if b := r.Binding(name); b != nil && lists(b.Placement, name) {
 					continue
 				}
 				old := ro.before[name]
@@ -107,9 +125,15 @@ func (ro *Rollout) SnapshotTouched(r Reader, v Versioned) {
 		}
 	}
 	present, gone := ro.touched(r, v)
+	// The conditions of the copies dropped here are reused for the new copies of the same
+	// bindings: nothing else holds them (a check's diff is gone once it returned).
+	spare := map[string][]condition.Timed{}
 	for _, list := range [][]string{present, gone} {
 		for _, p := range list {
 			for _, name := range ro.names[p] {
+				if c := ro.before[name].Conditions; cap(c) > 0 {
+					spare[name] = c[:0]
+				}
 				delete(ro.before, name)
 			}
 		}
@@ -123,7 +147,12 @@ func (ro *Rollout) SnapshotTouched(r Reader, v Versioned) {
 		names := make([]string, 0, len(bs))
 		for _, b := range bs {
 			c := *b
-			c.Conditions = slices.Clone(b.Conditions)
+			if b.Conditions != nil { // a nil list stays nil, as a full copy keeps it
+				c.Conditions = append(spare[b.Name], b.Conditions...)
+				if c.Conditions == nil {
+					c.Conditions = []condition.Timed{}
+				}
+			}
 			ro.before[b.Name] = c
 			names = append(names, b.Name)
 		}

@@ -29,11 +29,16 @@ const (
 	// a new resource snapshot, so every placement selecting it rolls out again under the
 	// other faults (the rollout budgets, the unavailable period, evictions during a rollout).
 	ResourceUpdate Kind = "resourceUpdate"
+	// Scale re-applies a PickN placement of the scenario (as last applied before the fault)
+	// with another numberOfClusters, one to two below or one above: the scheduler scales the
+	// placement in or out mid-run, under the other faults. The change lasts to the end, so a
+	// placement left above its new count is seen at the end of the run.
+	Scale Kind = "scale"
 )
 
 // Kinds are every fault kind, the default of a campaign. A new kind goes last: a campaign
 // with --faults listing the earlier ones draws what it drew before the kind existed.
-var Kinds = []Kind{Crash, Partition, Taint, Label, Skew, RestartHub, Workload, MemberJoinLeave, Eviction, ResourceUpdate}
+var Kinds = []Kind{Crash, Partition, Taint, Label, Skew, RestartHub, Workload, MemberJoinLeave, Eviction, ResourceUpdate, Scale}
 
 // ParseKinds reads a comma-separated list of fault kinds ("" is every kind).
 func ParseKinds(s string) ([]Kind, error) {
@@ -80,7 +85,8 @@ type Fault struct {
 	Labels map[string]string
 	// Placement and Name: an eviction of Placement from Member.
 	Placement, Name string
-	// Resource is the object a resource update applies (with its new label).
+	// Resource is the object a resource update applies (with its new label), or the
+	// placement a scale applies (with its new numberOfClusters).
 	Resource map[string]any
 }
 
@@ -144,7 +150,7 @@ func (f Fault) steps(end time.Duration) []step {
 		sb.WriteString("spec:\n  heartbeatPeriodSeconds: 60\n")
 		add(f.At, "apply", sb.String())
 		add(f.End, "delete", map[string]any{"kind": "MemberCluster", "name": m})
-	case ResourceUpdate:
+	case ResourceUpdate, Scale:
 		text, err := yaml.Marshal(f.Resource)
 		if err == nil { // a map of a parsed manifest always marshals
 			add(f.At, "apply", string(text))
@@ -170,6 +176,15 @@ type workloadRef struct{ kind, name, namespace string }
 // fleet API object), and when it is first applied.
 type resourceRef struct {
 	at     time.Duration
+	object map[string]any
+}
+
+// pickNRef is a PickN placement the scenario applies, and when; the scenario may apply it
+// again later (a spec change), so a target keeps every version.
+type pickNRef struct {
+	at     time.Duration
+	name   string
+	n      int64
 	object map[string]any
 }
 
@@ -261,6 +276,23 @@ func (t *Target) drawOne(r *rand.Rand, k Kind, joins *int) (Fault, bool) {
 		f.At = start(res.at)
 		f.End = f.At
 		f.Resource = withLabel(res.object, revisionLabel, fmt.Sprint(1+r.IntN(1_000_000)))
+	case Scale:
+		if len(t.pickN) == 0 {
+			return f, false
+		}
+		first := t.pickN[r.IntN(len(t.pickN))]
+		f.At = start(first.at)
+		// The placement as last applied at or before the fault (versions are in time order).
+		ref := first
+		for _, v := range t.pickN {
+			if v.name == first.name && v.at <= f.At {
+				ref = v
+			}
+		}
+		f.End = f.At
+		f.Placement = ref.name
+		n := ref.n + []int64{-2, -1, -1, 1}[r.IntN(4)]
+		f.Resource = withNumberOfClusters(ref.object, max(n, 0))
 	case MemberJoinLeave:
 		*joins++
 		f.Member = fmt.Sprintf("fuzz-member-%d", *joins)
@@ -287,5 +319,17 @@ func withLabel(obj map[string]any, key, value string) map[string]any {
 		md["labels"] = labels
 	}
 	labels[key] = value
+	return c
+}
+
+// withNumberOfClusters returns a copy of a placement's manifest with another
+// spec.policy.numberOfClusters.
+func withNumberOfClusters(obj map[string]any, n int64) map[string]any {
+	c := runtime.DeepCopyJSON(obj)
+	spec, _ := c["spec"].(map[string]any)
+	policy, _ := spec["policy"].(map[string]any)
+	if policy != nil { // a pickNRef always has one
+		policy["numberOfClusters"] = n
+	}
 	return c
 }

@@ -32,6 +32,8 @@ type Target struct {
 	// select, for resource updates.
 	placements []string
 	resources  []resourceRef
+	// pickN are the PickN placements' manifests, every version in time order, for scales.
+	pickN []pickNRef
 	// touched are members the scenario itself fails, taints, skews, edits or removes: their
 	// state at the end is the scenario's business, not a convergence check's. all: the
 	// scenario draws its own random faults, so no member is checked.
@@ -99,6 +101,9 @@ func Prepare(path string, data []byte, until time.Duration) (*Target, error) {
 					if !slices.Contains(t.placements, m.Object.GetName()) {
 						t.placements = append(t.placements, m.Object.GetName())
 					}
+					if n, ok := pickNCount(m.Object.Object); ok {
+						t.pickN = append(t.pickN, pickNRef{at: st.At, name: m.Object.GetName(), n: n, object: runtime.DeepCopyJSON(m.Object.Object)})
+					}
 				case "Deployment", "StatefulSet", "DaemonSet", "Job":
 					w := workloadRef{kind: m.Object.GetKind(), name: m.Object.GetName(), namespace: m.Object.GetNamespace()}
 					if !slices.Contains(t.workloads, w) {
@@ -126,6 +131,18 @@ func Prepare(path string, data []byte, until time.Duration) (*Target, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// pickNCount is the numberOfClusters of a PickN placement's manifest (false: not PickN, or
+// no count given).
+func pickNCount(obj map[string]any) (int64, bool) {
+	spec, _ := obj["spec"].(map[string]any)
+	policy, _ := spec["policy"].(map[string]any)
+	if t, _ := policy["placementType"].(string); t != "PickN" {
+		return 0, false
+	}
+	n, ok := policy["numberOfClusters"].(int64)
+	return n, ok
 }
 
 // selectable: an object of this apiVersion is a resource placements select, not a fleet
