@@ -18,14 +18,15 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/...
 
 # The kubectl plugin alone (copy bin/kubectl-fleet onto $PATH: `kubectl fleet ...`).
-.PHONY: kubectl-fleet release
+.PHONY: kubectl-fleet release charts
 kubectl-fleet:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/kubectl-fleet ./cmd/kubectl-fleet
 
 # A release in dist/$(VERSION)/: static binaries of every command for linux/amd64 and
 # linux/arm64 (fleet, fleetctl, fleetsim, kubectl-fleet), one tarball per platform, the hub
 # image and the fuzz image per architecture as docker-loadable tarballs (built without a
-# container engine by hack/image), and SHA256SUMS. There are no Helm charts yet.
+# container engine by hack/image), the Helm charts packaged with the release's version
+# (fleet-hub-<v>.tgz, fleet-member-<v>.tgz, by hack/chartpkg), and SHA256SUMS.
 RELEASE_PLATFORMS ?= linux/amd64 linux/arm64
 RELEASE_DIR = dist/$(VERSION)
 release:
@@ -43,8 +44,17 @@ release:
 		cp README.md CHANGELOG.md $$d/; \
 		tar -C $(RELEASE_DIR) -czf $$d.tar.gz $$(basename $$d) && rm -rf $$d; \
 	done
-	cd $(RELEASE_DIR) && sha256sum *.tar.gz *.tar > SHA256SUMS
+	$(GO) run ./hack/chartpkg --version $(VERSION) --out $(RELEASE_DIR) charts/fleet-hub charts/fleet-member
+	cd $(RELEASE_DIR) && sha256sum *.tar.gz *.tar *.tgz > SHA256SUMS
 	@echo "release: $(RELEASE_DIR)"; ls -l $(RELEASE_DIR)
+
+# The Helm charts: their crds/ copied from config/ (charts/charts_test.go fails when they
+# differ) and packaged into bin/charts with this tree's version.
+charts:
+	rm -f charts/fleet-hub/crds/*.yaml charts/fleet-member/crds/*.yaml
+	cp config/crd/bases/*.yaml charts/fleet-hub/crds/
+	cp config/member/crd/*.yaml charts/fleet-member/crds/
+	$(GO) run ./hack/chartpkg --version $(VERSION) --out bin/charts charts/fleet-hub charts/fleet-member
 
 # The hub's container image, built without a container engine: a static fleet binary on an
 # empty base, as bin/fleet-image.tar for `docker load` or `kind load image-archive`. IMAGE

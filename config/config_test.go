@@ -123,8 +123,8 @@ func TestOverlaysApplyServerSide(t *testing.T) {
 		}
 	}
 	slices.Sort(kinds)
-	want := []string{"ClusterRole/fleet-hub", "ClusterRoleBinding/fleet-hub", "Deployment/fleet-hub", "Namespace/fleet-system",
-		"PodDisruptionBudget/fleet-hub", "Role/fleet-hub-leader-election", "RoleBinding/fleet-hub-leader-election",
+	want := []string{"ClusterRole/fleet-hub", "ClusterRole/fleet-metrics-reader", "ClusterRoleBinding/fleet-hub", "Deployment/fleet-hub",
+		"Namespace/fleet-system", "PodDisruptionBudget/fleet-hub", "Role/fleet-hub-leader-election", "RoleBinding/fleet-hub-leader-election",
 		"Service/fleet-api", "Service/fleet-hub-metrics", "ServiceAccount/fleet-hub"}
 	if diff := cmp.Diff(want, kinds); diff != "" {
 		t.Errorf("config/fleet-api objects (-want +got):\n%s", diff)
@@ -164,6 +164,9 @@ func TestOverlaysApplyServerSide(t *testing.T) {
 				}
 			}
 			sp, _, _ := unstructured.NestedSlice(o.Object, "spec", "ports")
+			if eps[0].(map[string]any)["scheme"] != "https" {
+				t.Errorf("the ServiceMonitor scrapes with scheme %v; the hub serves metrics over HTTPS", eps[0].(map[string]any)["scheme"])
+			}
 			if eps[0].(map[string]any)["port"] != sp[0].(map[string]any)["name"] {
 				t.Errorf("the ServiceMonitor scrapes port %v, the metrics Service names %v", eps[0].(map[string]any)["port"], sp[0].(map[string]any)["name"])
 			}

@@ -30,7 +30,7 @@ func (b *bench) startHub() error {
 	b.metrics = l.Addr().String()
 	_ = l.Close()
 	args := append(slices.Clone(b.o.HubCommand[1:]), "hub", "--kubeconfig", kc, "--leader-elect=false",
-		"--metrics-bind-address", b.metrics, "--health-probe-bind-address", "0", "--log-format", "text")
+		"--metrics-bind-address", b.metrics, "--metrics-secure=false", "--health-probe-bind-address", "0", "--log-format", "text")
 	args = append(args, b.o.HubFlags...)
 	logf, err := os.Create(filepath.Join(os.TempDir(), "fleet-bench-hub.log"))
 	if err != nil {

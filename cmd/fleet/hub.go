@@ -26,7 +26,7 @@ var repeatedManagers = false
 
 type hubOptions struct {
 	kubeconfig        string
-	metricsAddr       string
+	metrics           metricsOptions
 	probeAddr         string
 	leaderElect       bool
 	leaderNamespace   string
@@ -69,7 +69,9 @@ simulator's controllers (model/hub), woken by the same trigger table.
 
 Only the holder of the Lease --leader-election-id in --leader-election-namespace reconciles;
 other replicas wait. /healthz and /readyz are served on --health-probe-bind-address,
-Prometheus metrics on --metrics-bind-address; logs are structured (JSON by default).
+Prometheus metrics on --metrics-bind-address, over HTTPS for callers allowed to get the
+non-resource URL /metrics (plain HTTP only with --metrics-secure=false); logs are structured
+(JSON by default).
 
 Decisions read the informer cache and run --workers at a time: decisions about one
 placement stay serial, different placements go in parallel. The hub's own API requests
@@ -102,7 +104,7 @@ controllers and administrators.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "path to the hub's kubeconfig (default: $KUBECONFIG, ~/.kube/config, in-cluster)")
-	f.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", `address of the Prometheus metrics endpoint; "0" disables it`)
+	o.metrics.addFlags(f, ":8080")
 	f.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", `address of /healthz and /readyz; "0" disables them`)
 	f.BoolVar(&o.leaderElect, "leader-elect", true, "elect a leader on a Lease so only one replica reconciles")
 	f.StringVar(&o.leaderNamespace, "leader-election-namespace", "fleet-system", "namespace of the leader election Lease")
@@ -167,6 +169,9 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 	if o.webhook && (o.webhookPort < 1 || o.webhookPort > 65535) {
 		return invalid("--webhook-port %d: must be from 1 to 65535", o.webhookPort)
 	}
+	if err := o.metrics.check(); err != nil {
+		return err
+	}
 	// The unit flags, the fleet API's TLS files and its address are checked before the API
 	// server is reached, which may take --api-server-wait.
 	api, err := o.units.check()
@@ -192,7 +197,7 @@ func runHub(cmd *cobra.Command, o hubOptions, stderr io.Writer) error {
 		return &exitError{code: exitFailed, err: err}
 	}
 	mgr, err := newManager(cfg, scheme, log, managerOptions{
-		metricsAddr: o.metricsAddr, probeAddr: o.probeAddr, pprofAddr: o.pprofAddr,
+		metrics: o.metrics.serverOptions(), probeAddr: o.probeAddr, pprofAddr: o.pprofAddr,
 		leaderElect: o.leaderElect, leaderID: o.leaderID, leaderNamespace: o.leaderNamespace,
 	})
 	if err != nil {

@@ -46,6 +46,7 @@ func TestFleetAPIServesARenewedCertificate(t *testing.T) {
 	}
 	install(first)
 	o := unitOptions{machineTTL: time.Minute, engineLeaseTTL: time.Minute, apiPageSize: 100, apiLimits: fleethttp.DefaultLimits,
+		apiTokenTTL: time.Second, apiAllowTTL: time.Second, apiDenyTTL: time.Second,
 		apiAddr: "127.0.0.1:0", apiCert: certFile, apiKey: keyFile}
 	api, err := o.check()
 	if err != nil {

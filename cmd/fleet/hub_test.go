@@ -31,7 +31,8 @@ func TestHubServesProbesMetricsAndReconciles(t *testing.T) {
 	}
 
 	metrics, probes := freeAddr(t), freeAddr(t)
-	h := startFleet(t, "hub", "--kubeconfig", kubeconfig, "--metrics-bind-address", metrics,
+	// Plain HTTP, the explicit opt-in; hub_metrics_test.go scrapes the secure default.
+	h := startFleet(t, "hub", "--kubeconfig", kubeconfig, "--metrics-bind-address", metrics, "--metrics-secure=false",
 		"--health-probe-bind-address", probes, "--leader-election-namespace", "fleet-system", "--check-invariants")
 	testenv.Eventually(t, "readyz", func() error {
 		if code, ok := h.exited(); ok {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/pflag"
+	"k8s.io/apiserver/pkg/server/dynamiccertificates"
+	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -35,6 +37,9 @@ type unitOptions struct {
 	apiClientCA    string
 	apiPageSize    int
 	apiLimits      fleethttp.Limits
+	apiTokenTTL    time.Duration
+	apiAllowTTL    time.Duration
+	apiDenyTTL     time.Duration
 }
 
 func (o *unitOptions) addFlags(f *pflag.FlagSet) {
@@ -46,7 +51,10 @@ func (o *unitOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.apiAddr, "fleet-api-bind-address", "", `address of the fleet API v1 (HTTPS); "" disables it`)
 	f.StringVar(&o.apiCert, "fleet-api-tls-cert-file", "", "TLS certificate of the fleet API")
 	f.StringVar(&o.apiKey, "fleet-api-tls-key-file", "", "TLS key of the fleet API")
-	f.StringVar(&o.apiClientCA, "fleet-api-client-ca-file", "", "CA bundle that signs client certificates (user = CN, groups = O); bearer tokens are checked with TokenReview")
+	f.StringVar(&o.apiClientCA, "fleet-api-client-ca-file", "", "CA bundle that signs client certificates (user = CN, groups = O), reloaded when it changes; bearer tokens are checked with TokenReview")
+	f.DurationVar(&o.apiTokenTTL, "fleet-api-authn-cache-ttl", fleethttp.DefaultTokenCacheTTL, "the fleet API reuses a TokenReview's answer for a bearer token for this long")
+	f.DurationVar(&o.apiAllowTTL, "fleet-api-authz-allow-cache-ttl", fleethttp.DefaultAllowCacheTTL, "the fleet API reuses a SubjectAccessReview that allowed a request for this long")
+	f.DurationVar(&o.apiDenyTTL, "fleet-api-authz-deny-cache-ttl", fleethttp.DefaultDenyCacheTTL, "the fleet API reuses a SubjectAccessReview that denied a request for this long")
 	f.IntVar(&o.apiPageSize, "fleet-api-page-size", fleethttp.DefaultPageSize, "page size of the fleet API's lists (fleet's token_limit)")
 	f.DurationVar(&o.apiLimits.ReadHeaderTimeout, "fleet-api-read-header-timeout", d.ReadHeaderTimeout, "the fleet API closes a connection that has not completed its TLS handshake and request headers within this time")
 	f.DurationVar(&o.apiLimits.ReadTimeout, "fleet-api-read-timeout", d.ReadTimeout, "the fleet API answers 408 and closes a connection whose request, body included, has not arrived within this time")
@@ -59,9 +67,10 @@ func (o *unitOptions) addFlags(f *pflag.FlagSet) {
 // fleetAPI is what the fleet API v1 needs from the flags: its listener and TLS
 // configuration, made before the hub connects anywhere.
 type fleetAPI struct {
-	ln    net.Listener
-	tls   *tls.Config
-	certs *certwatcher.CertWatcher
+	ln       net.Listener
+	tls      *tls.Config
+	certs    *certwatcher.CertWatcher
+	clientCA *dynamiccertificates.DynamicFileCAContent // nil without --fleet-api-client-ca-file
 }
 
 // check checks the unit flags and, with --fleet-api-bind-address, reads the TLS files and
@@ -84,6 +93,8 @@ func (o *unitOptions) check() (*fleetAPI, error) {
 	}{
 		{"--fleet-api-read-header-timeout", l.ReadHeaderTimeout}, {"--fleet-api-read-timeout", l.ReadTimeout},
 		{"--fleet-api-write-timeout", l.WriteTimeout}, {"--fleet-api-idle-timeout", l.IdleTimeout},
+		{"--fleet-api-authn-cache-ttl", o.apiTokenTTL}, {"--fleet-api-authz-allow-cache-ttl", o.apiAllowTTL},
+		{"--fleet-api-authz-deny-cache-ttl", o.apiDenyTTL},
 	} {
 		if d.v <= 0 {
 			return nil, invalid("%s %s: must be positive", d.flag, d.v)
@@ -103,29 +114,37 @@ func (o *unitOptions) check() (*fleetAPI, error) {
 	}
 	// controller-runtime's certwatcher reads the pair now (a bad file exits 2 at once) and
 	// again whenever either file changes, so a renewed certificate (cert-manager, a mounted
-	// Secret) is served without a restart. The client CA bundle is read once: certwatcher
-	// covers serving pairs only; rotating the CA means restarting the hub.
+	// Secret) is served without a restart.
 	watcher, err := certwatcher.New(o.apiCert, o.apiKey)
 	if err != nil {
 		return nil, invalid("--fleet-api-tls-cert-file, --fleet-api-tls-key-file: %w", err)
 	}
 	tcfg := &tls.Config{GetCertificate: watcher.GetCertificate, MinVersion: tls.VersionTLS12}
+	api := &fleetAPI{tls: tcfg, certs: watcher}
 	if o.apiClientCA != "" {
+		// The client CA bundle is k8s.io/apiserver's dynamic CA file, reloaded when it
+		// changes, and the x509 authenticator verifies against it; TLS only asks for the
+		// certificate (as kube-apiserver does), so a rotated CA needs no restart.
 		pem, err := os.ReadFile(o.apiClientCA)
 		if err != nil {
 			return nil, invalid("--fleet-api-client-ca-file: %w", err)
 		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
+		if !x509.NewCertPool().AppendCertsFromPEM(pem) {
 			return nil, invalid("--fleet-api-client-ca-file %s: no certificates", o.apiClientCA)
 		}
-		tcfg.ClientCAs, tcfg.ClientAuth = pool, tls.VerifyClientCertIfGiven
+		ca, err := dynamiccertificates.NewDynamicCAContentFromFile("fleet-api-client-ca", o.apiClientCA)
+		if err != nil {
+			return nil, invalid("--fleet-api-client-ca-file: %w", err)
+		}
+		api.clientCA = ca
+		tcfg.ClientAuth = tls.RequestClientCert
 	}
 	ln, err := net.Listen("tcp", o.apiAddr)
 	if err != nil {
 		return nil, invalid("--fleet-api-bind-address %s: %w", o.apiAddr, err)
 	}
-	return &fleetAPI{ln: ln, tls: tcfg, certs: watcher}, nil
+	api.ln = ln
+	return api, nil
 }
 
 // setupUnits adds the unit engine and, when api is not nil, the fleet API v1 to the hub.
@@ -143,7 +162,26 @@ func setupUnits(mgr ctrl.Manager, o unitOptions, api *fleetAPI, checkInvariants 
 	if err := mgr.Add(everyReplica{manager.RunnableFunc(api.certs.Start)}); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	srv := &fleethttp.Server{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), MachineTTL: o.machineTTL, PageSize: o.apiPageSize}
+	cs, err := kubernetes.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return &exitError{code: exitFailed, err: fmt.Errorf("fleet API: %w", err)}
+	}
+	ao := fleethttp.AccessOptions{Authentication: cs.AuthenticationV1(), Authorization: cs.AuthorizationV1(),
+		TokenCacheTTL: o.apiTokenTTL, AllowCacheTTL: o.apiAllowTTL, DenyCacheTTL: o.apiDenyTTL}
+	if api.clientCA != nil {
+		ao.ClientCA = api.clientCA
+		if err := mgr.Add(everyReplica{manager.RunnableFunc(func(ctx context.Context) error {
+			api.clientCA.Run(ctx, 1)
+			return nil
+		})}); err != nil {
+			return &exitError{code: exitFailed, err: err}
+		}
+	}
+	access, err := fleethttp.NewAccess(ao)
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	srv := &fleethttp.Server{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Access: access, MachineTTL: o.machineTTL, PageSize: o.apiPageSize}
 	hs := srv.HTTPServer(o.apiLimits)
 	hs.TLSConfig = api.tls
 	ln := fleethttp.Listener(api.ln, o.apiLimits)

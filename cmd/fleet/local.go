@@ -265,7 +265,7 @@ func localUp(ctx context.Context, o *localOptions, stdout, stderr io.Writer) (er
 	hubProc, err := local.Start("fleet-hub", filepath.Join(hubDir, "fleet-hub.log"), []string{binary, "hub",
 		"--kubeconfig", hubAPI.Kubeconfig, "--leader-elect=false", "--log-format", "text",
 		"--health-probe-bind-address", "127.0.0.1:" + strconv.Itoa(probePort),
-		"--metrics-bind-address", "127.0.0.1:" + strconv.Itoa(metricsPort),
+		"--metrics-bind-address", "127.0.0.1:" + strconv.Itoa(metricsPort), "--metrics-secure=false", // loopback only
 		"--fleet-api-bind-address", "127.0.0.1:" + strconv.Itoa(apiPort),
 		"--fleet-api-tls-cert-file", apiServing.CertFile, "--fleet-api-tls-key-file", apiServing.KeyFile,
 		"--fleet-api-client-ca-file", ca.CertFile}, nil)

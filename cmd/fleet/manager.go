@@ -13,9 +13,10 @@ import (
 // managerOptions are what `fleet hub` and `fleet member` configure alike on their
 // controller-runtime manager: probes, metrics, the profiler and leader election.
 type managerOptions struct {
-	metricsAddr, probeAddr, pprofAddr string
-	leaderElect                       bool
-	leaderID, leaderNamespace         string
+	metrics                   metricsserver.Options
+	probeAddr, pprofAddr      string
+	leaderElect               bool
+	leaderID, leaderNamespace string
 }
 
 // newManager makes the manager with /healthz and /readyz answering once it runs. A bad
@@ -24,7 +25,7 @@ func newManager(cfg *rest.Config, scheme *runtime.Scheme, log logr.Logger, o man
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
 		Logger:                        log,
-		Metrics:                       metricsserver.Options{BindAddress: o.metricsAddr},
+		Metrics:                       o.metrics,
 		HealthProbeBindAddress:        o.probeAddr,
 		PprofBindAddress:              o.pprofAddr,
 		LeaderElection:                o.leaderElect,

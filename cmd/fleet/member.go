@@ -26,7 +26,7 @@ type memberOptions struct {
 	memberKubeconfig string
 	inCluster        bool
 	name             string
-	metricsAddr      string
+	metrics          metricsOptions
 	probeAddr        string
 	leaderElect      bool
 	leaderNamespace  string
@@ -64,7 +64,9 @@ acknowledges and exits with 0. A hub it cannot reach leaves the applied objects 
 
 Only the holder of the Lease --leader-election-id in --leader-election-namespace on the
 member cluster runs the agent. /healthz and /readyz are served on --health-probe-bind-address,
-Prometheus metrics on --metrics-bind-address; logs are structured (JSON by default).`,
+Prometheus metrics on --metrics-bind-address, over HTTPS for callers allowed to get the
+non-resource URL /metrics of the member cluster (plain HTTP only with --metrics-secure=false);
+logs are structured (JSON by default).`,
 		Example: `  # Against a development hub and member:
   fleet member --hub-kubeconfig ~/.kube/hub-member-1.yaml --member-kubeconfig ~/.kube/member-1.yaml \
     --member-name member-1 --leader-elect=false --log-format text
@@ -84,7 +86,7 @@ Prometheus metrics on --metrics-bind-address; logs are structured (JSON by defau
 	f.StringVar(&o.memberKubeconfig, "member-kubeconfig", "", "path to the member cluster's kubeconfig (default: $KUBECONFIG, ~/.kube/config)")
 	f.BoolVar(&o.inCluster, "in-cluster", false, "use the in-cluster service account for the member cluster")
 	f.StringVar(&o.name, "member-name", "", "the member's name: its MemberCluster on the hub (required)")
-	f.StringVar(&o.metricsAddr, "metrics-bind-address", ":8090", `address of the Prometheus metrics endpoint; "0" disables it`)
+	o.metrics.addFlags(f, ":8090")
 	f.StringVar(&o.probeAddr, "health-probe-bind-address", ":8091", `address of /healthz and /readyz; "0" disables them`)
 	f.BoolVar(&o.leaderElect, "leader-elect", true, "elect a leader on a Lease of the member cluster so only one replica runs")
 	f.StringVar(&o.leaderNamespace, "leader-election-namespace", "fleet-system", "namespace of the leader election Lease on the member cluster")
@@ -115,6 +117,9 @@ func runMember(cmd *cobra.Command, o memberOptions, stderr io.Writer) error {
 		return invalid("--in-cluster and --member-kubeconfig are exclusive")
 	case o.poll <= 0 || o.driftPeriod <= 0:
 		return invalid("--poll and --drift-period must be positive")
+	}
+	if err := o.metrics.check(); err != nil {
+		return err
 	}
 	provider, err := properties.New(o.properties)
 	if err != nil {
@@ -149,7 +154,7 @@ func runMember(cmd *cobra.Command, o memberOptions, stderr io.Writer) error {
 		return invalid("member client: %w", err)
 	}
 	mgr, err := newManager(memberCfg, scheme, log, managerOptions{
-		metricsAddr: o.metricsAddr, probeAddr: o.probeAddr, pprofAddr: "",
+		metrics: o.metrics.serverOptions(), probeAddr: o.probeAddr, pprofAddr: "",
 		leaderElect: o.leaderElect, leaderID: o.leaderID, leaderNamespace: o.leaderNamespace,
 	})
 	if err != nil {

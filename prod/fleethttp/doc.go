@@ -6,8 +6,9 @@
 //
 // Every request is authenticated (a TLS client certificate the server's client CA signed: user
 // = CN, groups = O; or a bearer token checked with the API server's TokenReview) and authorised
-// per verb with a SubjectAccessReview on units or machines of fleet.fleetsim.io; the hub then
-// acts with its own identity.
+// per verb with a SubjectAccessReview on units or machines of fleet.fleetsim.io, both through
+// k8s.io/apiserver's delegating authenticator and authorizer, which cache each review for a
+// TTL (Access, auth.go); the hub then acts with its own identity.
 //
 // Upstream bugs fixed (docs/compatibility.md): desiredState is validated on update (400 rather
 // than storing junk); pages are keyset pages (the token carries the last key returned, not an

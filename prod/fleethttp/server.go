@@ -20,8 +20,10 @@ const DefaultPageSize = 100
 
 // Server serves the fleet API v1.
 type Server struct {
-	// Client writes Units and Machines and creates TokenReviews and SubjectAccessReviews.
+	// Client writes Units and Machines.
 	Client client.Client
+	// Access authenticates and authorises callers (NewAccess); nil authenticates nobody.
+	Access *Access
 	// Reader reads Units and Machines (the API server directly, so a read follows a write).
 	Reader client.Reader
 	// MachineTTL decides which machines are alive (default units.DefaultMachineTTL).

@@ -107,8 +107,9 @@ func errorMessage(t *testing.T, r resp) string {
 func TestFleetAPIv1(t *testing.T) {
 	env := testenv.StartEnv(t)
 	admin := testenv.Client(t, env.Config)
-	srv := &fleethttp.Server{Client: admin, Reader: admin, MachineTTL: time.Minute, PageSize: 2}
 	ca := newCA(t)
+	access, _ := newAccess(t, env.Config, ca, fleethttp.AccessOptions{})
+	srv := &fleethttp.Server{Client: admin, Reader: admin, Access: access, MachineTTL: time.Minute, PageSize: 2}
 	ts := httptest.NewUnstartedServer(srv.Handler())
 	ts.TLS = &tls.Config{Certificates: []tls.Certificate{ca.issue(t, "fleet-api", nil, net.ParseIP("127.0.0.1"))},
 		ClientCAs: ca.pool, ClientAuth: tls.VerifyClientCertIfGiven}
