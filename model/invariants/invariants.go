@@ -89,6 +89,24 @@ func OneBindingPerCluster(st Reader, _ []placement.Binding) error {
 // placements that gained a binding in this step: after a scale-in the snapshot is scaled
 // before the scheduler unpicks the surplus, and that moment is not a violation.
 func PickNWithinLimit(st Reader, created []placement.Binding) error {
+	return eachPickNThatPicked(st, created, func(crp, picked string, snap *placement.PolicySnapshot) error {
+		live := 0
+		for _, b := range st.Bindings(crp) {
+			if b.Live() {
+				live++
+			}
+		}
+		if live > int(snap.NumberOfClusters) {
+			return fmt.Errorf("PickN placement %s holds %d clusters after picking %s, more than numberOfClusters %d", crp, live, picked, snap.NumberOfClusters)
+		}
+		return nil
+	})
+}
+
+// eachPickNThatPicked calls check once for each PickN placement that gained a binding in
+// this step (picked: the first cluster it picked), with its latest policy snapshot, and
+// returns the first error.
+func eachPickNThatPicked(st Reader, created []placement.Binding, check func(crp, picked string, snap *placement.PolicySnapshot) error) error {
 	checked := map[string]bool{}
 	for _, nb := range created {
 		crp := nb.Placement
@@ -100,14 +118,8 @@ func PickNWithinLimit(st Reader, created []placement.Binding) error {
 		if snap == nil || snap.Policy.Type() != placement.PickN {
 			continue
 		}
-		live := 0
-		for _, b := range st.Bindings(crp) {
-			if b.Live() {
-				live++
-			}
-		}
-		if live > int(snap.NumberOfClusters) {
-			return fmt.Errorf("PickN placement %s holds %d clusters after picking %s, more than numberOfClusters %d", crp, live, nb.TargetCluster, snap.NumberOfClusters)
+		if err := check(crp, nb.TargetCluster, snap); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -20,17 +20,7 @@ import (
 // here is one there. Steps that created no binding are not checked: a cluster leaving or
 // losing its label can raise the skew with nobody picking.
 func TopologySpread(st Reader, created []placement.Binding) error {
-	checked := map[string]bool{}
-	for _, nb := range created {
-		crp := nb.Placement
-		if checked[crp] {
-			continue
-		}
-		checked[crp] = true
-		snap := latest(st, crp)
-		if snap == nil || snap.Policy.Type() != placement.PickN {
-			continue
-		}
+	return eachPickNThatPicked(st, created, func(crp, picked string, snap *placement.PolicySnapshot) error {
 		for _, c := range snap.Policy.TopologySpreadConstraints {
 			if c.Action() != placement.DoNotSchedule {
 				continue
@@ -67,9 +57,9 @@ func TopologySpread(st Reader, created []placement.Binding) error {
 			}
 			if skew := counts[hi] - counts[lo]; skew > c.Skew() {
 				return fmt.Errorf("PickN placement %s picked %s, after which its DoNotSchedule constraint on %s has skew %d (%s=%s holds %d clusters, %s=%s holds %d), above maxSkew %d",
-					crp, nb.TargetCluster, c.TopologyKey, skew, c.TopologyKey, hi, counts[hi], c.TopologyKey, lo, counts[lo], c.Skew())
+					crp, picked, c.TopologyKey, skew, c.TopologyKey, hi, counts[hi], c.TopologyKey, lo, counts[lo], c.Skew())
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
