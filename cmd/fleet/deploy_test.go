@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,9 +59,12 @@ func TestDeploymentManifestsRunTheHub(t *testing.T) {
 	admin := testenv.Client(t, env.Config)
 	ctx := context.Background()
 	kinds := map[string]int{}
-	var args []string
+	var args, clusterRoles []string
 	for _, o := range objs {
 		kinds[o.GetKind()]++
+		if o.GetKind() == "ClusterRole" {
+			clusterRoles = append(clusterRoles, o.GetName())
+		}
 		err := admin.Create(ctx, o)
 		if o.GetKind() == "CustomResourceDefinition" && apierrors.IsAlreadyExists(err) {
 			continue // envtest installed them from the same files
@@ -86,8 +90,11 @@ func TestDeploymentManifestsRunTheHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if kinds["CustomResourceDefinition"] != len(crds) || kinds["Deployment"] != 1 || kinds["ClusterRole"] != 1 {
-		t.Fatalf("config/default renders %v, want %d CRDs (config/crd/bases), 1 Deployment, 1 ClusterRole", kinds, len(crds))
+	// The hub's own role, and the role a metrics scraper is bound to (metrics are served
+	// over HTTPS with authorisation).
+	slices.Sort(clusterRoles)
+	if want := []string{"fleet-hub", "fleet-metrics-reader"}; kinds["CustomResourceDefinition"] != len(crds) || kinds["Deployment"] != 1 || !slices.Equal(clusterRoles, want) {
+		t.Fatalf("config/default renders %v with ClusterRoles %v, want %d CRDs (config/crd/bases), 1 Deployment, ClusterRoles %v", kinds, clusterRoles, len(crds), want)
 	}
 
 	// The Deployment's arguments, with the test's addresses and kubeconfig: the hub runs as
