@@ -1,10 +1,12 @@
 package sim
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 func cm(data map[string]any) map[string]any {
@@ -46,5 +48,31 @@ func TestFieldOwners(t *testing.T) {
 	want = map[string][]string{".data.color": {"fleet", "kubectl-edit"}, ".data.size": {"fleet"}, ".data.extra": {"kubectl-edit"}, ".metadata.labels.a": {"fleet"}}
 	if diff := cmp.Diff(want, f["k"]); diff != "" {
 		t.Errorf("owners after an apply of the same value (-want +got):\n%s", diff)
+	}
+}
+
+// TestMemberEditNeedsItsNamespace: an edit that creates a namespaced object on a member is
+// refused while the member has no such namespace, as a real API server refuses it, so a
+// scenario the simulator plays can be played on real members too.
+func TestMemberEditNeedsItsNamespace(t *testing.T) {
+	s := newSim(t, Config{Seed: 1})
+	addMembers(t, s, "m1")
+	obj := func(m map[string]any) *unstructured.Unstructured { return &unstructured.Unstructured{Object: m} }
+	err := s.EditMemberObject("m1", obj(cm(map[string]any{"color": "red"})))
+	if err == nil || !strings.Contains(err.Error(), `namespace "n" does not exist on the member`) {
+		t.Fatalf("creating a ConfigMap in a missing namespace: %v; want a refusal naming the namespace", err)
+	}
+	if got := s.MemberObject("m1", "", "ConfigMap", "n", "s"); got != nil {
+		t.Fatalf("the refused ConfigMap is on the member: %v", got.Object)
+	}
+	ns := obj(map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "n"}})
+	if err := s.EditMemberObject("m1", ns); err != nil {
+		t.Fatalf("creating the namespace: %v", err)
+	}
+	if err := s.EditMemberObject("m1", obj(cm(map[string]any{"color": "red"}))); err != nil {
+		t.Fatalf("creating the ConfigMap once its namespace exists: %v", err)
+	}
+	if got := s.MemberObject("m1", "", "ConfigMap", "n", "s"); got == nil {
+		t.Fatal("the ConfigMap is not on the member")
 	}
 }

@@ -21,6 +21,9 @@ func objectKey(o *unstructured.Unstructured) string {
 	return gvk.Group + "/" + gvk.Kind + "/" + o.GetNamespace() + "/" + o.GetName()
 }
 
+// namespaceKey is objectKey of the Namespace name.
+func namespaceKey(name string) string { return "/Namespace//" + name }
+
 // appliedWorkOwner is the owner reference of a Work's AppliedWork on a member; its UID is
 // derived from the names, so runs stay deterministic.
 func appliedWorkOwner(member, work string) metav1.OwnerReference {
@@ -86,6 +89,11 @@ func (s *Sim) EditMemberObjectAs(member, manager string, edit *unstructured.Unst
 		a.objects[key] = o
 		detail = "edited " + key
 	} else {
+		// A real API server refuses an object in a namespace it does not have; the simulated
+		// member does too, so a scenario plays the same on real members.
+		if ns := edit.GetNamespace(); ns != "" && a.objects[namespaceKey(ns)] == nil {
+			return fmt.Errorf("create %s on member %q: namespace %q does not exist on the member (create it first with a memberEdit of the Namespace, as a real API server requires)", key, member, ns)
+		}
 		o := edit.DeepCopy()
 		o.SetGeneration(1)
 		a.objectsInit()[key] = o
