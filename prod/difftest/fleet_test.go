@@ -148,6 +148,13 @@ func (f *fleet) doPhase(ph Phase) {
 // do performs one action of a plan on the real hub.
 func (f *fleet) do(a Action) {
 	f.t.Helper()
+	if a.Picked != nil {
+		// A group step or a partition: on each member the simulator picked, in its order.
+		for _, name := range a.Members() {
+			f.do(a.On(name))
+		}
+		return
+	}
 	switch {
 	case a.Join != nil:
 		f.join(*a.Join)

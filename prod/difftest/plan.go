@@ -38,6 +38,62 @@ type Action struct {
 	// MemberEdit changes an object on a member cluster: only real agents on member API
 	// servers can play it (Plan.MemberEdits).
 	MemberEdit *scenarios.MemberEditStep
+	// Partition cuts members off the hub (each as a Fail in partition mode); PartitionEnd,
+	// `for` later, heals the members that partition picked.
+	Partition    *scenarios.PartitionStep
+	PartitionEnd bool
+
+	// Group, on a step of a group of members (a name pattern or a label selector, whose
+	// member field is then ""), picks them when the step runs, from the members and labels
+	// present then. Simulate picks them in the simulator, as scenarios/runner does, and
+	// records whom in Picked (shared with a partition's PartitionEnd); the production side
+	// plays the action on the same members in the same order.
+	Group  *scenarios.MemberSelector
+	Picked *[]string
+}
+
+// On is the action on one member: a copy of a member step naming member.
+func (a Action) On(member string) Action {
+	out := Action{Line: a.Line}
+	switch {
+	case a.Label != nil:
+		c := *a.Label
+		c.Member, out.Label = member, &c
+	case a.Taint != nil:
+		c := *a.Taint
+		c.Member, out.Taint = member, &c
+	case a.Untaint != nil:
+		c := *a.Untaint
+		c.Member, out.Untaint = member, &c
+	case a.Workload != nil:
+		c := *a.Workload
+		c.Member, out.Workload = member, &c
+	case a.Fail != nil:
+		c := *a.Fail
+		c.Member, out.Fail = member, &c
+	case a.Heal != nil:
+		out.Heal = &scenarios.MemberRef{Member: member}
+	case a.MemberEdit != nil:
+		c := *a.MemberEdit
+		c.Member, out.MemberEdit = member, &c
+	case a.Partition != nil:
+		out.Fail = &scenarios.Fail{Member: member, Mode: scenarios.Partition}
+	case a.PartitionEnd:
+		out.Heal = &scenarios.MemberRef{Member: member}
+	}
+	return out
+}
+
+// Members is whom a group step or partition acts on, in order: what Simulate picked, or the
+// one member the step names.
+func (a Action) Members() []string {
+	if a.Picked != nil {
+		return *a.Picked
+	}
+	if a.Partition != nil {
+		return []string{a.Partition.Member}
+	}
+	return nil
 }
 
 func (a Action) String() string {
@@ -53,23 +109,35 @@ func (a Action) String() string {
 	case a.Delete != nil:
 		return fmt.Sprintf("line %d: delete %s %s", a.Line, a.Delete.Kind, a.Delete.Name)
 	case a.Label != nil:
-		return fmt.Sprintf("line %d: label %s set %v remove %v", a.Line, a.Label.Member, a.Label.Set, a.Label.Remove)
+		return fmt.Sprintf("line %d: label %s set %v remove %v", a.Line, a.who(a.Label.Member), a.Label.Set, a.Label.Remove)
 	case a.Taint != nil:
-		return fmt.Sprintf("line %d: taint %s with %s", a.Line, a.Taint.Member, a.Taint.Taint)
+		return fmt.Sprintf("line %d: taint %s with %s", a.Line, a.who(a.Taint.Member), a.Taint.Taint)
 	case a.Untaint != nil:
-		return fmt.Sprintf("line %d: untaint %s key %s", a.Line, a.Untaint.Member, a.Untaint.Key)
+		return fmt.Sprintf("line %d: untaint %s key %s", a.Line, a.who(a.Untaint.Member), a.Untaint.Key)
 	case a.Workload != nil:
-		return fmt.Sprintf("line %d: workload %s/%s on %s is %s", a.Line, a.Workload.Kind, a.Workload.Name, a.Workload.Member, a.Workload.Behavior)
+		return fmt.Sprintf("line %d: workload %s/%s on %s is %s", a.Line, a.Workload.Kind, a.Workload.Name, a.who(a.Workload.Member), a.Workload.Behavior)
 	case a.Fail != nil:
-		return fmt.Sprintf("line %d: %s fails (%s)", a.Line, a.Fail.Member, a.Fail.Mode)
+		return fmt.Sprintf("line %d: %s fails (%s)", a.Line, a.who(a.Fail.Member), a.Fail.Mode)
 	case a.Heal != nil:
-		return fmt.Sprintf("line %d: %s heals", a.Line, a.Heal.Member)
+		return fmt.Sprintf("line %d: %s heals", a.Line, a.who(a.Heal.Member))
 	case a.Approve != nil:
 		return fmt.Sprintf("line %d: approve %s", a.Line, a.Approve.Name)
 	case a.MemberEdit != nil:
-		return fmt.Sprintf("line %d: edit %s %s on %s", a.Line, a.MemberEdit.Object.GetKind(), a.MemberEdit.Object.GetName(), a.MemberEdit.Member)
+		return fmt.Sprintf("line %d: edit %s %s on %s", a.Line, a.MemberEdit.Object.GetKind(), a.MemberEdit.Object.GetName(), a.who(a.MemberEdit.Member))
+	case a.Partition != nil:
+		return fmt.Sprintf("line %d: partition %s for %s", a.Line, a.who(a.Partition.Member), a.Partition.For)
+	case a.PartitionEnd:
+		return fmt.Sprintf("line %d: the partition of %v ends", a.Line, a.Members())
 	}
 	return "nothing"
+}
+
+// who is the member a step names, or its group.
+func (a Action) who(member string) string {
+	if a.Group != nil {
+		return a.Group.String()
+	}
+	return member
 }
 
 // Phase is every action of one instant of simulated time, in the order the simulator runs
@@ -138,10 +206,22 @@ func NewPlan(sc *scenarios.Scenario) (*Plan, error) {
 			a.Approve = st.Approve
 		case scenarios.ActionMemberEdit:
 			a.MemberEdit = st.MemberEdit
+		case scenarios.ActionPartition:
+			a.Partition = st.Partition
 		default:
 			return nil, fmt.Errorf("%s:%d: timeline action %s is not supported", sc.Path, st.Line, st.Action)
 		}
+		if st.Select != nil {
+			a.Group, a.Picked = st.Select, new([]string)
+		}
+		if a.Partition != nil && a.Picked == nil {
+			a.Picked = &[]string{a.Partition.Member}
+		}
 		byTime[st.At] = append(byTime[st.At], a)
+		if a.Partition != nil && a.Partition.For > 0 {
+			end := st.At + a.Partition.For
+			byTime[end] = append(byTime[end], Action{Line: st.Line, PartitionEnd: true, Picked: a.Picked})
+		}
 	}
 	p := &Plan{Scenario: sc}
 	for _, as := range byTime {

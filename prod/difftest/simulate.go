@@ -77,6 +77,28 @@ var SimStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func simulateAction(s *sim.Sim, a Action) error {
 	switch {
+	case a.Partition != nil:
+		// As scenarios/runner: one group fault, healed `for` later by the simulator itself.
+		names, what := []string{a.Partition.Member}, "member "+a.Partition.Member
+		if a.Group != nil {
+			names, what = s.SelectMembers(a.Group.Matches), a.Group.String()
+		}
+		*a.Picked = names
+		return s.PartitionGroup(what, names, a.Partition.For)
+	case a.PartitionEnd:
+		return nil // the simulator heals the partition on its own (PartitionGroup)
+	case a.Group != nil:
+		names := s.SelectMembers(a.Group.Matches)
+		if len(names) == 0 {
+			return fmt.Errorf("%s selects no member", a.Group)
+		}
+		*a.Picked = names
+		for _, name := range names {
+			if err := simulateAction(s, a.On(name)); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+		}
+		return nil
 	case a.Join != nil:
 		m := a.Join
 		return s.AddMember(sim.MemberSpec{Name: m.Name, Kind: member.KindCluster, Labels: m.Labels, Taints: m.Taints, HeartbeatPeriod: m.HeartbeatPeriod})
