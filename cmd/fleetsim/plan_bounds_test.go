@@ -88,7 +88,9 @@ func TestPlanBoundsExit2(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
 			code, out, errOut := run(t, tc.args...)
-			if d := time.Since(start); d > 5*time.Second {
+			// A bound against hanging or reading without end, not a performance figure: on
+			// a loaded CI machine reading 256 MiB of /dev/zero alone takes several seconds.
+			if d := time.Since(start); d > time.Minute {
 				t.Errorf("took %s", d)
 			}
 			if code != exitInvalid || out != "" {

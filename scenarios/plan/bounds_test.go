@@ -29,7 +29,8 @@ func refused(t *testing.T, text string, o ParseOptions) where {
 	t.Helper()
 	start := time.Now()
 	_, err := ParseWith("p.yaml", []byte(text), o)
-	if d := time.Since(start); d > 5*time.Second {
+	// A bound against hanging, not a performance figure (a loaded CI machine is slow).
+	if d := time.Since(start); d > time.Minute {
 		t.Errorf("refusing took %s: a bound is not bounding", d)
 	}
 	var se *scenarios.Error
