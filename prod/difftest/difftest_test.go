@@ -93,6 +93,9 @@ const (
 // conditions, Works, staged runs, approvals, evictions) after every phase.
 // FLEETSIM_DIFFTEST_ONLY=a.yaml,b.yaml narrows it to some scenarios.
 func TestSimulatorAndHubAgree(t *testing.T) {
+	// Parallel with TestSimulatorAndRealAgentsAgree: both tests' scenarios share -parallel's
+	// slots, so neither test's last long scenario leaves slots idle while the other waits.
+	t.Parallel()
 	for _, file := range selected(t, libraryScenarios(t)) {
 		t.Run(strings.TrimSuffix(file, ".yaml"), func(t *testing.T) {
 			if why, ok := notCompared[file]; ok {
@@ -148,6 +151,7 @@ var withRealAgents = []string{
 // (agentk8s/member, as `fleet member` runs them) instead of stand-ins: what they apply on
 // their API servers and report must lead the hub to the simulator's state.
 func TestSimulatorAndRealAgentsAgree(t *testing.T) {
+	t.Parallel() // with TestSimulatorAndHubAgree
 	files := withRealAgents
 	if os.Getenv("FLEETSIM_DIFFTEST_REAL_ALL") != "" {
 		files = libraryScenarios(t)
