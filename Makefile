@@ -1,6 +1,9 @@
 # fleetsim build entry points. `make test` is what CI runs (see .ci/run and README.md).
 GO ?= go
 PKGS := ./...
+# The slowest test packages (real API servers, systemd), listed first so that go test
+# builds and starts them first: the longest jobs first keep both of -p's slots busy to the end.
+SLOW_PKGS := ./prod/difftest/ ./prod/hub/ ./prod/difftest/units/ ./cmd/fleet/ ./agentk8s/member/
 
 .PHONY: all build image test test-short difftest-real bench lint fmt vet tidy
 
@@ -88,7 +91,7 @@ test:
 	@assets=$$(hack/test-assets.sh) || { echo "make test: hack/test-assets.sh failed" >&2; exit 1; }; \
 	fuzzlog=$$(mktemp) && trap 'rm -f "$$fuzzlog"' EXIT; \
 	$(MAKE) --no-print-directory fuzz-ci > "$$fuzzlog" 2>&1 & fuzz=$$!; \
-	KUBEBUILDER_ASSETS="$$assets" FLEETSIM_REQUIRE_SERVERS=1 $(GO) test -count=1 -timeout 85m -parallel 3 $(PKGS); rc=$$?; \
+	KUBEBUILDER_ASSETS="$$assets" FLEETSIM_REQUIRE_SERVERS=1 $(GO) test -count=1 -timeout 85m -parallel 3 $(SLOW_PKGS) $(PKGS); rc=$$?; \
 	wait $$fuzz; fuzzrc=$$?; \
 	echo "== make fuzz-ci (ran beside the tests): exit $$fuzzrc =="; cat "$$fuzzlog"; \
 	[ $$rc -eq 0 ] && [ $$fuzzrc -eq 0 ]
