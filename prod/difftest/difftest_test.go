@@ -145,15 +145,15 @@ func selected(t *testing.T, files []string) []string {
 // are played here (the real agents' comparison is the stricter one). `make difftest-real`
 // (FLEETSIM_DIFFTEST_REAL_ALL=1) plays every library scenario with real agents.
 var withRealAgents = []string{
-	"placement-types.yaml",        // placement types; members joining, leaving and replaced
-	"topology-spread-repick.yaml", // affinity and topology spread
-	"taints-tolerations.yaml",     // taints and tolerations
-	"overrides.yaml",              // overrides
-	"rollout-example-2.yaml",      // rolling updates
-	"staged-update.yaml",          // staged runs
-	"eviction.yaml",               // eviction and disruption budgets
-	"envelopes.yaml",              // envelopes
-	"apply-drift.yaml",            // apply strategies
+	"placement-types.yaml",          // placement types; members joining, leaving and replaced
+	"topology-spread-repick.yaml",   // affinity and topology spread
+	"taints-tolerations.yaml",       // taints and tolerations
+	"override-placement-scope.yaml", // overrides (a ResourceOverride applied, and one for another placement scope)
+	"rollout-example-2.yaml",        // rolling updates
+	"staged-update.yaml",            // staged runs
+	"eviction.yaml",                 // eviction and disruption budgets
+	"envelopes.yaml",                // envelopes
+	"apply-drift.yaml",              // apply strategies
 }
 
 // TestSimulatorAndRealAgentsAgree is TestSimulatorAndHubAgree with real member agents
