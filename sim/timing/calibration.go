@@ -130,7 +130,9 @@ type field struct {
 // fields is the table every constant of a calibration is checked and read by.
 func (c *Calibration) fields() []field {
 	a, h := &c.APIServer, &c.Hub
-	ms := func(name string, k *Constant, max float64) field { return field{name: name, c: k, unit: "ms", max: max} }
+	ms := func(name string, k *Constant, max float64) field {
+		return field{name: name, c: k, unit: "ms", max: max}
+	}
 	later := func(f field, borrow string) field { f.later, f.borrow = true, borrow; return f }
 	objects := func(name string, k *Constant) field {
 		return field{name: name, c: k, unit: "objects", min: 1, max: 100_000_000}
