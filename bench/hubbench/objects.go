@@ -47,7 +47,7 @@ func benchPolicySnapshot(round int64, i, decisions int) *v1beta1.ClusterScheduli
 func benchPolicyStatus(generation int64, decisions int) v1beta1.SchedulingPolicySnapshotStatus {
 	st := v1beta1.SchedulingPolicySnapshotStatus{ObservedCRPGeneration: 1,
 		Conditions: []metav1.Condition{{Type: "Scheduled", Status: metav1.ConditionTrue, Reason: "SchedulingPolicyFulfilled",
-			Message: fmt.Sprintf("found all the %d clusters needed as specified by the scheduling policy", decisions),
+			Message:            fmt.Sprintf("found all the %d clusters needed as specified by the scheduling policy", decisions),
 			ObservedGeneration: generation, LastTransitionTime: metav1.Now()}}}
 	for d := range decisions {
 		a, p := int32(d%100), int32(0)
