@@ -24,15 +24,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/fleetsim/fleetsim/apis"
+	clusterv1beta1 "github.com/fleetsim/fleetsim/apis/cluster/v1beta1"
 	v1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
 	"github.com/fleetsim/fleetsim/sim/timing"
 )
 
-// The calibration's own workloads: writes of each kind, a single writer's round trips,
-// watched creates, and one small hub run (not one of the accuracy cases, which are 10, 40,
-// 100, 300 and 1,000 members).
+// The calibration's own workloads: writes of each kind (Options.CalibrateWrites), lists of
+// each kind at a quarter of that and all of it, a single writer's round trips, watched
+// creates, and one small hub run (not one of the accuracy cases, which are 10, 40, 100, 300
+// and 1,000 members).
 const (
-	calibrateWrites     = 500
 	calibrateSerial     = 200
 	calibrateWatched    = 100
 	calibrateMembers    = 20
@@ -107,18 +108,26 @@ func calibrateAPIServer(ctx context.Context, o Options, c *timing.Calibration) e
 	}
 	c.Hub.InformerDelay = msConst(delay, fmt.Sprintf("fleet bench hub --calibrate: %d ConfigMaps created one by one, median time from the create's answer to an informer's add event", calibrateWatched))
 	b.log("informer delay %.1f ms", delay)
-	wl := &writeLoad{c: cl}
+	wl := &writeLoad{c: cl, decisions: o.CalibrateDecisions}
 	if err := wl.setUp(ctx); err != nil {
+		return err
+	}
+	writes := o.CalibrateWrites
+	if writes <= 0 {
+		writes = DefaultCalibrateWrites
+	}
+	// The lists first, on an API server holding nothing of their kinds yet.
+	if err := calibrateLists(ctx, b, wl, max(writes/4, 1), writes, c); err != nil {
 		return err
 	}
 	cost := map[string]float64{}
 	var cores []float64
 	for _, kind := range writeKinds {
-		write, err := wl.prepare(ctx, kind, calibrateWrites)
+		write, err := wl.prepare(ctx, kind, writes)
 		if err != nil {
 			return fmt.Errorf("%s: %w", kind, err)
 		}
-		f, err := measureWrites(calibrateWrites, benchWriters, write)
+		f, err := measureWrites(writes, benchWriters, write)
 		if err != nil {
 			return fmt.Errorf("%s: %w", kind, err)
 		}
@@ -129,17 +138,21 @@ func calibrateAPIServer(ctx context.Context, o Options, c *timing.Calibration) e
 	slices.Sort(cores)
 	a := &c.APIServer
 	src := func(kind string) string {
-		return fmt.Sprintf("%s, %d %s writes, %d at once: kube-apiserver + etcd CPU per write", workloadSource, calibrateWrites, kind, benchWriters)
+		return fmt.Sprintf("%s, %d %s writes, %d at once: kube-apiserver + etcd CPU per write", workloadSource, writes, kind, benchWriters)
 	}
+	clusters := fmt.Sprintf(" (%d cluster decisions a snapshot, --calibrate-decisions)", wl.clusters())
 	a.BindingCreate = msConst(cost["binding-create"], src("binding-create"))
 	a.BindingStatus = msConst(cost["binding-status"], src("binding-status"))
 	a.WorkCreate = msConst(cost["work-create"], src("work-create"))
 	a.WorkStatus = msConst(cost["work-status"], src("work-status"))
-	a.SnapshotCreate = msConst(cost["binding-create"], "as apiServer.bindingCreate: a create of a cluster-scoped object of similar size (not measured on its own)")
-	a.PlacementStatus = msConst(cost["binding-status"], "as apiServer.bindingStatus: a status write through the status subresource (not measured on its own)")
-	a.HeartbeatWrite = msConst(cost["binding-status"], "as apiServer.bindingStatus: a heartbeat is a status write (not measured on its own)")
+	a.SnapshotCreate = msConst((cost["policy-snapshot-create"]+cost["resource-snapshot-create"])/2,
+		fmt.Sprintf("%s, %d policy-snapshot-create and %d resource-snapshot-create writes, %d at once: kube-apiserver + etcd CPU per write, the mean of the two kinds", workloadSource, writes, writes, benchWriters))
+	a.PolicySnapshotStatus = msConst(cost["policy-snapshot-status"], src("policy-snapshot-status")+clusters)
+	a.PlacementStatus = msConst(cost["placement-status"], src("placement-status")+fmt.Sprintf(" (a status of %d clusters, --calibrate-decisions)", wl.clusters()))
+	a.HeartbeatWrite = msConst((cost["member-status"]+cost["member-cluster-status"])/2,
+		fmt.Sprintf("%s, %d member-status (the agent's InternalMemberCluster heartbeat) and %d member-cluster-status (the hub's MemberCluster status) writes, %d at once: kube-apiserver + etcd CPU per write, the mean of the two a heartbeat makes", workloadSource, writes, writes, benchWriters))
 	a.Cores = timing.Constant{Value: math.Round(cores[len(cores)/2]*100) / 100, Unit: "cores",
-		Source: fmt.Sprintf("%s: writes a second × CPU per write at %d writes at once, the median of the four kinds", workloadSource, benchWriters)}
+		Source: fmt.Sprintf("%s: writes a second × CPU per write at %d writes at once, the median of the %d kinds", workloadSource, benchWriters, len(cores))}
 
 	// A single writer: each write's time beyond its CPU is the round trip.
 	write, err := wl.prepare(ctx, "binding-create", calibrateSerial)
@@ -153,20 +166,51 @@ func calibrateAPIServer(ctx context.Context, o Options, c *timing.Calibration) e
 	a.RoundTrip = msConst(1000/f.perSecond-(f.apiserverMS+f.etcdMS), fmt.Sprintf(
 		"%s: %d binding creates by one writer, time per write minus its CPU", workloadSource, calibrateSerial))
 
-	// LIST of what the workload stored, per object, as a new hub's informers list.
-	var bl v1beta1.ClusterResourceBindingList
-	var wlist v1beta1.WorkList
+	// LIST of the placements and members the workload stored, per object: the kinds a
+	// restarted hub lists that calibrateLists does not measure on their own.
+	var pl v1beta1.ClusterResourcePlacementList
+	var mcl clusterv1beta1.MemberClusterList
+	var imcl clusterv1beta1.InternalMemberClusterList
 	start := time.Now()
-	if err := cl.List(ctx, &bl); err != nil {
-		return err
+	for _, l := range []client.ObjectList{&pl, &mcl, &imcl} {
+		if err := cl.List(ctx, l, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: "0"}}); err != nil {
+			return err
+		}
 	}
-	if err := cl.List(ctx, &wlist); err != nil {
-		return err
-	}
-	n := len(bl.Items) + len(wlist.Items)
+	n := len(pl.Items) + len(mcl.Items) + len(imcl.Items)
 	a.ListPerObject = msConst(float64(time.Since(start).Microseconds())/1000/float64(max(n, 1)),
-		fmt.Sprintf("fleet bench hub --calibrate: one LIST of the %d bindings and Works the workload stored, time per object", n))
+		fmt.Sprintf("fleet bench hub --calibrate: one LIST each of the %d placements, MemberClusters and InternalMemberClusters the workload stored, time per object", n))
+	return nil
+}
 
+// calibrateLists measures the LIST of each kind listKinds names at small and large objects.
+func calibrateLists(ctx context.Context, b *bench, wl *writeLoad, small, large int, c *timing.Calibration) error {
+	a := &c.APIServer
+	sizeSrc := "fleet bench hub --calibrate: the list workload (bench/hubbench/lists.go) stores each kind up to this many objects and times its LIST (--calibrate-writes"
+	a.ListSmall = timing.Constant{Value: float64(small), Unit: "objects", Source: sizeSrc + " / 4)"}
+	a.ListLarge = timing.Constant{Value: float64(large), Unit: "objects", Source: sizeSrc + ")"}
+	into := map[string][2]*timing.Constant{
+		"bindings":           {&a.ListBindingSmall, &a.ListBindingLarge},
+		"Works":              {&a.ListWorkSmall, &a.ListWorkLarge},
+		"policy snapshots":   {&a.ListPolicySnapshotSmall, &a.ListPolicySnapshotLarge},
+		"resource snapshots": {&a.ListResourceSnapshotSmall, &a.ListResourceSnapshotLarge},
+	}
+	for _, k := range listKinds {
+		f, err := measureList(ctx, wl, k, small, large)
+		if err != nil {
+			return err
+		}
+		what := k.name
+		if k.name == "policy snapshots" {
+			what = fmt.Sprintf("policy snapshots of %d cluster decisions (--calibrate-decisions)", wl.clusters())
+		}
+		src := func(n int) string {
+			return fmt.Sprintf("fleet bench hub --calibrate: the list workload (bench/hubbench/lists.go), a LIST (resourceVersion 0, as an informer's first) of %d %s, the median of %d, time per object", n, what, listRepeats)
+		}
+		*into[k.name][0] = msConst(f.small, src(small))
+		*into[k.name][1] = msConst(f.large, src(large))
+		b.log("LIST %s: %.3f ms an object at %d, %.3f at %d", k.name, f.small, small, f.large, large)
+	}
 	return nil
 }
 
@@ -248,10 +292,16 @@ func calibrateHub(ctx context.Context, o Options, c *timing.Calibration) error {
 		c.APIServer.Watched = timing.Constant{Value: math.Round(perWrite/mix*100) / 100, Unit: "ratio", Source: run +
 			fmt.Sprintf(": kube-apiserver and etcd CPU per write in the placement phase (%.2f ms: the hub's writes, the agents' reports, the bench's creates and the heartbeats) over the workload's cost of the same writes (%.2f ms)", perWrite, mix)}
 	}
-	c.Hub.FirstPlacement = msConst(1000*(res.Available.Max-res.Available.P50), run+": the first placement's time to Available (the maximum) less the median")
-	objects := float64(calibratePlacements*(3+2*calibrateMembers) + 2*calibrateMembers)
-	c.Hub.StartDelay = msConst(1000*res.RestartFirstDecisionSeconds-objects*c.APIServer.ListPerObject.Value,
-		run+": the restarted hub's time to its first decision, less listing what is stored at apiServer.listPerObject")
+	// The first placement, created when every member had joined, was slower than the next
+	// by about the time the hub still needed to be warm: the hub was warm that long after
+	// the join.
+	c.Hub.WarmUp = msConst(1000*(res.JoinSeconds+res.Available.Max-res.Available.P50),
+		run+": the members' join (from the hub's start to every member Joined and Healthy) plus the first placement's time to Available (the maximum) less the median")
+	c.Hub.JoinBase = msConst(1000*res.FirstJoinSeconds, run+": from the hub's start to the first member Joined and Healthy")
+	c.Hub.JoinPerMember = msConst(1000*(res.JoinSeconds-res.FirstJoinSeconds)/max(calibrateMembers-1, 1),
+		fmt.Sprintf("%s: from the first member Joined and Healthy to the last, over the %d others", run, calibrateMembers-1))
+	c.Hub.StartDelay = msConst(1000*res.RestartFirstDecisionSeconds-float64(c.RestartList(calibrateMembers, calibratePlacements, calibrateMembers).Microseconds())/1000,
+		run+": the restarted hub's time to its first decision, less listing what is stored at the measured LIST costs (Calibration.RestartList)")
 	return nil
 }
 

@@ -57,7 +57,18 @@ type Options struct {
 	Timeout time.Duration
 	// Progress, when set, receives a line per phase.
 	Progress io.Writer
+	// CalibrateWrites is how many writes of each kind Calibrate times (0:
+	// DefaultCalibrateWrites), and the larger of the two sizes it lists each kind at.
+	CalibrateWrites int
+	// CalibrateDecisions is how many clusters the calibration's policy snapshots decide on
+	// and its placements' statuses list (0: 100).
+	CalibrateDecisions int
 }
+
+// DefaultCalibrateWrites: the cost per write fell from 500 writes a kind to 2,000 (6.64 to
+// 4.35 ms a binding create on the same quiet machine, reports/accuracy.md): the longer run
+// is the default.
+const DefaultCalibrateWrites = 2000
 
 // The result's types are sim/timing's: the prediction of `fleetsim bench hub` and this
 // measurement print the same JSON.
@@ -82,6 +93,8 @@ type bench struct {
 	log     func(string, ...any)
 
 	kicks map[string]chan struct{} // per member: its InternalMemberCluster was made or its spec changed
+
+	firstJoin time.Time // when the first member was Joined and Healthy
 
 	mu      sync.Mutex
 	pending map[string]bool        // Works with a report scheduled

@@ -64,6 +64,7 @@ func (b *bench) run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	res.JoinSeconds = time.Since(start).Seconds()
+	res.FirstJoinSeconds = b.firstJoin.Sub(start).Seconds()
 	b.log("%d members joined and healthy after %.1fs", b.o.Members, res.JoinSeconds)
 
 	m0, err := b.scrape()
@@ -299,6 +300,9 @@ func (b *bench) allHealthy(ctx context.Context) error {
 		if meta.IsStatusConditionTrue(mc.Status.Conditions, "Joined") && meta.IsStatusConditionTrue(mc.Status.Conditions, "Healthy") {
 			n++
 		}
+	}
+	if n > 0 && b.firstJoin.IsZero() {
+		b.firstJoin = time.Now()
 	}
 	if n < b.o.Members {
 		return fmt.Errorf("%d of %d members joined and healthy", n, b.o.Members)

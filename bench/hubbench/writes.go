@@ -1,13 +1,17 @@
 package hubbench
 
 // The API server's write workload: the writes of the kinds a placement costs (a binding
-// created, its status written, a Work created, a member agent's report on it), timed with a
-// number of writers in flight, with kube-apiserver's and etcd's CPU per write. Both
+// created, its status written, a Work created, a member agent's report on it, the policy and
+// resource snapshots created, the scheduler's decisions on the policy snapshot, the
+// placement's status) and a member's heartbeat costs (the agent's InternalMemberCluster
+// status, the hub's MemberCluster status), each kind on its own, timed with a number of
+// writers in flight, with kube-apiserver's and etcd's CPU per write. Both
 // BenchmarkAPIServerWrites and Calibrate run it.
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -20,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1beta1 "github.com/fleetsim/fleetsim/apis/cluster/v1beta1"
 	v1beta1 "github.com/fleetsim/fleetsim/apis/placement/v1beta1"
 	"github.com/fleetsim/fleetsim/prod/testenv"
 )
@@ -29,12 +34,28 @@ import (
 const benchWriters = 16
 
 // writeKinds are the workload's kinds, in the order they run.
-var writeKinds = []string{"binding-create", "binding-status", "work-create", "work-status"}
+var writeKinds = []string{"binding-create", "binding-status", "work-create", "work-status",
+	"policy-snapshot-create", "policy-snapshot-status", "resource-snapshot-create", "placement-status",
+	"member-status", "member-cluster-status"}
 
-// writeLoad writes through one client; each prepare is a new round of objects.
+// defaultDecisions is how many clusters the workload's policy snapshots decide on and its
+// placements' statuses list, unless a writeLoad says otherwise.
+const defaultDecisions = 100
+
+// writeLoad writes through one client; each prepare is a new round of objects. decisions is
+// the clusters of a policy snapshot's decisions and of a placement's status (0:
+// defaultDecisions).
 type writeLoad struct {
-	c     client.Client
-	round atomic.Int64
+	c         client.Client
+	decisions int
+	round     atomic.Int64
+}
+
+func (wl *writeLoad) clusters() int {
+	if wl.decisions > 0 {
+		return wl.decisions
+	}
+	return defaultDecisions
 }
 
 // setUp creates the namespace the Works go to.
@@ -73,18 +94,82 @@ func (wl *writeLoad) prepare(ctx context.Context, kind string, n int) (func(i in
 		}
 		agent := &testenv.StandInAgent{Client: c, Member: "bench"}
 		return func(i int) error { return agent.ReportWork(ctx, objs[i]) }, nil
+	case "policy-snapshot-create":
+		return func(i int) error { return c.Create(ctx, benchPolicySnapshot(r, i, wl.clusters())) }, nil
+	case "policy-snapshot-status":
+		// The scheduler's decisions, one a cluster.
+		objs, err := createAll(ctx, c, n, func(i int) *v1beta1.ClusterSchedulingPolicySnapshot {
+			return benchPolicySnapshot(r, i, wl.clusters())
+		})
+		if err != nil {
+			return nil, err
+		}
+		return func(i int) error {
+			objs[i].Status = benchPolicyStatus(objs[i].Generation, wl.clusters())
+			return c.Status().Update(ctx, objs[i])
+		}, nil
+	case "resource-snapshot-create":
+		return func(i int) error { return c.Create(ctx, benchResourceSnapshot(r, i)) }, nil
+	case "placement-status":
+		objs, err := createAll(ctx, c, n, func(i int) *v1beta1.ClusterResourcePlacement { return benchPlacement(r, i, wl.clusters()) })
+		if err != nil {
+			return nil, err
+		}
+		return func(i int) error {
+			objs[i].Status = benchPlacementStatus(objs[i].Name, objs[i].Generation, wl.clusters())
+			return c.Status().Update(ctx, objs[i])
+		}, nil
+	case "member-status":
+		// A member agent's heartbeat on its InternalMemberCluster.
+		objs, err := createAll(ctx, c, n, func(i int) *clusterv1beta1.InternalMemberCluster { return benchIMC(r, i) })
+		if err != nil {
+			return nil, err
+		}
+		return func(i int) error {
+			objs[i].Status = benchIMCStatus(objs[i].Generation)
+			return c.Status().Update(ctx, objs[i])
+		}, nil
+	case "member-cluster-status":
+		// The hub's MemberCluster status after the heartbeat.
+		objs, err := createAll(ctx, c, n, func(i int) *clusterv1beta1.MemberCluster { return benchMC(r, i) })
+		if err != nil {
+			return nil, err
+		}
+		return func(i int) error {
+			objs[i].Status = benchMCStatus(objs[i].Generation)
+			return c.Status().Update(ctx, objs[i])
+		}, nil
 	}
 	return nil, fmt.Errorf("no write kind %q (want one of %v)", kind, writeKinds)
 }
 
-// createAll creates n objects, untimed: the ones whose status a kind writes.
+// createAll creates n objects, untimed, benchWriters at a time: the ones whose status a kind
+// writes.
 func createAll[T client.Object](ctx context.Context, c client.Client, n int, obj func(i int) T) ([]T, error) {
 	objs := make([]T, n)
 	for i := range objs {
 		objs[i] = obj(i)
-		if err := c.Create(ctx, objs[i]); err != nil {
-			return nil, err
-		}
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, benchWriters)
+	for w := range benchWriters {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				if err := c.Create(ctx, objs[i]); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return objs, nil
 }

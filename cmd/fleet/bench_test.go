@@ -60,6 +60,7 @@ func TestBenchHubInvalid(t *testing.T) {
 		{[]string{"bench", "hub", "--members", "0"}, "--members 0: must be 1 or more"},
 		{[]string{"bench", "hub", "--members", "5", "--pick", "6"}, "--pick 6: must be from 0 to --members (5)"},
 		{[]string{"bench", "hub", "-o", "xml"}, `--output "xml": must be text, json or yaml`},
+		{[]string{"bench", "hub", "--calibrate-writes", "-1"}, "--calibrate-writes -1, --calibrate-decisions 100: must be 0 (the default) or more"},
 	} {
 		var stderr bytes.Buffer
 		if code := execute(t.Context(), tc.args, &bytes.Buffer{}, &stderr); code != exitInvalid || !strings.Contains(stderr.String(), tc.want) {

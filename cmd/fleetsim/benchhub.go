@@ -44,8 +44,9 @@ its writes by kind; with --restart, a new hub's time to decide everything again.
 
 --compare runs the prediction and the measurement (the real hub on a real API server, as
 ` + "`fleet bench hub`" + `) and prints each figure with the prediction's error. --calibrate FILE measures this
-machine (the API server's cost per write by kind, its cores and round trip, the informer delay,
-the hub's CPU per binding and decision) and writes the calibration to FILE. Flags that only a
+machine (the API server's cost per write by kind, --calibrate-writes of each, its LIST cost per
+kind at two sizes, its cores and round trip, the informer delay, the hub's CPU per binding, its
+members' join and warm-up) and writes the calibration to FILE. Flags that only a
 measurement uses (--kubeconfig, --steady, --timeout, --hub-flag, --fleet) are accepted and
 ignored by a prediction.`,
 		Example: `  fleetsim bench hub --members 40 --placements 3
@@ -133,7 +134,7 @@ func hubOptions(w timing.Workload, stderr io.Writer) (hubbench.Options, error) {
 		Steady: w.Steady, Timeout: w.Timeout, HubCommand: []string{exe},
 		HubFlags: append([]string{"--workers", fmt.Sprint(w.Workers), "--kube-api-qps", fmt.Sprint(w.QPS),
 			"--kube-api-burst", fmt.Sprint(w.Burst)}, w.HubFlags...),
-		Progress: stderr}, nil
+		Progress: stderr, CalibrateWrites: w.CalibrateWrites, CalibrateDecisions: w.CalibrateDecisions}, nil
 }
 
 // measureHub runs the production hub on a real API server.

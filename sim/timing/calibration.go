@@ -51,9 +51,27 @@ type APIServer struct {
 	WorkStatus      Constant `yaml:"workStatus"`
 	SnapshotCreate  Constant `yaml:"snapshotCreate"`
 	PlacementStatus Constant `yaml:"placementStatus"`
-	HeartbeatWrite  Constant `yaml:"heartbeatWrite"`
-	// ListPerObject: a restarted hub's informers listing what is stored, per object.
+	// PolicySnapshotStatus: the scheduler's status write on a policy snapshot, which holds
+	// its cluster decisions (calibrateDecisions of them in the measurement).
+	PolicySnapshotStatus Constant `yaml:"policySnapshotStatus"`
+	// HeartbeatWrite: one of a heartbeat's two status writes (the agent's on its
+	// InternalMemberCluster, the hub's on the MemberCluster), their mean.
+	HeartbeatWrite Constant `yaml:"heartbeatWrite"`
+	// ListPerObject: a restarted hub's informers listing what is stored, per object, for
+	// the kinds not listed on their own below (placements, members).
 	ListPerObject Constant `yaml:"listPerObject"`
+	// The LIST of one kind, per object, at two sizes (ListSmall and ListLarge objects): a
+	// restarted hub's list phase charges each kind at its size (ListCost).
+	ListSmall                 Constant `yaml:"listSmall"`
+	ListLarge                 Constant `yaml:"listLarge"`
+	ListBindingSmall          Constant `yaml:"listBindingSmall"`
+	ListBindingLarge          Constant `yaml:"listBindingLarge"`
+	ListWorkSmall             Constant `yaml:"listWorkSmall"`
+	ListWorkLarge             Constant `yaml:"listWorkLarge"`
+	ListPolicySnapshotSmall   Constant `yaml:"listPolicySnapshotSmall"`
+	ListPolicySnapshotLarge   Constant `yaml:"listPolicySnapshotLarge"`
+	ListResourceSnapshotSmall Constant `yaml:"listResourceSnapshotSmall"`
+	ListResourceSnapshotLarge Constant `yaml:"listResourceSnapshotLarge"`
 	// Watched: how much more CPU a write takes with the hub's, the agents' and the bench's
 	// informers watching and the hub's reads, than in the write workload alone (the ratio of
 	// kube-apiserver's and etcd's CPU per write in a hub run to the workload's).
@@ -68,9 +86,16 @@ type Hub struct {
 	CPUPerBinding Constant `yaml:"cpuPerBinding"`
 	// CPUPerDecision: a decision's time beyond its bindings (reading its placement, deciding).
 	CPUPerDecision Constant `yaml:"cpuPerDecision"`
-	// FirstPlacement: how much longer the first placement after the hub starts takes than
-	// the next ones (informers and caches starting on first use).
-	FirstPlacement Constant `yaml:"firstPlacement"`
+	// FirstPlacement is read and ignored, so that calibrations written before WarmUp load:
+	// the warm-up phase (WarmUp, JoinBase, JoinPerMember) replaced it.
+	FirstPlacement *Constant `yaml:"firstPlacement,omitempty"`
+	// WarmUp: from the hub's start to its placement controllers deciding at full speed (its
+	// informers and caches started on first use); a placement created earlier waits for it.
+	WarmUp Constant `yaml:"warmUp"`
+	// JoinBase and JoinPerMember: from the hub's start to every member Joined and Healthy is
+	// JoinBase + members × JoinPerMember; the bench creates its first placement then.
+	JoinBase      Constant `yaml:"joinBase"`
+	JoinPerMember Constant `yaml:"joinPerMember"`
 	// StartDelay: a new hub's time from its start to listing (leader election, informers).
 	StartDelay Constant `yaml:"startDelay"`
 	// Constants of prod/hub's code: the writes of one flush phase in flight, and the
@@ -88,20 +113,32 @@ type Agent struct {
 	PollInterval Constant `yaml:"pollInterval"`
 }
 
-// field is one entry of the calibration's table: its path, where it is, its unit and range.
+// field is one entry of the calibration's table: its path, where it is, its unit and range,
+// and for a constant added after the file format's first version, the constant a file
+// without it borrows the value of (so that older calibration files still load).
 type field struct {
 	name     string
 	c        *Constant
 	unit     string
 	min, max float64
+	// later: added after the format's first version; borrow: the constant whose value a
+	// file without it takes ("" for the fallback of fillAbsent).
+	later  bool
+	borrow string
 }
 
 // fields is the table every constant of a calibration is checked and read by.
 func (c *Calibration) fields() []field {
 	a, h := &c.APIServer, &c.Hub
-	ms := func(name string, k *Constant, max float64) field { return field{name, k, "ms", 0, max} }
+	ms := func(name string, k *Constant, max float64) field {
+		return field{name: name, c: k, unit: "ms", max: max}
+	}
+	later := func(f field, borrow string) field { f.later, f.borrow = true, borrow; return f }
+	objects := func(name string, k *Constant) field {
+		return field{name: name, c: k, unit: "objects", min: 1, max: 100_000_000}
+	}
 	return []field{
-		{"apiServer.cores", &a.Cores, "cores", 0.01, 10_000},
+		{name: "apiServer.cores", c: &a.Cores, unit: "cores", min: 0.01, max: 10_000},
 		ms("apiServer.roundTrip", &a.RoundTrip, 60_000),
 		ms("apiServer.bindingCreate", &a.BindingCreate, 60_000),
 		ms("apiServer.bindingStatus", &a.BindingStatus, 60_000),
@@ -109,15 +146,28 @@ func (c *Calibration) fields() []field {
 		ms("apiServer.workStatus", &a.WorkStatus, 60_000),
 		ms("apiServer.snapshotCreate", &a.SnapshotCreate, 60_000),
 		ms("apiServer.placementStatus", &a.PlacementStatus, 60_000),
+		later(ms("apiServer.policySnapshotStatus", &a.PolicySnapshotStatus, 60_000), "apiServer.placementStatus"),
 		ms("apiServer.heartbeatWrite", &a.HeartbeatWrite, 60_000),
 		ms("apiServer.listPerObject", &a.ListPerObject, 60_000),
-		{"apiServer.watched", &a.Watched, "ratio", 0.1, 100},
+		later(objects("apiServer.listSmall", &a.ListSmall), ""),
+		later(objects("apiServer.listLarge", &a.ListLarge), ""),
+		later(ms("apiServer.listBindingSmall", &a.ListBindingSmall, 60_000), "apiServer.listPerObject"),
+		later(ms("apiServer.listBindingLarge", &a.ListBindingLarge, 60_000), "apiServer.listPerObject"),
+		later(ms("apiServer.listWorkSmall", &a.ListWorkSmall, 60_000), "apiServer.listPerObject"),
+		later(ms("apiServer.listWorkLarge", &a.ListWorkLarge, 60_000), "apiServer.listPerObject"),
+		later(ms("apiServer.listPolicySnapshotSmall", &a.ListPolicySnapshotSmall, 60_000), "apiServer.listPerObject"),
+		later(ms("apiServer.listPolicySnapshotLarge", &a.ListPolicySnapshotLarge, 60_000), "apiServer.listPerObject"),
+		later(ms("apiServer.listResourceSnapshotSmall", &a.ListResourceSnapshotSmall, 60_000), "apiServer.listPerObject"),
+		later(ms("apiServer.listResourceSnapshotLarge", &a.ListResourceSnapshotLarge, 60_000), "apiServer.listPerObject"),
+		{name: "apiServer.watched", c: &a.Watched, unit: "ratio", min: 0.1, max: 100},
 		ms("hub.informerDelay", &h.InformerDelay, 60_000),
 		ms("hub.cpuPerBinding", &h.CPUPerBinding, 60_000),
 		ms("hub.cpuPerDecision", &h.CPUPerDecision, 60_000),
-		ms("hub.firstPlacement", &h.FirstPlacement, 600_000),
+		later(ms("hub.warmUp", &h.WarmUp, 3_600_000), ""),
+		later(ms("hub.joinBase", &h.JoinBase, 3_600_000), ""),
+		later(ms("hub.joinPerMember", &h.JoinPerMember, 600_000), ""),
 		ms("hub.startDelay", &h.StartDelay, 3_600_000),
-		{"hub.flushParallelism", &h.FlushParallelism, "writes", 1, 10_000},
+		{name: "hub.flushParallelism", c: &h.FlushParallelism, unit: "writes", min: 1, max: 10_000},
 		ms("hub.reportBatchDelay", &h.ReportBatchDelay, 60_000),
 		ms("hub.reportWindow", &h.ReportWindow, 60_000),
 		ms("hub.awaitLimit", &h.AwaitLimit, 3_600_000),
@@ -209,10 +259,39 @@ func Parse(name string, data []byte) (*Calibration, error) {
 	if err := dec.Decode(&c); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	c.fillAbsent(name)
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &c, nil
+}
+
+// fillAbsent gives the constants a file written before they existed lacks (no unit, no
+// source) the value of the constant they borrow, saying so in their source: such a
+// calibration predicts as it did before. Without a constant to borrow, the warm-up is the
+// file's hub.firstPlacement after a join of no time, as that constant was charged, and the
+// LIST sizes are one object (every kind's cost per object then is one figure).
+func (c *Calibration) fillAbsent(file string) {
+	byName := map[string]*Constant{}
+	for _, f := range c.fields() {
+		byName[f.name] = f.c
+	}
+	for _, f := range c.fields() {
+		if !f.later || f.c.Unit != "" || f.c.Source != "" || f.c.Value != 0 {
+			continue
+		}
+		src := fmt.Sprintf("absent from %s (written before %s existed): ", file, f.name)
+		switch {
+		case f.borrow != "":
+			*f.c = Constant{Value: byName[f.borrow].Value, Unit: f.unit, Source: src + "borrowed from " + f.borrow}
+		case f.name == "hub.warmUp" && c.Hub.FirstPlacement != nil:
+			*f.c = Constant{Value: c.Hub.FirstPlacement.Value, Unit: f.unit, Source: src + "the file's hub.firstPlacement"}
+		case f.unit == "objects":
+			*f.c = Constant{Value: 1, Unit: f.unit, Source: src + "one size: the list cost per object does not move with it"}
+		default:
+			*f.c = Constant{Value: 0, Unit: f.unit, Source: src + "none"}
+		}
+	}
 }
 
 // maxFileBytes bounds a calibration file: a few dozen constants with their sources.

@@ -13,7 +13,10 @@
 // placement's rollout after the hub's batching windows (20 ms for the last awaited report,
 // 300 ms otherwise); that decision writes the reported bindings' statuses, then the
 // placement's, and the placement is Available once a decision has fanned in every report.
-// Members' heartbeats are a steady stream of status writes beside it.
+// Members' heartbeats are a steady stream of status writes beside it. The bench's first
+// placement comes when every member has joined; a placement the hub sees before it is warm
+// after its start waits for it. A restarted hub lists each kind at its measured LIST cost
+// for its size, then decides every placement again.
 //
 // Every constant is a field of a Calibration, with its unit and the measurement it came
 // from; the reference calibration measured on the project's machine is embedded

@@ -173,7 +173,7 @@ func (m *model) write(kind string, cost Constant, done func()) {
 func MixCost(c *Calibration, hubWrites map[string]float64, reports, other float64) float64 {
 	a := c.APIServer
 	cost := map[string]Constant{writePlacement: a.SnapshotCreate, writePolicySnapshot: a.SnapshotCreate,
-		writePolicyStatus: a.PlacementStatus, writeResourceSnapshot: a.SnapshotCreate, writeBindingCreate: a.BindingCreate,
+		writePolicyStatus: a.PolicySnapshotStatus, writeResourceSnapshot: a.SnapshotCreate, writeBindingCreate: a.BindingCreate,
 		writeWorkCreate: a.WorkCreate, writeBindingStatus: a.BindingStatus, writePlacementStatus: a.PlacementStatus}
 	sum, n := reports*a.WorkStatus.Value+other*a.HeartbeatWrite.Value, reports+other
 	// In key order: a float sum in map order can differ in its last bit from run to run.
@@ -279,14 +279,11 @@ func (m *model) create() {
 	p := &placement{created: m.now, bindings: m.w.PerPlacement()}
 	m.placements = append(m.placements, p)
 	var bench func(i int)
-	first := m.next == 1
 	bench = func(i int) {
 		if i == benchCreates {
-			d := ms(m.c.Hub.InformerDelay)
-			if first {
-				d += ms(m.c.Hub.FirstPlacement)
-			}
-			m.after(d, func() { m.placementWide(p) })
+			// The hub sees the placement an informer delay later, and decides on it once
+			// warm (Calibration.WarmAfterJoin).
+			m.at(max(m.now+ms(m.c.Hub.InformerDelay), m.c.WarmAfterJoin(m.w.Members)), func() { m.placementWide(p) })
 			return
 		}
 		m.write(writeOther, m.c.APIServer.BindingCreate, func() { bench(i + 1) })
@@ -417,12 +414,12 @@ func (m *model) available(p *placement) {
 	m.at(p.created+d, m.create)
 }
 
-// predictRestart: a new hub starts, its informers list what is stored, then each placement
-// is decided again on the workers; nothing changed, so nothing is written.
+// predictRestart: a new hub starts, its informers list what is stored, kind by kind at each
+// kind's measured cost for its size (Calibration.RestartList), then each placement is
+// decided again on the workers; nothing changed, so nothing is written.
 func (m *model) predictRestart() {
 	b := m.w.PerPlacement()
-	objects := m.w.Placements*(3+2*b) + 2*m.w.Members
-	first := ms(m.c.Hub.StartDelay) + time.Duration(objects)*ms(m.c.APIServer.ListPerObject)
+	first := ms(m.c.Hub.StartDelay) + m.c.RestartList(m.w.Members, m.w.Placements, b)
 	free := make([]time.Duration, m.w.Workers)
 	for i := range free {
 		free[i] = first

@@ -18,6 +18,9 @@ type Result struct {
 	Concurrent int    `json:"concurrent"`
 	// JoinSeconds: from starting the hub to every member Joined and Healthy (measured only).
 	JoinSeconds float64 `json:"joinSeconds"`
+	// FirstJoinSeconds: from starting the hub to the first member Joined and Healthy
+	// (measured only; the calibration's hub.joinBase).
+	FirstJoinSeconds float64 `json:"firstJoinSeconds,omitempty"`
 	// Available: per placement, creation to ClusterResourcePlacementAvailable.
 	Available Percentiles `json:"availableSeconds"`
 	// Steps split Available: per step (StepNames, in order), when after its creation a

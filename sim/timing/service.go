@@ -90,7 +90,7 @@ func (c *Calibration) DecisionWrites(controller string, n int) []Write {
 		return []Write{{"MemberCluster update-status", a.HeartbeatWrite}}
 	case ctrlPlacementWide:
 		return []Write{{writePlacement, a.SnapshotCreate}, {writePolicySnapshot, a.SnapshotCreate},
-			{writePolicyStatus, a.PlacementStatus}, {writeResourceSnapshot, a.SnapshotCreate}}
+			{writePolicyStatus, a.PolicySnapshotStatus}, {writeResourceSnapshot, a.SnapshotCreate}}
 	case "scheduler":
 		return rep(Write{writeBindingCreate, a.BindingCreate}, n)
 	case ctrlRollout:
@@ -100,4 +100,48 @@ func (c *Calibration) DecisionWrites(controller string, n int) []Write {
 	default: // eviction, staged update: their object's status
 		return []Write{{"status", a.PlacementStatus}}
 	}
+}
+
+// ListCost is the time of one LIST of n objects of a kind measured at two sizes: small
+// objects at perSmall ms each, large at perLarge. The cost per object moves with the size
+// (the API server decodes, filters and encodes the whole list in one answer), taken as a
+// straight line through the two measurements beyond the small size, and as the small
+// size's below it.
+func (c *Calibration) ListCost(n int, perSmall, perLarge Constant) time.Duration {
+	small, large := c.APIServer.ListSmall.Value, c.APIServer.ListLarge.Value
+	per := perSmall.Value
+	if large > small && float64(n) > small {
+		per += (perLarge.Value - perSmall.Value) * (float64(n) - small) / (large - small)
+	}
+	per = max(per, min(perSmall.Value, perLarge.Value))
+	return time.Duration(float64(n) * per * float64(time.Millisecond))
+}
+
+// RestartList is a restarted hub's list phase for placements of perPlacement bindings each
+// on members: its informers list each kind in turn, the bindings, Works, policy snapshots
+// and resource snapshots (one each per placement) at their measured cost for their size,
+// the placements and the members' MemberClusters and InternalMemberClusters at
+// apiServer.listPerObject. The lists are charged one after the other: they share the API
+// server's cores.
+func (c *Calibration) RestartList(members, placements, perPlacement int) time.Duration {
+	a := c.APIServer
+	bindings := placements * perPlacement
+	return c.ListCost(bindings, a.ListBindingSmall, a.ListBindingLarge) +
+		c.ListCost(bindings, a.ListWorkSmall, a.ListWorkLarge) +
+		c.ListCost(placements, a.ListPolicySnapshotSmall, a.ListPolicySnapshotLarge) +
+		c.ListCost(placements, a.ListResourceSnapshotSmall, a.ListResourceSnapshotLarge) +
+		time.Duration(placements+2*members)*ms(a.ListPerObject)
+}
+
+// Join is the time from a new hub's start to every one of members Joined and Healthy.
+func (c *Calibration) Join(members int) time.Duration {
+	return ms(c.Hub.JoinBase) + time.Duration(members)*ms(c.Hub.JoinPerMember)
+}
+
+// WarmAfterJoin is when the hub is warm (hub.warmUp after its start), counted from the
+// members' join, when the bench creates its first placement: a placement created before
+// then waits for it (the first placement's slowness when few members join quickly), one
+// created after does not (negative: warm before the join).
+func (c *Calibration) WarmAfterJoin(members int) time.Duration {
+	return ms(c.Hub.WarmUp) - c.Join(members)
 }

@@ -22,6 +22,7 @@ func testCalibration() *Calibration {
 	a.Cores.Value, a.Watched.Value = 10_000, 1
 	h.InformerDelay.Value, h.CPUPerDecision.Value, h.CPUPerBinding.Value = 10, 5, 1
 	h.FlushParallelism.Value, h.ReportBatchDelay.Value, h.ReportWindow.Value, h.AwaitLimit.Value = 16, 20, 300, 10_000
+	a.ListSmall.Value, a.ListLarge.Value = 1, 1
 	c.Agent.PollInterval.Value = 20
 	return c
 }
@@ -154,22 +155,125 @@ func TestPredictWrites(t *testing.T) {
 	}
 }
 
-// TestPredictRestart: a restarted hub lists what is stored, then decides each placement
-// once on its workers, writing nothing.
+// TestPredictRestart: a restarted hub lists what is stored kind by kind, each at its cost for
+// its size, then decides each placement once on its workers, writing nothing.
 func TestPredictRestart(t *testing.T) {
 	c := testCalibration()
-	c.Hub.StartDelay.Value, c.APIServer.ListPerObject.Value = 1000, 1
+	a := &c.APIServer
+	c.Hub.StartDelay.Value, a.ListPerObject.Value = 1000, 1
+	a.ListSmall.Value, a.ListLarge.Value = 100, 1000
+	a.ListBindingSmall.Value, a.ListBindingLarge.Value = 1, 2
+	a.ListWorkSmall.Value, a.ListWorkLarge.Value = 1, 1
+	a.ListPolicySnapshotSmall.Value, a.ListPolicySnapshotLarge.Value = 10, 20
+	a.ListResourceSnapshotSmall.Value, a.ListResourceSnapshotLarge.Value = 2, 2
 	w := workload(10, 20, 0, 1)
 	w.Restart = true
 	got, err := Predict(w, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 20 × (3 + 2 × 10) + 2 × 10 = 480 objects listed: 1.48 s; 20 decisions of 15 ms on 8
-	// workers: three rounds, 45 ms.
-	want := []float64{1.48, 1.53, 20}
+	// 200 bindings at 1 + (2 - 1) × 100/900 ms = 222.2 ms; 200 Works at 1 ms; 20 policy
+	// snapshots, under the small size, at 10 ms = 200 ms; 20 resource snapshots at 2 ms = 40
+	// ms; 20 placements and 2 × 10 member objects at 1 ms: 702.2 ms after the start's 1 s;
+	// 20 decisions of 15 ms on 8 workers: three rounds, 45 ms.
+	want := []float64{1.7, 1.75, 20}
 	if diff := cmp.Diff(want, []float64{got.RestartFirstDecisionSeconds, got.RestartSeconds, got.RestartDecisions}); diff != "" {
 		t.Errorf("first decision, settled, decisions (-want +got):\n%s", diff)
+	}
+}
+
+// TestListCost: a LIST's time from its kind's cost per object at the two measured sizes.
+func TestListCost(t *testing.T) {
+	c := testCalibration()
+	c.APIServer.ListSmall.Value, c.APIServer.ListLarge.Value = 500, 2000
+	small, large := Constant{Value: 1, Unit: "ms"}, Constant{Value: 2.5, Unit: "ms"}
+	for _, tc := range []struct {
+		name         string
+		n            int
+		small, large Constant
+		want         time.Duration
+	}{
+		{"none", 0, small, large, 0},
+		{"under the small size: the small size's cost", 100, small, large, 100 * time.Millisecond},
+		{"at the small size", 500, small, large, 500 * time.Millisecond},
+		{"between: on the line", 1250, small, large, 1250 * 1750 * time.Microsecond},
+		{"at the large size", 2000, small, large, 5000 * time.Millisecond},
+		{"beyond: the line goes on", 3500, small, large, 3500 * 4 * time.Millisecond},
+		{"cheaper when larger: never under the cheaper size", 100_000, large, small, 100_000 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, c.ListCost(tc.n, tc.small, tc.large)); diff != "" {
+				t.Errorf("ListCost(%d) (-want +got):\n%s", tc.n, diff)
+			}
+		})
+	}
+}
+
+// TestPredictWarmUp: a placement the bench creates before the hub is warm (hub.warmUp after
+// its start, the members' join being hub.joinBase + members × hub.joinPerMember) waits for
+// it; one created after does not. One placement on one member takes 0.58 s warm
+// (TestPredictOnePlacement).
+func TestPredictWarmUp(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		members int
+		want    float64
+	}{
+		// Joined at 1 + 1 × 0.5 = 1.5 s, warm at 4 s: the decision starts at 2.5 s instead of
+		// the informer's 10 ms, so the bench sees it 2.49 s later than warm (0.572 s): 3.062
+		// s, at its poll of 3.08 s.
+		{"few members: warm after the join", 1, 3.08},
+		// Joined at 1 + 10 × 0.5 = 6 s: warm before.
+		{"many members: warm before the join", 10, 0.58},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := testCalibration()
+			c.Hub.WarmUp.Value, c.Hub.JoinBase.Value, c.Hub.JoinPerMember.Value = 4000, 1000, 500
+			got, err := Predict(workload(tc.members, 1, 1, 1), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(Round2(tc.want), got.Available.P50); diff != "" {
+				t.Errorf("Available (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestOlderCalibrationLoads: a calibration written before the per-kind lists, the policy
+// snapshot's status and the warm-up existed loads; its new constants borrow the ones they
+// were charged as before (and say so), so it predicts as it did.
+func TestOlderCalibrationLoads(t *testing.T) {
+	c := testCalibration()
+	c.APIServer.PlacementStatus.Value, c.APIServer.ListPerObject.Value = 7, 0.5
+	data, err := c.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := string(data)
+	for _, name := range []string{"policySnapshotStatus", "listSmall", "listLarge", "listBindingSmall", "listBindingLarge",
+		"listWorkSmall", "listWorkLarge", "listPolicySnapshotSmall", "listPolicySnapshotLarge",
+		"listResourceSnapshotSmall", "listResourceSnapshotLarge", "warmUp", "joinBase", "joinPerMember"} {
+		i := strings.Index(old, "  "+name+":\n")
+		if i < 0 {
+			t.Fatalf("no %s in:\n%s", name, old)
+		}
+		j := i + strings.Index(old[i:], "source: test\n") + len("source: test\n")
+		old = old[:i] + old[j:]
+	}
+	old = strings.Replace(old, "hub:\n", "hub:\n  firstPlacement:\n    value: 2500\n    unit: ms\n    source: old\n", 1)
+	got, err := Parse("old.yaml", []byte(old))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, old)
+	}
+	a := got.APIServer
+	if diff := cmp.Diff([]float64{7, 0.5, 0.5, 0.5, 0.5, 2500, 0, 0}, []float64{a.PolicySnapshotStatus.Value, a.ListBindingSmall.Value,
+		a.ListWorkLarge.Value, a.ListResourceSnapshotSmall.Value, a.ListPolicySnapshotLarge.Value,
+		got.Hub.WarmUp.Value, got.Hub.JoinBase.Value, got.Hub.JoinPerMember.Value}); diff != "" {
+		t.Errorf("borrowed values (-want +got):\n%s", diff)
+	}
+	if want := "absent from old.yaml (written before apiServer.policySnapshotStatus existed): borrowed from apiServer.placementStatus"; a.PolicySnapshotStatus.Source != want {
+		t.Errorf("source %q, want %q", a.PolicySnapshotStatus.Source, want)
 	}
 }
 

@@ -49,6 +49,9 @@ type Workload struct {
 	Calibrate string
 	// Compare runs both the prediction and the measurement and prints them side by side.
 	Compare bool
+	// CalibrateWrites and CalibrateDecisions size --calibrate's write and list workloads.
+	CalibrateWrites    int
+	CalibrateDecisions int
 }
 
 // AddFlags binds w's fields to the flags both bench hub commands take, with their defaults.
@@ -73,6 +76,8 @@ func AddFlags(f *pflag.FlagSet, w *Workload) {
 	f.StringVar(&w.Calibration, "calibration", "", "the calibration file of the prediction (default: the embedded reference, reports/calibration/reference.yaml)")
 	f.StringArrayVar(&w.Set, "set", nil, "override a constant of the calibration, NAME=VALUE in its unit (repeatable), e.g. --set apiServer.cores=4")
 	f.StringVar(&w.Calibrate, "calibrate", "", "measure this machine's API server and hub and write the calibration YAML to this file (- for stdout)")
+	f.IntVar(&w.CalibrateWrites, "calibrate-writes", 2000, "with --calibrate: writes of each kind timed, and the larger size each kind is listed at (the smaller is a quarter)")
+	f.IntVar(&w.CalibrateDecisions, "calibrate-decisions", 100, "with --calibrate: cluster decisions of the policy snapshots written and listed, and clusters of the placement statuses written")
 	f.BoolVar(&w.Compare, "compare", false, "run the prediction and the measurement and print both with the error of each figure")
 }
 
@@ -102,6 +107,8 @@ func (w Workload) Validate() error {
 		return fmt.Errorf("--report-delay %s: must not be negative", w.ReportDelay)
 	case w.Heartbeat < 0:
 		return fmt.Errorf("--heartbeat %s: must not be negative", w.Heartbeat)
+	case w.CalibrateWrites < 0 || w.CalibrateDecisions < 0:
+		return fmt.Errorf("--calibrate-writes %d, --calibrate-decisions %d: must be 0 (the default) or more", w.CalibrateWrites, w.CalibrateDecisions)
 	case w.Output != "text" && w.Output != "json" && w.Output != "yaml":
 		return fmt.Errorf("--output %q: must be text, json or yaml", w.Output)
 	case w.Members > MaxMembers || w.Placements*w.PerPlacement() > MaxBindings:
