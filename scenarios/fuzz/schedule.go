@@ -34,11 +34,15 @@ const (
 	// placement in or out mid-run, under the other faults. The change lasts to the end, so a
 	// placement left above its new count is seen at the end of the run.
 	Scale Kind = "scale"
+	// MemberUnhealthy makes a cluster's agent report its cluster unhealthy for a while, then
+	// healthy again: the hub must show the member Healthy=False meanwhile and schedule
+	// nothing new to it.
+	MemberUnhealthy Kind = "memberUnhealthy"
 )
 
 // Kinds are every fault kind, the default of a campaign. A new kind goes last: a campaign
 // with --faults listing the earlier ones draws what it drew before the kind existed.
-var Kinds = []Kind{Crash, Partition, Taint, Label, Skew, RestartHub, Workload, MemberJoinLeave, Eviction, ResourceUpdate, Scale}
+var Kinds = []Kind{Crash, Partition, Taint, Label, Skew, RestartHub, Workload, MemberJoinLeave, Eviction, ResourceUpdate, Scale, MemberUnhealthy}
 
 // ParseKinds reads a comma-separated list of fault kinds ("" is every kind).
 func ParseKinds(s string) ([]Kind, error) {
@@ -127,6 +131,9 @@ func (f Fault) steps(end time.Duration) []step {
 	case Skew:
 		add(f.At, "skew", map[string]any{"member": m, "offset": f.Offset.String()})
 		add(f.End, "skew", map[string]any{"member": m, "offset": "0s"})
+	case MemberUnhealthy:
+		add(f.At, "memberHealth", map[string]any{"member": m, "healthy": false})
+		add(f.End, "memberHealth", map[string]any{"member": m, "healthy": true})
 	case RestartHub:
 		add(f.At, "restartHub", map[string]any{})
 	case Workload:
@@ -229,7 +236,7 @@ func (t *Target) drawOne(r *rand.Rand, k Kind, joins *int) (Fault, bool) {
 	}
 	f := Fault{Kind: k}
 	switch k {
-	case Crash, Partition, Taint, Label, Skew, Workload:
+	case Crash, Partition, Taint, Label, Skew, Workload, MemberUnhealthy:
 		m, ok := pick(k != Crash && k != Partition)
 		if !ok {
 			return f, false
