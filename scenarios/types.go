@@ -433,5 +433,6 @@ var Invariants = map[string]string{
 	"memberReportedUnhealthy":  "no member is Healthy more than 30s after the hub received its agent's report that it is unhealthy (while that is the latest report)",
 	"memberHeartbeatTimeout":   "no member (but a leaving one) is Healthy while its last heartbeat is older than the heartbeat timeout plus 30s for the hub to react (counted from a stale heartbeat's arrival, and from the latest stamp when an agent's clock went back)",
 	"unitReplaces":             "no fleet unit is scheduled to (or, on a settled machine, runs on) the machine of a unit that replaces it",
+	"noUnitDisplacedByGlobal":  "no fleet unit that ran on a machine is moved off it for a global unit that conflicts with it (scheduled units win over global units), while the machine stays connected with the same metadata and the unit unchanged (units with MachineID, MachineOf or replaced by another are left out)",
 	"rolloutBudgets":           "no rollout step leaves fewer ready clusters than N − maxUnavailable (or than before), binds beyond N + maxSurge, binds on an untolerated taint, executes an eviction its disruption budget forbids, or leaves a PickN placement above numberOfClusters after unscheduling clusters (or at the end of the run)",
 }

@@ -339,7 +339,8 @@ func (v unitView) UnitMachines() []invariants.UnitMachine {
 			}
 		}
 		seen, ok := fr.agentSeen[m.Name]
-		um.Settled = !a.crashed && !a.partitioned && a.joined && fr.agentPending[m.Name] == 0 && ok && maps.Equal(seen, m.Labels)
+		um.Connected = !a.crashed && !a.partitioned && a.joined
+		um.Settled = um.Connected && fr.agentPending[m.Name] == 0 && ok && maps.Equal(seen, m.Labels)
 		out = append(out, um)
 	}
 	return out

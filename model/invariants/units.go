@@ -33,6 +33,9 @@ type UnitMachine struct {
 	// gone) and has reconciled since anything it acts on last changed (the registry, the
 	// machine's metadata). Only a settled machine must run exactly what the registry says.
 	Settled bool
+	// Connected: the machine's agent runs and reaches the registry (not crashed, not
+	// partitioned, joined), whether or not it has caught up with it.
+	Connected bool
 }
 
 // UnitCheck is one unit invariant.
