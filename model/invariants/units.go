@@ -34,7 +34,8 @@ type UnitMachine struct {
 	// machine's metadata). Only a settled machine must run exactly what the registry says.
 	Settled bool
 	// Connected: the machine's agent runs and reaches the registry (not crashed, not
-	// partitioned, joined), whether or not it has caught up with it.
+	// partitioned, joined) and its presence is alive for the engine (its last heartbeat
+	// within the machine TTL), whether or not it has caught up with the registry.
 	Connected bool
 }
 
