@@ -86,7 +86,7 @@ func (w *DisplaceWatch) Check(r UnitReader) error {
 		return err
 	}
 	for id, m := range machines {
-		if !m.Settled {
+		if !m.Settled || !m.Connected {
 			continue
 		}
 		var running []string
@@ -116,7 +116,7 @@ func (w *DisplaceWatch) Check(r UnitReader) error {
 		if j.Machine == "" {
 			continue
 		}
-		if m, ok := machines[j.Machine]; ok && m.Settled && slices.Contains(m.Running, name) {
+		if m, ok := machines[j.Machine]; ok && m.Settled && m.Connected && slices.Contains(m.Running, name) {
 			w.home[name] = unitHome{machine: m.ID, hash: u.Hash, metadata: maps.Clone(m.Metadata)}
 		}
 	}
