@@ -38,6 +38,8 @@ func TestGroupSteps(t *testing.T) {
 		{"skew by selector", "  - at: 1m\n    skew: {selector: '!missing', offset: -10m}\n", ActionSkew, &MemberSelector{Labels: "!missing"}, ""},
 		{"workload by selector", "  - at: 1m\n    workload: {selector: region=us, kind: Deployment, name: d, behavior: unavailable}\n", ActionWorkload, &MemberSelector{Labels: "region=us"}, ""},
 		{"partition by selector", "  - at: 1m\n    partition: {selector: region=eu, for: 10m}\n", ActionPartition, &MemberSelector{Labels: "region=eu"}, ""},
+		{"memberHealth by selector", "  - at: 1m\n    memberHealth: {selector: region=eu, healthy: false}\n", ActionMemberHealth, &MemberSelector{Labels: "region=eu"}, ""},
+		{"memberHealth of one member", "  - at: 1m\n    memberHealth: {member: us-1, healthy: true}\n", ActionMemberHealth, nil, "us-1"},
 		{"partition of one member", "  - at: 1m\n    partition: {member: us-1}\n", ActionPartition, nil, "us-1"},
 		{"one member as before", "  - at: 1m\n    fail: {member: eu-2}\n", ActionFail, nil, "eu-2"},
 	} {
@@ -58,6 +60,7 @@ func TestGroupSteps(t *testing.T) {
 				ActionTaint: func() string { return st.Taint.Member }, ActionUntaint: func() string { return st.Untaint.Member },
 				ActionLabel: func() string { return st.Label.Member }, ActionSkew: func() string { return st.Skew.Member },
 				ActionWorkload: func() string { return st.Workload.Member }, ActionPartition: func() string { return st.Partition.Member },
+				ActionMemberHealth: func() string { return st.MemberHealth.Member },
 			}[tc.action]()
 			if member != tc.member {
 				t.Errorf("member %q, want %q", member, tc.member)

@@ -254,6 +254,14 @@ func (p *parser) enum(f *fields, name, def string, allowed ...string) (string, e
 	return s, p.oneOf(n, f.child(name), s, allowed...)
 }
 
+func (p *parser) boolean(n *yaml.Node, field string) (bool, error) {
+	var v bool
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" || safely(func() error { return n.Decode(&v) }) != nil {
+		return false, p.errorf(n.Line, field, "must be true or false, not %s", describe(n))
+	}
+	return v, nil
+}
+
 func (p *parser) uint64(n *yaml.Node, field string) (uint64, error) {
 	var v uint64
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || safely(func() error { return n.Decode(&v) }) != nil {

@@ -20,7 +20,7 @@ import (
 var actionKinds = []ActionKind{
 	ActionApply, ActionDelete, ActionFail, ActionHeal, ActionTaint, ActionUntaint,
 	ActionLabel, ActionApprove, ActionRestartHub, ActionWorkload, ActionFleetctl, ActionSkew,
-	ActionMemberEdit, ActionPartition,
+	ActionMemberEdit, ActionPartition, ActionMemberHealth,
 }
 
 // ApprovalRequestKind is the kind an `approve` step approves.
@@ -485,6 +485,24 @@ func (p *parser) parseStep(n *yaml.Node, field string) (parsedStep, error) {
 			}
 		}
 		s.Partition = pt
+
+	case ActionMemberHealth:
+		g, err := p.fields(v, af, aline, "member", "selector", "healthy")
+		if err != nil {
+			return ps, err
+		}
+		mh := &MemberHealthStep{}
+		if mh.Member, err = use(g, "member", false); err != nil {
+			return ps, err
+		}
+		h := g.get("healthy")
+		if h == nil {
+			return ps, p.missing(g, "healthy")
+		}
+		if mh.Healthy, err = p.boolean(h, g.child("healthy")); err != nil {
+			return ps, err
+		}
+		s.MemberHealth = mh
 	}
 	return ps, nil
 }

@@ -87,6 +87,9 @@ const (
 	ActionSkew       ActionKind = "skew"
 	ActionMemberEdit ActionKind = "memberEdit"
 	ActionPartition  ActionKind = "partition"
+	// ActionMemberHealth makes a member agent report its cluster unhealthy (or healthy
+	// again) from its next heartbeat on.
+	ActionMemberHealth ActionKind = "memberHealth"
 )
 
 // Step is one timeline entry: a time and exactly one action (the field named by Action is set).
@@ -118,6 +121,16 @@ type Step struct {
 	MemberEdit *MemberEditStep
 	// Partition cuts members off from the hub (and from the rest of the fleet).
 	Partition *PartitionStep
+	// MemberHealth sets the health the member agent reports.
+	MemberHealth *MemberHealthStep
+}
+
+// MemberHealthStep sets the health a member agent reports in its heartbeats: Healthy false
+// is a cluster whose agent finds it unhealthy (the hub then shows the member Healthy=False
+// and schedules nothing new to it); true reports it healthy again.
+type MemberHealthStep struct {
+	Member  string
+	Healthy bool
 }
 
 // PartitionStep cuts the selected members off the network: a partition between that group
@@ -417,7 +430,9 @@ var Invariants = map[string]string{
 	"unitMachineOf":            "a fleet unit with MachineOf is never scheduled to another machine than its scheduled leader",
 	"globalUnits":              "a launched global unit runs on every settled machine that matches its MachineMetadata and runs nothing conflicting, and on no other settled machine",
 	"unitOnOneMachine":         "outside a partition (or before an agent has caught up), no fleet unit that is not global runs on two machines",
+	"memberReportedUnhealthy":  "no member is Healthy more than 30s after the hub received its agent's report that it is unhealthy (while that is the latest report)",
 	"memberHeartbeatTimeout":   "no member (but a leaving one) is Healthy while its last heartbeat is older than the heartbeat timeout plus 30s for the hub to react (counted from a stale heartbeat's arrival, and from the latest stamp when an agent's clock went back)",
 	"unitReplaces":             "no fleet unit is scheduled to (or, on a settled machine, runs on) the machine of a unit that replaces it",
+	"noUnitDisplacedByGlobal":  "no fleet unit that ran on a machine is moved off it for a global unit that conflicts with it (scheduled units win over global units), while the machine stays connected with the same metadata and the unit unchanged (units with MachineID, MachineOf or replaced by another are left out)",
 	"rolloutBudgets":           "no rollout step leaves fewer ready clusters than N − maxUnavailable (or than before), binds beyond N + maxSurge, binds on an untolerated taint, executes an eviction its disruption budget forbids, or leaves a PickN placement above numberOfClusters after unscheduling clusters (or at the end of the run)",
 }

@@ -214,6 +214,21 @@ func (s *Sim) SetClockSkew(name string, skew time.Duration) error {
 	return nil
 }
 
+// SetMemberHealth sets the health the member's agent finds its cluster in; its next
+// heartbeat reports it (the hub then shows the member Healthy=False, or True again).
+func (s *Sim) SetMemberHealth(name string, healthy bool) error {
+	r, err := s.record(name)
+	if err != nil {
+		return err
+	}
+	if r.agent == nil {
+		return fmt.Errorf("member %s has no agent", name)
+	}
+	r.agent.healthy = healthy
+	s.Record("member-health", name, map[bool]string{true: "healthy", false: "unhealthy"}[healthy])
+	return nil
+}
+
 // Taint adds or replaces a taint. Adding a taint never moves placements, so it only
 // updates the member.
 func (s *Sim) Taint(name string, t member.Taint) error {

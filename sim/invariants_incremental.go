@@ -34,6 +34,10 @@ type invMemo struct {
 	inHooks bool
 	// beats is memberHeartbeatTimeout's memory of when each heartbeat arrived.
 	beats invariants.HeartbeatWatch
+	// health is memberReportedUnhealthy's memory of when each unhealthy report arrived.
+	health invariants.HealthReportWatch
+	// displace is noUnitDisplacedByGlobal's memory of where each unit last ran.
+	displace invariants.DisplaceWatch
 }
 
 // cachedUnitView is the unit invariants' view of the registry and machines, read once per

@@ -17,7 +17,7 @@ func (s *Sim) Observe(o Observer) { s.observers = append(s.observers, o) }
 
 // InvariantNames lists the invariants CheckInvariant knows, sorted.
 func InvariantNames() []string {
-	return slices.Sorted(slices.Values(append(invariants.Names(), invariants.HeartbeatTimeoutName)))
+	return slices.Sorted(slices.Values(append(invariants.Names(), invariants.HeartbeatTimeoutName, invariants.ReportedUnhealthyName, invariants.GlobalDisplacesName)))
 }
 
 // CheckInvariant checks one named invariant (package model/invariants) against the current
@@ -29,6 +29,15 @@ func (s *Sim) CheckInvariant(name string) error {
 	}
 	if name == invariants.HeartbeatTimeoutName {
 		return s.invMemo.beats.Check(s.store, s.Now(), s.cfg.Eligibility.HeartbeatTimeout, invariants.HeartbeatReaction)
+	}
+	if name == invariants.ReportedUnhealthyName {
+		return s.invMemo.health.Check(s.store, s.Now(), invariants.HealthReaction)
+	}
+	if name == invariants.GlobalDisplacesName {
+		if s.invNothingToCheck() {
+			return nil
+		}
+		return s.invMemo.displace.Check(s.unitViewNow())
 	}
 	if f, ok := invariants.UnitChecks[name]; ok {
 		if s.invNothingToCheck() {

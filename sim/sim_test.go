@@ -148,6 +148,18 @@ func TestMemberLifecycle(t *testing.T) {
 			actions: []action{{10 * time.Minute, func(s *Sim) error { s.store.members["m"].agent.healthy = false; return nil }}},
 			checks:  []check{{12 * time.Minute, memberState{Exists: true, Eligible: true, Joined: "True/MemberClusterJoined", Healthy: "False/MemberClusterUnhealthy"}}, {17 * time.Minute, memberState{Exists: true, Joined: "True/MemberClusterJoined", Healthy: "False/MemberClusterUnhealthy"}}},
 		},
+		{
+			name: "SetMemberHealth (the scenario's memberHealth step): unhealthy from the next heartbeat, healthy again after",
+			actions: []action{
+				{10 * time.Minute, func(s *Sim) error { return s.SetMemberHealth("m", false) }},
+				{20 * time.Minute, func(s *Sim) error { return s.SetMemberHealth("m", true) }},
+			},
+			checks: []check{
+				{10*time.Minute + time.Second, joinedHealthy},
+				{11*time.Minute + 2*time.Second, memberState{Exists: true, Eligible: true, Joined: "True/MemberClusterJoined", Healthy: "False/MemberClusterUnhealthy"}},
+				{21*time.Minute + 2*time.Second, joinedHealthy},
+			},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -339,6 +339,10 @@ func (v unitView) UnitMachines() []invariants.UnitMachine {
 			}
 		}
 		seen, ok := fr.agentSeen[m.Name]
+		// Connected also needs the machine's presence alive for the engine (a heartbeat
+		// within the TTL): once it lapses, the engine may move the machine's units, as for
+		// a lost machine, even if the agent is back before the next heartbeat.
+		um.Connected = !a.crashed && !a.partitioned && a.joined && m.Agent.Present && s.Now().Sub(m.Agent.LastHeartbeat) < s.cfg.MachineTTL
 		um.Settled = !a.crashed && !a.partitioned && a.joined && fr.agentPending[m.Name] == 0 && ok && maps.Equal(seen, m.Labels)
 		out = append(out, um)
 	}

@@ -33,6 +33,10 @@ type UnitMachine struct {
 	// gone) and has reconciled since anything it acts on last changed (the registry, the
 	// machine's metadata). Only a settled machine must run exactly what the registry says.
 	Settled bool
+	// Connected: the machine's agent runs and reaches the registry (not crashed, not
+	// partitioned, joined) and its presence is alive for the engine (its last heartbeat
+	// within the machine TTL), whether or not it has caught up with the registry.
+	Connected bool
 }
 
 // UnitCheck is one unit invariant.

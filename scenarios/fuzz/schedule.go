@@ -34,11 +34,15 @@ const (
 	// placement in or out mid-run, under the other faults. The change lasts to the end, so a
 	// placement left above its new count is seen at the end of the run.
 	Scale Kind = "scale"
+	// MemberUnhealthy makes a cluster's agent report its cluster unhealthy for a while, then
+	// healthy again: the hub must show the member Healthy=False meanwhile and schedule
+	// nothing new to it.
+	MemberUnhealthy Kind = "memberUnhealthy"
 )
 
 // Kinds are every fault kind, the default of a campaign. A new kind goes last: a campaign
 // with --faults listing the earlier ones draws what it drew before the kind existed.
-var Kinds = []Kind{Crash, Partition, Taint, Label, Skew, RestartHub, Workload, MemberJoinLeave, Eviction, ResourceUpdate, Scale}
+var Kinds = []Kind{Crash, Partition, Taint, Label, Skew, RestartHub, Workload, MemberJoinLeave, Eviction, ResourceUpdate, Scale, MemberUnhealthy}
 
 // ParseKinds reads a comma-separated list of fault kinds ("" is every kind).
 func ParseKinds(s string) ([]Kind, error) {
@@ -85,6 +89,8 @@ type Fault struct {
 	Labels map[string]string
 	// Placement and Name: an eviction of Placement from Member.
 	Placement, Name string
+	// earliest is the first time the fault may start (what it acts on exists).
+	earliest time.Duration
 	// Resource is the object a resource update applies (with its new label), or the
 	// placement a scale applies (with its new numberOfClusters).
 	Resource map[string]any
@@ -127,6 +133,9 @@ func (f Fault) steps(end time.Duration) []step {
 	case Skew:
 		add(f.At, "skew", map[string]any{"member": m, "offset": f.Offset.String()})
 		add(f.End, "skew", map[string]any{"member": m, "offset": "0s"})
+	case MemberUnhealthy:
+		add(f.At, "memberHealth", map[string]any{"member": m, "healthy": false})
+		add(f.End, "memberHealth", map[string]any{"member": m, "healthy": true})
 	case RestartHub:
 		add(f.At, "restartHub", map[string]any{})
 	case Workload:
@@ -203,8 +212,58 @@ func (t *Target) draw(r *rand.Rand, kinds []Kind, maxFaults int) []Fault {
 			out = append(out, f)
 		}
 	}
+	t.correlate(r, out)
 	slices.SortStableFunc(out, func(a, b Fault) int { return int(a.At - b.At) })
 	return out
+}
+
+// correlate re-times some of a run's faults onto another fault of the same run, so that
+// the states the rollout and eviction arithmetic must get right occur more often than
+// independent times make them (deterministically: every choice is drawn from r):
+//
+//   - a resource update (a rollout step) half of the time starts at, or up to a minute
+//     after, another fault's start or end: a scale-in or a member leaving (ready bindings
+//     being deleted during the rollout), a scale-out, a member joining or a workload
+//     turning available again (new bindings inside the unavailable period of untrackable
+//     resources), or another update;
+//   - an eviction half of the time starts while another fault keeps a cluster unavailable
+//     (a crash, a partition, an unhealthy member, an unavailable workload), so the
+//     disruption budget must count the clusters already unavailable.
+//
+// A re-timed fault stays within its bounds (not before what it acts on exists, not after
+// the faults' end); faults are sorted by time afterwards.
+func (t *Target) correlate(r *rand.Rand, fs []Fault) {
+	dur := func(lo, hi time.Duration) time.Duration {
+		return (lo + time.Duration(r.Int64N(int64(hi-lo)+1))).Truncate(time.Second)
+	}
+	for j := range fs {
+		f := &fs[j]
+		if (f.Kind != ResourceUpdate && f.Kind != Eviction) || r.IntN(2) == 0 {
+			continue
+		}
+		var at []time.Duration
+		for i, a := range fs {
+			if i == j {
+				continue
+			}
+			switch {
+			case f.Kind == ResourceUpdate && a.Kind != RestartHub:
+				at = append(at, a.At, a.End)
+			case f.Kind == Eviction && a.End > a.At && slices.Contains([]Kind{Crash, Partition, MemberUnhealthy, Workload}, a.Kind):
+				at = append(at, a.At+dur(0, a.End-a.At))
+			}
+		}
+		if len(at) == 0 {
+			continue
+		}
+		x := at[r.IntN(len(at))]
+		if f.Kind == ResourceUpdate {
+			x += dur(0, time.Minute)
+		}
+		if x >= f.earliest && x < t.faultsEnd {
+			f.At, f.End = x, x
+		}
+	}
 }
 
 func (t *Target) drawOne(r *rand.Rand, k Kind, joins *int) (Fault, bool) {
@@ -229,7 +288,7 @@ func (t *Target) drawOne(r *rand.Rand, k Kind, joins *int) (Fault, bool) {
 	}
 	f := Fault{Kind: k}
 	switch k {
-	case Crash, Partition, Taint, Label, Skew, Workload:
+	case Crash, Partition, Taint, Label, Skew, Workload, MemberUnhealthy:
 		m, ok := pick(k != Crash && k != Partition)
 		if !ok {
 			return f, false
@@ -266,14 +325,14 @@ func (t *Target) drawOne(r *rand.Rand, k Kind, joins *int) (Fault, bool) {
 			return f, false
 		}
 		f.Member, f.Placement = m.name, t.placements[r.IntN(len(t.placements))]
-		f.At = start(m.joinAt)
+		f.At, f.earliest = start(m.joinAt), m.joinAt+time.Second
 		f.End = f.At
 	case ResourceUpdate:
 		if len(t.resources) == 0 || len(t.placements) == 0 {
 			return f, false
 		}
 		res := t.resources[r.IntN(len(t.resources))]
-		f.At = start(res.at)
+		f.At, f.earliest = start(res.at), res.at+time.Second
 		f.End = f.At
 		f.Resource = withLabel(res.object, revisionLabel, fmt.Sprint(1+r.IntN(1_000_000)))
 	case Scale:

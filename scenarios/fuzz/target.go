@@ -174,6 +174,8 @@ func memberOf(st scenarios.Step) string {
 		return st.Untaint.Member
 	case st.Skew != nil:
 		return st.Skew.Member
+	case st.MemberHealth != nil:
+		return st.MemberHealth.Member
 	case st.Delete != nil && st.Delete.Kind == "MemberCluster":
 		return st.Delete.Name
 	}

@@ -138,6 +138,8 @@ func (r *run) memberStep(st *scenarios.Step, member string) error {
 		return s.Approve(st.Approve.Name)
 	case scenarios.ActionSkew:
 		return s.SetClockSkew(on(st.Skew.Member), st.Skew.Offset)
+	case scenarios.ActionMemberHealth:
+		return s.SetMemberHealth(on(st.MemberHealth.Member), st.MemberHealth.Healthy)
 	case scenarios.ActionFleetctl:
 		return s.Fleetctl(string(st.Fleetctl.Command), st.Fleetctl.Unit, st.Fleetctl.File)
 	case scenarios.ActionMemberEdit:
