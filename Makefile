@@ -100,8 +100,8 @@ test-short:
 	$(GO) test -short -count=1 $(PKGS)
 
 # The differential test with real `fleet member` agents on member API servers for every
-# library scenario (make test plays one of each feature family with real agents,
-# prod/difftest's withRealAgents, and the rest with stand-ins). Its last result is
+# library scenario (make test plays four with real agents, prod/difftest's withRealAgents:
+# placement types, staged runs, eviction, apply strategies; the rest with stand-ins). Its last result is
 # in reports/difftest.md; -v keeps each scenario's time.
 difftest-real:
 	@assets=$$(hack/test-assets.sh) || { echo "make difftest-real: hack/test-assets.sh failed" >&2; exit 1; }; \

@@ -12,7 +12,10 @@
 # step whose p50 is 20 % over one at a time's); large: 300 and 1,000 members and the
 # restart of 1,000 placements; all: the three (about an hour on a quiet two-core machine).
 # ACCURACY_REPORT=FILE writes the table into FILE instead (to keep the tables of several
-# modes apart: each run replaces the table between the markers).
+# modes apart: each run replaces the table between the markers). ACCURACY_KEEP=DIR keeps
+# each case's `--compare -o json` answer there (the measurement, to predict again later with
+# another model or calibration without measuring again); ACCURACY_FROM=DIR predicts again
+# against the answers kept there (`--compare-with`), measuring nothing.
 # The calibration defaults to the embedded reference; measure one first on this machine
 # with `fleet bench hub --calibrate FILE` for figures of this machine.
 set -euo pipefail
@@ -51,11 +54,18 @@ for c in "${cases[@]}"; do
 	if [[ ${restart:-} == restart ]]; then args+=(--restart); fi
 	before=$(load)
 	echo "$(date -u +%H:%M:%S) ${args[*]} (load $before)" >&2
-	if ! "$work/fleetsim" bench hub --fleet "$work/fleet" "${args[@]}" "${calflag[@]}" --compare -o json >"$work/case.json" 2>"$work/case.err"; then
+	kept=m${members}-p${placements}-n${pick}-c${conc}${restart:+-restart}.json
+	how=(--compare)
+	if [[ -n ${ACCURACY_FROM:-} ]]; then how=(--compare-with "$ACCURACY_FROM/$kept"); fi
+	if ! "$work/fleetsim" bench hub --fleet "$work/fleet" "${args[@]}" "${calflag[@]}" "${how[@]}" -o json >"$work/case.json" 2>"$work/case.err"; then
 		echo "| $members | $placements | $pick | $conc | failed: $(tail -1 "$work/case.err") | | | | $before |" >>"$rows"
 		continue
 	fi
 	after=$(load)
+	if [[ -n ${ACCURACY_KEEP:-} ]]; then
+		mkdir -p "$ACCURACY_KEEP"
+		cp "$work/case.json" "$ACCURACY_KEEP/$kept"
+	fi
 	pick_text=$([[ $pick == 0 ]] && echo PickAll || echo "PickN $pick")
 	jq -r --arg case "| $members | $placements $pick_text | $conc${restart:+, restart} " --arg load "$before → $after" '
 		.figures[] | select(.timing) |

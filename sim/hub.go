@@ -6,6 +6,7 @@ import (
 
 	mhub "github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/membership"
+	"github.com/fleetsim/fleetsim/model/scheduler"
 	"github.com/fleetsim/fleetsim/model/triggers"
 	"github.com/fleetsim/fleetsim/sim/timing"
 )
@@ -111,7 +112,10 @@ func (h *hub) modelDelay(c controller, key string) time.Duration {
 	}
 	start := max(h.s.now, h.workerFree[w])
 	n := h.bindingsHandled(c, key)
-	writes := cal.DecisionWrites(controllerNames[c], n)
+	// A policy snapshot's status holds a decision for every member the scheduler saw, up
+	// to its limit (picked and not picked).
+	decisions := min(len(h.s.store.members), scheduler.DefaultMaxDecisions)
+	writes := cal.DecisionWrites(controllerNames[c], n, decisions)
 	// The CPU per binding goes with the writes (HubCPUPerWrite); a decision that writes
 	// nothing spends it before it ends.
 	cpu := cal.DecisionCPU(0)

@@ -34,7 +34,10 @@ import (
 // creates, and one small hub run (not one of the accuracy cases, which are 10, 40, 100, 300
 // and 1,000 members).
 const (
-	calibrateSerial     = 200
+	calibrateSerial = 200
+	// statusSizeRatio: the status writes that list clusters are measured again at
+	// --calibrate-decisions over this many clusters (100 and 10 by default).
+	statusSizeRatio     = 10
 	calibrateWatched    = 100
 	calibrateMembers    = 20
 	calibratePlacements = 4
@@ -135,8 +138,37 @@ func calibrateAPIServer(ctx context.Context, o Options, c *timing.Calibration) e
 		cores = append(cores, f.perSecond*cost[kind]/1000)
 		b.log("%s: %.0f writes/s, %.2f ms of kube-apiserver and etcd CPU a write", kind, f.perSecond, cost[kind])
 	}
+	// The status writes that list clusters again, at a tenth of the clusters: their cost
+	// grows with the object (timing.Calibration.PlacementStatusCost draws the line).
+	large := wl.clusters()
+	wl.decisions = max(large/statusSizeRatio, 1)
+	smallClusters := wl.clusters()
+	smallCost := map[string]float64{}
+	for _, kind := range statusKinds {
+		n := max(writes/4, 1)
+		write, err := wl.prepare(ctx, kind, n)
+		if err != nil {
+			return fmt.Errorf("%s at %d clusters: %w", kind, smallClusters, err)
+		}
+		f, err := measureWrites(n, benchWriters, write)
+		if err != nil {
+			return fmt.Errorf("%s at %d clusters: %w", kind, smallClusters, err)
+		}
+		smallCost[kind] = f.apiserverMS + f.etcdMS
+		b.log("%s at %d clusters: %.0f writes/s, %.2f ms of kube-apiserver and etcd CPU a write", kind, smallClusters, f.perSecond, smallCost[kind])
+	}
+	wl.decisions = large
 	slices.Sort(cores)
 	a := &c.APIServer
+	a.StatusClustersSmall = timing.Constant{Value: float64(smallClusters), Unit: "clusters",
+		Source: fmt.Sprintf("fleet bench hub --calibrate: the smaller size the status writes were measured at (--calibrate-decisions / %d)", statusSizeRatio)}
+	a.StatusClustersLarge = timing.Constant{Value: float64(large), Unit: "clusters",
+		Source: "fleet bench hub --calibrate: the larger size the status writes were measured at (--calibrate-decisions)"}
+	smallSrc := func(kind string) string {
+		return fmt.Sprintf("%s, %d %s writes, %d at once: kube-apiserver + etcd CPU per write (%d clusters listed)", workloadSource, max(writes/4, 1), kind, benchWriters, smallClusters)
+	}
+	a.PlacementStatusSmall = msConst(smallCost["placement-status"], smallSrc("placement-status"))
+	a.PolicySnapshotStatusSmall = msConst(smallCost["policy-snapshot-status"], smallSrc("policy-snapshot-status"))
 	src := func(kind string) string {
 		return fmt.Sprintf("%s, %d %s writes, %d at once: kube-apiserver + etcd CPU per write", workloadSource, writes, kind, benchWriters)
 	}
@@ -287,7 +319,7 @@ func calibrateHub(ctx context.Context, o Options, c *timing.Calibration) error {
 	}
 	reports := bindings
 	other := float64(3*calibratePlacements) + 2*calibrateMembers*res.PlacementPhaseSeconds/max(o.Heartbeat.Seconds(), 1)
-	if mix := timing.MixCost(c, res.Writes, reports, other); res.APIServer != nil && mix > 0 {
+	if mix := timing.MixCost(c, res.Writes, reports, other, calibrateMembers); res.APIServer != nil && mix > 0 {
 		perWrite := 1000 * (res.APIServer.CPUSeconds + res.Etcd.CPUSeconds) / (hubWrites + reports + other)
 		c.APIServer.Watched = timing.Constant{Value: math.Round(perWrite/mix*100) / 100, Unit: "ratio", Source: run +
 			fmt.Sprintf(": kube-apiserver and etcd CPU per write in the placement phase (%.2f ms: the hub's writes, the agents' reports, the bench's creates and the heartbeats) over the workload's cost of the same writes (%.2f ms)", perWrite, mix)}

@@ -33,6 +33,9 @@ import (
 // (flushParallelism in prod/hub).
 const benchWriters = 16
 
+// statusKinds are the kinds whose writes list clusters, measured at two sizes.
+var statusKinds = []string{"policy-snapshot-status", "placement-status"}
+
 // writeKinds are the workload's kinds, in the order they run.
 var writeKinds = []string{"binding-create", "binding-status", "work-create", "work-status",
 	"policy-snapshot-create", "policy-snapshot-status", "resource-snapshot-create", "placement-status",

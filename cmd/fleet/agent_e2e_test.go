@@ -148,9 +148,17 @@ func TestAgentsOnRealSystemd(t *testing.T) {
 
 	// The agent's probes and metrics.
 	waitFor(t, "agent m1 healthy", func() error { return httpOK("http://" + probes + "/healthz") })
-	if body, err := httpGet("http://" + metrics + "/metrics"); err != nil || !strings.Contains(body, "fleet_agent_rounds_total") {
-		t.Fatalf("agent metrics: %v\n%s", err, body)
-	}
+	// The metrics listener is its own and may come up after the probes' one.
+	waitFor(t, "agent m1 metrics", func() error {
+		body, err := httpGet("http://" + metrics + "/metrics")
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(body, "fleet_agent_rounds_total") {
+			return fmt.Errorf("no fleet_agent_rounds_total in:\n%s", body)
+		}
+		return nil
+	})
 
 	// A unit running a real process.
 	putUnit(t, c, "hello.service", "[Unit]\nDescription=hello\n\n[Service]\nExecStart=/bin/sleep 3600\n\n[X-Fleet]\nMachineMetadata=name=m1\n", "launched")

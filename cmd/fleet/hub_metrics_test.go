@@ -107,23 +107,35 @@ func TestHubServesMetricsOverTLSWithAuth(t *testing.T) {
 	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool,
 		VerifyConnection: func(cs tls.ConnectionState) error { served = cs.PeerCertificates[0].Subject.CommonName; return nil }},
 		DisableKeepAlives: true}}
-	scrape := func(tok string) (int, string) {
+	// scrapeErr returns a transport error rather than failing: /readyz answers on its own
+	// listener, which can be up before the metrics listener is, so the first wait retries.
+	scrapeErr := func(tok string) (int, string, error) {
 		req, _ := http.NewRequest(http.MethodGet, "https://"+metrics+"/metrics", nil)
 		if tok != "" {
 			req.Header.Set("Authorization", "Bearer "+tok)
 		}
 		resp, err := hc.Do(req)
 		if err != nil {
-			t.Fatalf("scrape: %v", err)
+			return 0, "", fmt.Errorf("scrape: %w", err)
 		}
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return resp.StatusCode, string(b), nil
+	}
+	scrape := func(tok string) (int, string) {
+		code, b, err := scrapeErr(tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return code, b
 	}
 	var got []int
 	var body string
 	testenv.Eventually(t, "metrics served", func() error {
-		code, b := scrape(scraper)
+		code, b, err := scrapeErr(scraper)
+		if err != nil {
+			return err
+		}
 		if code != http.StatusOK {
 			return fmt.Errorf("%d %s", code, b)
 		}

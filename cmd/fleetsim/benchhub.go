@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
@@ -85,19 +86,23 @@ func runBenchHub(ctx context.Context, w timing.Workload, mode benchMode, stdout,
 		return calibrate(ctx, w, stdout, stderr)
 	}
 	var cal *timing.Calibration
-	if mode == predict || w.Compare {
+	if mode == predict || w.Compare || w.CompareWith != "" {
 		var err error
 		if cal, err = timing.LoadWith(w.Calibration, w.Set); err != nil {
 			return &exitError{code: exitInvalid, err: err}
 		}
 	}
-	if w.Compare {
+	if w.Compare || w.CompareWith != "" {
 		pred, err := timing.Predict(w, cal)
 		if err != nil {
 			return &exitError{code: exitInvalid, err: err}
 		}
-		meas, err := measureHub(ctx, w, stderr)
-		if err != nil {
+		var meas *timing.Result
+		if w.CompareWith != "" {
+			if meas, err = savedMeasurement(w); err != nil {
+				return &exitError{code: exitInvalid, err: err}
+			}
+		} else if meas, err = measureHub(ctx, w, stderr); err != nil {
 			return err
 		}
 		cmp := timing.Compare(pred, meas)
@@ -121,6 +126,22 @@ func runBenchHub(ctx context.Context, w timing.Workload, mode benchMode, stdout,
 	}
 	timing.WriteText(stdout, res)
 	return nil
+}
+
+// savedMeasurement is the measurement of --compare-with, refused when it measured another
+// workload than the flags describe (its members, placements, pick and concurrency).
+func savedMeasurement(w timing.Workload) (*timing.Result, error) {
+	m, err := timing.LoadMeasurement(w.CompareWith)
+	if err != nil {
+		return nil, err
+	}
+	got := []int{m.Members, m.Placements, m.Pick, m.Concurrent}
+	want := []int{w.Members, w.Placements, w.Pick, w.Concurrent}
+	if !slices.Equal(got, want) {
+		return nil, fmt.Errorf("--compare-with %s: measured --members %d --placements %d --pick %d --concurrent %d, not the workload of the flags (%d, %d, %d, %d)",
+			w.CompareWith, got[0], got[1], got[2], got[3], want[0], want[1], want[2], want[3])
+	}
+	return m, nil
 }
 
 // hubOptions are the harness's options for w.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,6 +65,52 @@ func TestBenchHubPredicts(t *testing.T) {
 	}
 	if diff := cmp.Diff(*want, fromYAML); diff != "" {
 		t.Errorf("-o yaml prediction (-want +got):\n%s", diff)
+	}
+}
+
+// TestBenchHubCompareWith: --compare-with compares the prediction with a saved measurement
+// instead of measuring: a saved Result and the measured part of a saved comparison are both
+// read; a measurement of another workload is refused, naming the flag and both workloads.
+func TestBenchHubCompareWith(t *testing.T) {
+	w := timing.Workload{Members: 40, Placements: 3, Concurrent: 1, ReportDelay: 500e6, Heartbeat: 60e9,
+		Workers: 8, QPS: 250, Burst: 1000, Output: "json"}
+	pred, err := timing.Predict(w, timing.Reference())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The "measurement": the prediction, half a second slower to Available at p50.
+	meas := *pred
+	meas.Available.P50 += 0.5
+	dir := t.TempDir()
+	result, _ := json.Marshal(meas)
+	comparison, _ := json.Marshal(timing.Compare(pred, &meas))
+	files := map[string][]byte{"result.json": result, "comparison.json": comparison}
+	for _, name := range []string{"result.json", "comparison.json"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, files[name], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		root := newRootCommand(&stdout, &stderr)
+		root.SetArgs([]string{"bench", "hub", "--members", "40", "--placements", "3", "--compare-with", path, "-o", "json"})
+		if err := root.Execute(); err != nil {
+			t.Fatalf("%s: %v: %s", name, err, stderr.String())
+		}
+		var got timing.Comparison
+		if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+			t.Fatalf("%s: not a comparison: %v\n%s", name, err, stdout.String())
+		}
+		if diff := cmp.Diff(timing.Compare(pred, &meas).Figures, got.Figures); diff != "" {
+			t.Errorf("%s: figures (-want +got):\n%s", name, diff)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	root := newRootCommand(&stdout, &stderr)
+	root.SetArgs([]string{"bench", "hub", "--members", "100", "--placements", "3", "--compare-with", filepath.Join(dir, "result.json")})
+	err = root.Execute()
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != exitInvalid || !strings.Contains(err.Error(), "measured --members 40 --placements 3") {
+		t.Errorf("another workload's measurement: %v, want exit %d naming what it measured", err, exitInvalid)
 	}
 }
 

@@ -140,20 +140,20 @@ func selected(t *testing.T, files []string) []string {
 	return out
 }
 
-// withRealAgents are the library scenarios played with real member agents in `make test`:
-// at least one of each feature family. The stand-in comparison leaves them out when they
-// are played here (the real agents' comparison is the stricter one). `make difftest-real`
-// (FLEETSIM_DIFFTEST_REAL_ALL=1) plays every library scenario with real agents.
+// withRealAgents are the library scenarios played with real member agents in `make test`;
+// the stand-in comparison leaves them out when the whole package runs (the real agents'
+// comparison is the stricter one). `make difftest-real` (FLEETSIM_DIFFTEST_REAL_ALL=1) plays
+// every library scenario with real agents (reports/difftest.md). One scenario of each of the
+// other families (topology-spread-repick, taints-tolerations, override-placement-scope,
+// rollout-example-2, envelopes) was played here too on 2026-11-29: the package took 2,711 s
+// instead of 1,950 s in .ci/run and the other real-server packages beside it slowed by half
+// again (prod/hub 1,839 s against 721 s), over the 45-minute budget on two cores, so they
+// are played by `make difftest-real` only until a real-agent fleet is cheaper.
 var withRealAgents = []string{
-	"placement-types.yaml",          // placement types; members joining, leaving and replaced
-	"topology-spread-repick.yaml",   // affinity and topology spread
-	"taints-tolerations.yaml",       // taints and tolerations
-	"override-placement-scope.yaml", // overrides (a ResourceOverride applied, and one for another placement scope)
-	"rollout-example-2.yaml",        // rolling updates
-	"staged-update.yaml",            // staged runs
-	"eviction.yaml",                 // eviction and disruption budgets
-	"envelopes.yaml",                // envelopes
-	"apply-drift.yaml",              // apply strategies
+	"placement-types.yaml", // placement types; members joining, leaving and replaced
+	"staged-update.yaml",   // staged runs
+	"eviction.yaml",        // eviction and disruption budgets
+	"apply-drift.yaml",     // apply strategies
 }
 
 // TestSimulatorAndRealAgentsAgree is TestSimulatorAndHubAgree with real member agents

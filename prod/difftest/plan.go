@@ -84,16 +84,13 @@ func (a Action) On(member string) Action {
 	return out
 }
 
-// Members is whom a group step or partition acts on, in order: what Simulate picked, or the
-// one member the step names.
+// Members is whom a group step or partition acts on, in order: what Simulate picked (NewPlan
+// gives every partition and group step a Picked), nil for any other action.
 func (a Action) Members() []string {
-	if a.Picked != nil {
-		return *a.Picked
+	if a.Picked == nil {
+		return nil
 	}
-	if a.Partition != nil {
-		return []string{a.Partition.Member}
-	}
-	return nil
+	return *a.Picked
 }
 
 func (a Action) String() string {

@@ -45,15 +45,24 @@ type APIServer struct {
 	// network, etcd's commit).
 	RoundTrip Constant `yaml:"roundTrip"`
 	// The CPU of kube-apiserver and etcd per write, by kind.
-	BindingCreate   Constant `yaml:"bindingCreate"`
-	BindingStatus   Constant `yaml:"bindingStatus"`
-	WorkCreate      Constant `yaml:"workCreate"`
-	WorkStatus      Constant `yaml:"workStatus"`
-	SnapshotCreate  Constant `yaml:"snapshotCreate"`
-	PlacementStatus Constant `yaml:"placementStatus"`
+	BindingCreate  Constant `yaml:"bindingCreate"`
+	BindingStatus  Constant `yaml:"bindingStatus"`
+	WorkCreate     Constant `yaml:"workCreate"`
+	WorkStatus     Constant `yaml:"workStatus"`
+	SnapshotCreate Constant `yaml:"snapshotCreate"`
+	// PlacementStatus: a placement's status write listing StatusClustersLarge clusters;
+	// PlacementStatusSmall the same at StatusClustersSmall (StatusCost draws the line).
+	PlacementStatus      Constant `yaml:"placementStatus"`
+	PlacementStatusSmall Constant `yaml:"placementStatusSmall"`
 	// PolicySnapshotStatus: the scheduler's status write on a policy snapshot, which holds
-	// its cluster decisions (calibrateDecisions of them in the measurement).
-	PolicySnapshotStatus Constant `yaml:"policySnapshotStatus"`
+	// its cluster decisions (StatusClustersLarge of them; PolicySnapshotStatusSmall at
+	// StatusClustersSmall).
+	PolicySnapshotStatus      Constant `yaml:"policySnapshotStatus"`
+	PolicySnapshotStatusSmall Constant `yaml:"policySnapshotStatusSmall"`
+	// StatusClustersSmall and StatusClustersLarge: the two sizes, in clusters listed, the
+	// status writes above were measured at (a file with one size has 1 and 1: flat costs).
+	StatusClustersSmall Constant `yaml:"statusClustersSmall"`
+	StatusClustersLarge Constant `yaml:"statusClustersLarge"`
 	// HeartbeatWrite: one of a heartbeat's two status writes (the agent's on its
 	// InternalMemberCluster, the hub's on the MemberCluster), their mean.
 	HeartbeatWrite Constant `yaml:"heartbeatWrite"`
@@ -137,6 +146,9 @@ func (c *Calibration) fields() []field {
 	objects := func(name string, k *Constant) field {
 		return field{name: name, c: k, unit: "objects", min: 1, max: 100_000_000}
 	}
+	clusters := func(name string, k *Constant) field {
+		return field{name: name, c: k, unit: "clusters", min: 1, max: 100_000_000}
+	}
 	return []field{
 		{name: "apiServer.cores", c: &a.Cores, unit: "cores", min: 0.01, max: 10_000},
 		ms("apiServer.roundTrip", &a.RoundTrip, 60_000),
@@ -147,6 +159,10 @@ func (c *Calibration) fields() []field {
 		ms("apiServer.snapshotCreate", &a.SnapshotCreate, 60_000),
 		ms("apiServer.placementStatus", &a.PlacementStatus, 60_000),
 		later(ms("apiServer.policySnapshotStatus", &a.PolicySnapshotStatus, 60_000), "apiServer.placementStatus"),
+		later(ms("apiServer.placementStatusSmall", &a.PlacementStatusSmall, 60_000), "apiServer.placementStatus"),
+		later(ms("apiServer.policySnapshotStatusSmall", &a.PolicySnapshotStatusSmall, 60_000), "apiServer.policySnapshotStatus"),
+		later(clusters("apiServer.statusClustersSmall", &a.StatusClustersSmall), ""),
+		later(clusters("apiServer.statusClustersLarge", &a.StatusClustersLarge), ""),
 		ms("apiServer.heartbeatWrite", &a.HeartbeatWrite, 60_000),
 		ms("apiServer.listPerObject", &a.ListPerObject, 60_000),
 		later(objects("apiServer.listSmall", &a.ListSmall), ""),
@@ -270,7 +286,8 @@ func Parse(name string, data []byte) (*Calibration, error) {
 // source) the value of the constant they borrow, saying so in their source: such a
 // calibration predicts as it did before. Without a constant to borrow, the warm-up is the
 // file's hub.firstPlacement after a join of no time, as that constant was charged, and the
-// LIST sizes are one object (every kind's cost per object then is one figure).
+// LIST sizes are one object (every kind's cost per object then is one figure), and the
+// status sizes one cluster (every status write of a kind then costs one figure).
 func (c *Calibration) fillAbsent(file string) {
 	byName := map[string]*Constant{}
 	for _, f := range c.fields() {
@@ -288,6 +305,8 @@ func (c *Calibration) fillAbsent(file string) {
 			*f.c = Constant{Value: c.Hub.FirstPlacement.Value, Unit: f.unit, Source: src + "the file's hub.firstPlacement"}
 		case f.unit == "objects":
 			*f.c = Constant{Value: 1, Unit: f.unit, Source: src + "one size: the list cost per object does not move with it"}
+		case f.unit == "clusters":
+			*f.c = Constant{Value: 1, Unit: f.unit, Source: src + "one size: a status write's cost does not move with the clusters it lists"}
 		default:
 			*f.c = Constant{Value: 0, Unit: f.unit, Source: src + "none"}
 		}

@@ -1,9 +1,11 @@
 package timing
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"os"
 )
 
 // Goal is the accuracy the model aims for: every p50 and p90 within ±20 % of the measurement.
@@ -77,4 +79,41 @@ func WriteComparison(w io.Writer, c *Comparison) {
 		}
 		fmt.Fprintf(w, "%-42s %10.2f %10.2f %7.0f%%%s\n", f.Name, f.Predicted, f.Measured, 100*f.Error, mark)
 	}
+}
+
+// maxMeasurementBytes bounds a saved measurement: one Result, or a comparison holding two.
+const maxMeasurementBytes = 16 << 20
+
+// LoadMeasurement reads a measurement saved as JSON: a Result (a measurement's -o json) or
+// a Comparison (--compare -o json), whose measured part it takes.
+func LoadMeasurement(path string) (*Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--compare-with: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxMeasurementBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("--compare-with %s: %w", path, err)
+	}
+	if len(data) > maxMeasurementBytes {
+		return nil, fmt.Errorf("--compare-with %s: larger than %d bytes", path, maxMeasurementBytes)
+	}
+	var probe struct {
+		Measured json.RawMessage `json:"measured"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("--compare-with %s: not a measurement's JSON: %w", path, err)
+	}
+	if len(probe.Measured) > 0 {
+		data = probe.Measured
+	}
+	var r Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("--compare-with %s: not a measurement's JSON: %w", path, err)
+	}
+	if r.Members == 0 {
+		return nil, fmt.Errorf("--compare-with %s: no members in it: not a measurement's JSON", path)
+	}
+	return &r, nil
 }

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/fleetsim/fleetsim/model/scheduler"
 )
 
 // The kinds of the hub's writes, as the measured hub's fleetsim_hub_writes_total names them
@@ -169,12 +171,13 @@ func (m *model) write(kind string, cost Constant, done func()) {
 
 // MixCost is the mean CPU cost in ms, in the write workload alone, of the writes of a run:
 // the hub's by kind (as Result.Writes names them), reports the agents' reports and other
-// the heartbeats' and the bench's writes. Calibrate divides a hub run's CPU per write by it.
-func MixCost(c *Calibration, hubWrites map[string]float64, reports, other float64) float64 {
+// the heartbeats' and the bench's writes; the run's statuses list clusters clusters.
+// Calibrate divides a hub run's CPU per write by it.
+func MixCost(c *Calibration, hubWrites map[string]float64, reports, other float64, clusters int) float64 {
 	a := c.APIServer
 	cost := map[string]Constant{writePlacement: a.SnapshotCreate, writePolicySnapshot: a.SnapshotCreate,
-		writePolicyStatus: a.PolicySnapshotStatus, writeResourceSnapshot: a.SnapshotCreate, writeBindingCreate: a.BindingCreate,
-		writeWorkCreate: a.WorkCreate, writeBindingStatus: a.BindingStatus, writePlacementStatus: a.PlacementStatus}
+		writePolicyStatus: c.PolicyStatusCost(clusters), writeResourceSnapshot: a.SnapshotCreate, writeBindingCreate: a.BindingCreate,
+		writeWorkCreate: a.WorkCreate, writeBindingStatus: a.BindingStatus, writePlacementStatus: c.PlacementStatusCost(clusters)}
 	sum, n := reports*a.WorkStatus.Value+other*a.HeartbeatWrite.Value, reports+other
 	// In key order: a float sum in map order can differ in its last bit from run to run.
 	for _, k := range slices.Sorted(maps.Keys(hubWrites)) {
@@ -305,7 +308,7 @@ func (m *model) placementWide(p *placement) {
 	flush := func(release func()) {
 		statuses := func() {
 			m.parallel(p.bindings, writeBindingStatus, a.BindingStatus, share, nil, func() {
-				m.write(writePlacementStatus, a.PlacementStatus, func() {
+				m.write(writePlacementStatus, m.c.PlacementStatusCost(p.bindings), func() {
 					release()
 					m.unlock(p)
 				})
@@ -318,7 +321,10 @@ func (m *model) placementWide(p *placement) {
 				statuses()
 			})
 		}
-		m.chain(m.c.DecisionWrites(ctrlPlacementWide, 0), func() {
+		// The policy snapshot's status holds a decision for every member, up to the
+		// scheduler's limit.
+		decisions := min(m.w.Members, scheduler.DefaultMaxDecisions)
+		m.chain(m.c.DecisionWrites(ctrlPlacementWide, p.bindings, decisions), func() {
 			m.parallel(p.bindings, writeBindingCreate, a.BindingCreate, share, nil, works)
 		})
 	}
@@ -381,7 +387,7 @@ func (m *model) rollout(p *placement) {
 		p.arrived = 0
 		return m.cpu(0), func(release func()) {
 			m.parallel(n, writeBindingStatus, a.BindingStatus, m.hubShare(1), nil, func() {
-				m.write(writePlacementStatus, a.PlacementStatus, func() {
+				m.write(writePlacementStatus, m.c.PlacementStatusCost(p.bindings), func() {
 					p.served += n
 					release()
 					if p.served == p.bindings && p.available == 0 {

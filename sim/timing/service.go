@@ -75,8 +75,10 @@ type Write struct {
 // DecisionWrites is what a decision of the named controller writes when it handles n
 // bindings, as prod/hub's decisions of that controller do when the change is new: the
 // simulator's controllers are split as the hub's controllers are, so it charges each
-// decision the writes of its part of the hub's flush.
-func (c *Calibration) DecisionWrites(controller string, n int) []Write {
+// decision the writes of its part of the hub's flush. A placement's status lists its n
+// clusters; decisions is how many cluster decisions its policy snapshot's status holds (the
+// scheduler's picks and the clusters it did not pick, up to its limit).
+func (c *Calibration) DecisionWrites(controller string, n, decisions int) []Write {
 	a := c.APIServer
 	rep := func(w Write, n int) []Write {
 		out := make([]Write, n)
@@ -90,16 +92,53 @@ func (c *Calibration) DecisionWrites(controller string, n int) []Write {
 		return []Write{{"MemberCluster update-status", a.HeartbeatWrite}}
 	case ctrlPlacementWide:
 		return []Write{{writePlacement, a.SnapshotCreate}, {writePolicySnapshot, a.SnapshotCreate},
-			{writePolicyStatus, a.PolicySnapshotStatus}, {writeResourceSnapshot, a.SnapshotCreate}}
+			{writePolicyStatus, c.PolicyStatusCost(decisions)}, {writeResourceSnapshot, a.SnapshotCreate}}
 	case "scheduler":
 		return rep(Write{writeBindingCreate, a.BindingCreate}, n)
 	case ctrlRollout:
-		return append(rep(Write{writeBindingStatus, a.BindingStatus}, n), Write{writePlacementStatus, a.PlacementStatus})
+		return append(rep(Write{writeBindingStatus, a.BindingStatus}, n), Write{writePlacementStatus, c.PlacementStatusCost(n)})
 	case "work-generator":
 		return []Write{{writeWorkCreate, a.WorkCreate}, {writeBindingStatus, a.BindingStatus}}
 	default: // eviction, staged update: their object's status
-		return []Write{{"status", a.PlacementStatus}}
+		return []Write{{"status", c.PlacementStatusCost(n)}}
 	}
+}
+
+// PlacementStatusCost is the CPU of a placement's status write listing clusters clusters.
+func (c *Calibration) PlacementStatusCost(clusters int) Constant {
+	a := c.APIServer
+	return c.statusCost(clusters, a.PlacementStatusSmall, a.PlacementStatus)
+}
+
+// PolicyStatusCost is the CPU of a policy snapshot's status write holding decisions
+// cluster decisions.
+func (c *Calibration) PolicyStatusCost(decisions int) Constant {
+	a := c.APIServer
+	return c.statusCost(decisions, a.PolicySnapshotStatusSmall, a.PolicySnapshotStatus)
+}
+
+// statusCost: a status write's CPU grows with the clusters it lists (the API server decodes,
+// validates, diffs the managed fields of and encodes the whole object); measured at two
+// sizes, it is taken as the straight line through them, as LIST costs are.
+func (c *Calibration) statusCost(clusters int, small, large Constant) Constant {
+	a := c.APIServer
+	v := alongLine(float64(clusters), a.StatusClustersSmall.Value, a.StatusClustersLarge.Value, small.Value, large.Value)
+	return Constant{Value: v, Unit: "ms", Source: statusCostSource}
+}
+
+// statusCostSource names where statusCost's answers come from (one string: the model asks
+// for one on every status write).
+const statusCostSource = "apiServer's status write cost of the kind, along the line through its two measured sizes"
+
+// alongLine is the value at x of the straight line through (xSmall, vSmall) and (xLarge,
+// vLarge) beyond xSmall, vSmall at or below it, and never below the lower of the two: a
+// measured cost does not fall under what was measured, whatever the size.
+func alongLine(x, xSmall, xLarge, vSmall, vLarge float64) float64 {
+	v := vSmall
+	if xLarge > xSmall && x > xSmall {
+		v += (vLarge - vSmall) * (x - xSmall) / (xLarge - xSmall)
+	}
+	return max(v, min(vSmall, vLarge))
 }
 
 // ListCost is the time of one LIST of n objects of a kind measured at two sizes: small
@@ -108,12 +147,8 @@ func (c *Calibration) DecisionWrites(controller string, n int) []Write {
 // straight line through the two measurements beyond the small size, and as the small
 // size's below it.
 func (c *Calibration) ListCost(n int, perSmall, perLarge Constant) time.Duration {
-	small, large := c.APIServer.ListSmall.Value, c.APIServer.ListLarge.Value
-	per := perSmall.Value
-	if large > small && float64(n) > small {
-		per += (perLarge.Value - perSmall.Value) * (float64(n) - small) / (large - small)
-	}
-	per = max(per, min(perSmall.Value, perLarge.Value))
+	a := c.APIServer
+	per := alongLine(float64(n), a.ListSmall.Value, a.ListLarge.Value, perSmall.Value, perLarge.Value)
 	return time.Duration(float64(n) * per * float64(time.Millisecond))
 }
 

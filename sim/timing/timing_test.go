@@ -23,6 +23,7 @@ func testCalibration() *Calibration {
 	h.InformerDelay.Value, h.CPUPerDecision.Value, h.CPUPerBinding.Value = 10, 5, 1
 	h.FlushParallelism.Value, h.ReportBatchDelay.Value, h.ReportWindow.Value, h.AwaitLimit.Value = 16, 20, 300, 10_000
 	a.ListSmall.Value, a.ListLarge.Value = 1, 1
+	a.StatusClustersSmall.Value, a.StatusClustersLarge.Value = 1, 1
 	c.Agent.PollInterval.Value = 20
 	return c
 }
@@ -209,6 +210,51 @@ func TestListCost(t *testing.T) {
 	}
 }
 
+// TestStatusCost: a status write that lists clusters costs along the line through its
+// kind's two measured sizes, and what the placement and policy status writes of a decision
+// cost follows the clusters they list.
+func TestStatusCost(t *testing.T) {
+	c := testCalibration()
+	a := &c.APIServer
+	a.StatusClustersSmall.Value, a.StatusClustersLarge.Value = 10, 100
+	a.PlacementStatusSmall.Value, a.PlacementStatus.Value = 20, 110
+	a.PolicySnapshotStatusSmall.Value, a.PolicySnapshotStatus.Value = 5, 41
+	for _, tc := range []struct {
+		name      string
+		clusters  int
+		placement float64
+		policy    float64
+	}{
+		{"under the small size: the small size's cost", 3, 20, 5},
+		{"at the small size", 10, 20, 5},
+		{"between: on the line", 55, 65, 23},
+		{"at the large size", 100, 110, 41},
+		{"beyond: the line goes on", 1000, 1010, 401},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := []float64{c.PlacementStatusCost(tc.clusters).Value, c.PolicyStatusCost(tc.clusters).Value}
+			if diff := cmp.Diff([]float64{tc.placement, tc.policy}, got); diff != "" {
+				t.Errorf("placement and policy status costs at %d clusters (-want +got):\n%s", tc.clusters, diff)
+			}
+		})
+	}
+	// A decision's writes: the rollout's placement status lists its n clusters; the
+	// placement-wide decision's policy status lists the decisions.
+	ws := c.DecisionWrites(ctrlRollout, 55, 0)
+	if got := ws[len(ws)-1]; got.Kind != writePlacementStatus || got.Cost.Value != 65 {
+		t.Errorf("the rollout's last write: %s at %v ms, want %s at 65", got.Kind, got.Cost.Value, writePlacementStatus)
+	}
+	var policy float64
+	for _, w := range c.DecisionWrites(ctrlPlacementWide, 3, 1000) {
+		if w.Kind == writePolicyStatus {
+			policy = w.Cost.Value
+		}
+	}
+	if policy != 401 {
+		t.Errorf("the placement-wide decision's policy status at 1000 decisions: %v ms, want 401", policy)
+	}
+}
+
 // TestPredictWarmUp: a placement the bench creates before the hub is warm (hub.warmUp after
 // its start, the members' join being hub.joinBase + members × hub.joinPerMember) waits for
 // it; one created after does not. One placement on one member takes 0.58 s warm
@@ -253,7 +299,8 @@ func TestOlderCalibrationLoads(t *testing.T) {
 	old := string(data)
 	for _, name := range []string{"policySnapshotStatus", "listSmall", "listLarge", "listBindingSmall", "listBindingLarge",
 		"listWorkSmall", "listWorkLarge", "listPolicySnapshotSmall", "listPolicySnapshotLarge",
-		"listResourceSnapshotSmall", "listResourceSnapshotLarge", "warmUp", "joinBase", "joinPerMember"} {
+		"listResourceSnapshotSmall", "listResourceSnapshotLarge", "warmUp", "joinBase", "joinPerMember",
+		"placementStatusSmall", "policySnapshotStatusSmall", "statusClustersSmall", "statusClustersLarge"} {
 		i := strings.Index(old, "  "+name+":\n")
 		if i < 0 {
 			t.Fatalf("no %s in:\n%s", name, old)
@@ -274,6 +321,13 @@ func TestOlderCalibrationLoads(t *testing.T) {
 	}
 	if want := "absent from old.yaml (written before apiServer.policySnapshotStatus existed): borrowed from apiServer.placementStatus"; a.PolicySnapshotStatus.Source != want {
 		t.Errorf("source %q, want %q", a.PolicySnapshotStatus.Source, want)
+	}
+	// One size of status writes: every status write of a kind costs the file's one figure,
+	// whatever the clusters it lists.
+	for _, n := range []int{1, 10, 1000} {
+		if diff := cmp.Diff([]float64{7, 7}, []float64{got.PlacementStatusCost(n).Value, got.PolicyStatusCost(n).Value}); diff != "" {
+			t.Errorf("status costs at %d clusters (-want +got):\n%s", n, diff)
+		}
 	}
 }
 

@@ -49,6 +49,9 @@ type Workload struct {
 	Calibrate string
 	// Compare runs both the prediction and the measurement and prints them side by side.
 	Compare bool
+	// CompareWith: compare the prediction with the measurement saved in this file (a
+	// `-o json` answer of a measurement or of --compare) instead of measuring again.
+	CompareWith string
 	// CalibrateWrites and CalibrateDecisions size --calibrate's write and list workloads.
 	CalibrateWrites    int
 	CalibrateDecisions int
@@ -79,6 +82,7 @@ func AddFlags(f *pflag.FlagSet, w *Workload) {
 	f.IntVar(&w.CalibrateWrites, "calibrate-writes", 2000, "with --calibrate: writes of each kind timed, and the larger size each kind is listed at (the smaller is a quarter)")
 	f.IntVar(&w.CalibrateDecisions, "calibrate-decisions", 100, "with --calibrate: cluster decisions of the policy snapshots written and listed, and clusters of the placement statuses written")
 	f.BoolVar(&w.Compare, "compare", false, "run the prediction and the measurement and print both with the error of each figure")
+	f.StringVar(&w.CompareWith, "compare-with", "", "compare the prediction with the measurement saved in this file (the -o json answer of a measurement or of --compare) instead of measuring again")
 }
 
 // PerPlacement is how many bindings a placement makes: Pick members, every member for
