@@ -296,6 +296,7 @@ func (f *fleet) startRealAgent(name string) {
 		env = f.env.StartMemberOn(f.t, name)
 		f.clusters[name] = env
 		f.runWorkloads(name, env)
+		f.runMemberNamespaceController(name, env)
 		f.refuseApplies(name, env)
 	}
 	f.agents[name] = true
