@@ -14,7 +14,8 @@ import (
 // PreferredAffinity: after a step in which the scheduler picked clusters for a PickN
 // placement whose policy scores clusters by preferred label-selector affinity terms only,
 // no eligible cluster it left out matches preferred terms of a greater total weight than
-// a cluster it just picked [Using Affinity to Pick Clusters; Scheduling › PickN]: a PickN
+// a cluster it just picked [Using Affinity to Pick Clusters › preferredDuringSchedulingIgnoredDuringExecution
+// affinity terms; Using the ClusterResourcePlacement API › PickN placement type]: a PickN
 // placement takes the clusters with the highest affinity scores, and a preferred term adds
 // its weight (negative weights too) to every cluster its label selector matches.
 //
@@ -28,7 +29,7 @@ import (
 //   - picks made earlier and kept: only the bindings created in this step are compared;
 //   - as the clusters left out, only members that surely could have been picked: not
 //     leaving, Joined and Healthy by the hub's conditions and the agent's report, a last
-//     heartbeat no older than that of every cluster picked in this step (those passed
+//     heartbeat no older than the oldest among the clusters picked in this step (those passed
 //     the heartbeat check at the decision's time, which the check does not know: an agent
 //     whose clock runs behind stamps its heartbeats in the past, and the hub may still
 //     show it Healthy for a moment), no NoSchedule taint the policy does not tolerate, and
@@ -136,7 +137,8 @@ func preferredLabelTerms(p *placement.PlacementPolicy) ([]labelTerm, bool) {
 }
 
 // surelyEligible: the member could receive a new placement now [Membership › Member
-// cluster conditions; Taints and Tolerations]: it is not leaving, its agent reported it
+// cluster conditions; Using Taints and Tolerations › Adding toleration to
+// ClusterResourcePlacement]: it is not leaving, its agent reported it
 // joined and healthy and the hub shows it Joined and Healthy, its last heartbeat is not
 // before beat, and the policy tolerates its NoSchedule taints.
 func surelyEligible(st Reader, name string, tolerations []placement.Toleration, beat time.Time) bool {
