@@ -420,6 +420,7 @@ var Invariants = map[string]string{
 	"oneBindingPerCluster":     "no placement has two Scheduled or Bound bindings on one cluster",
 	"pickNWithinLimit":         "the scheduler never picks a cluster that takes a PickN placement beyond numberOfClusters",
 	"topologySpread":           "after the scheduler picks clusters for a PickN placement, no DoNotSchedule topology spread constraint has a skew above maxSkew (measured over the domains of the placement's clusters)",
+	"preferredAffinity":        "after the scheduler picks clusters for a PickN placement scored only by preferred label-selector affinity terms, no eligible cluster it left out (Joined, Healthy, not leaving, no untolerated taint, no binding of the placement) matches terms of a greater total weight than a cluster it just picked",
 	"noUntoleratedNewBindings": "no binding is created on a cluster with a NoSchedule taint the placement does not tolerate",
 	"bindingsOnKnownMembers":   "every new binding targets a member that exists and is not leaving",
 	"noBindingsOnGoneMembers":  "no binding targets a member that has left the fleet (a member leaves only once no binding is on it)",

@@ -39,6 +39,7 @@ var Checks = map[string]Check{
 	"oneBindingPerCluster":     OneBindingPerCluster,
 	"pickNWithinLimit":         PickNWithinLimit,
 	"topologySpread":           TopologySpread,
+	"preferredAffinity":        PreferredAffinity,
 	"noUntoleratedNewBindings": NoUntoleratedNewBindings,
 	"bindingsOnKnownMembers":   BindingsOnKnownMembers,
 	"noBindingsOnGoneMembers":  NoBindingsOnGoneMembers,
