@@ -144,7 +144,7 @@ tidy:
 # (reports/fuzz.md). FUZZ_RUNS and FUZZ_SEED override the budget and seed;
 # `fleetsim fuzz --time` runs longer campaigns by wall time. It also proves the mutation
 # machinery: a small campaign kills a handful of planted bugs (fleetsim_mutants build).
-FUZZ_RUNS ?= 13000
+FUZZ_RUNS ?= 15000
 FUZZ_SEED ?= 1
 FUZZ_OUT ?= $${TMPDIR:-/tmp}/fleetsim-fuzz
 .PHONY: fuzz-ci fuzz-mutants
