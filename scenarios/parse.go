@@ -75,13 +75,16 @@ func Parse(path string, data []byte) (*Scenario, error) {
 
 // ParseWith is Parse with options (work limits, the run's length).
 func ParseWith(path string, data []byte, opts Options) (*Scenario, error) {
-	opts.Limits = opts.Limits.withDefaults()
-	p := &parser{path: path, opts: opts, members: map[string]memberDef{}, created: map[string]int{}, stepLines: map[string]int{}, objects: map[string]bool{}}
-	s, err := p.parse(data)
+	s, err := newParser(path, opts).parse(data)
 	if err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+func newParser(path string, opts Options) *parser {
+	opts.Limits = opts.Limits.withDefaults()
+	return &parser{path: path, opts: opts, members: map[string]memberDef{}, created: map[string]int{}, stepLines: map[string]int{}, objects: map[string]bool{}}
 }
 
 // Top-level keys, in the order they are processed.
@@ -114,6 +117,8 @@ type parser struct {
 	stepLines map[string]int
 	// objects are the objects apply steps create, as kind/name.
 	objects map[string]bool
+	// fileSteps are the timeline's steps as read, in file order (for Base).
+	fileSteps []parsedStep
 }
 
 func (p *parser) errorf(line int, field, format string, args ...any) *Error {

@@ -72,6 +72,16 @@ func (p *parser) parseTimeline(n *yaml.Node) ([]Step, error) {
 		}
 		steps = append(steps, ps)
 	}
+	p.fileSteps = steps
+	return p.orderSteps(steps)
+}
+
+// orderSteps puts the steps read from the timeline (in file order) in time order and
+// checks what needs them all: the member names they use (defined, or created by an
+// earlier step), their name patterns and the fleetctl steps' unit states. steps is not
+// changed (Base.Extend reads the file's steps again).
+func (p *parser) orderSteps(fileOrder []parsedStep) ([]Step, error) {
+	steps := slices.Clone(fileOrder)
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].step.At < steps[j].step.At })
 	p.stepNames = map[string]time.Duration{}
 	for _, s := range steps {

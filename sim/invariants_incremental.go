@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	mhub "github.com/fleetsim/fleetsim/model/hub"
 	"github.com/fleetsim/fleetsim/model/invariants"
 	"github.com/fleetsim/fleetsim/model/units"
 )
@@ -38,6 +39,54 @@ type invMemo struct {
 	health invariants.HealthReportWatch
 	// displace is noUnitDisplacedByGlobal's memory of where each unit last ran.
 	displace invariants.DisplaceWatch
+	// members is what the member invariants read (memberView).
+	members memberView
+	// beatsFull and healthFull (tests) run the member invariants on the store itself, for
+	// invCrossCheckNamed.
+	beatsFull  invariants.HeartbeatWatch
+	healthFull invariants.HealthReportWatch
+}
+
+// memberView is the invariants.MemberReader of memberHeartbeatTimeout and
+// memberReportedUnhealthy, which read every member after every event (a quarter of a fuzz
+// run's CPU went there): the store's sorted names without the copy MemberClusterNames
+// makes for other callers (the checks only range over them), and the records in the same
+// order, so that a check reading them in name order gets each one without a map lookup.
+// Both are kept while the member generation stands still (the store's only ways to add or
+// remove a record move it, and a record is held by pointer). A read out of order falls
+// back to the store.
+type memberView struct {
+	st    *store
+	valid bool
+	gen   uint64
+	names []string
+	recs  []*mhub.MemberCluster
+	next  int
+}
+
+// memberViewNow returns the member view, current, for a check reading in name order.
+func (s *Sim) memberViewNow() *memberView {
+	v, st := &s.invMemo.members, s.store
+	if !v.valid || v.gen != st.memberGen {
+		v.st, v.valid, v.gen = st, true, st.memberGen
+		v.names = sortedKeys(st.members)
+		v.recs = make([]*mhub.MemberCluster, len(v.names))
+		for i, n := range v.names {
+			v.recs[i] = &st.members[n].MemberCluster
+		}
+	}
+	v.next = 0
+	return v
+}
+
+func (v *memberView) MemberClusterNames() []string { return v.names }
+
+func (v *memberView) MemberCluster(name string) *mhub.MemberCluster {
+	if i := v.next; i < len(v.names) && v.names[i] == name {
+		v.next++
+		return v.recs[i]
+	}
+	return v.st.MemberCluster(name)
 }
 
 // cachedUnitView is the unit invariants' view of the registry and machines, read once per
@@ -100,7 +149,8 @@ func (s *Sim) memoized(name string, check func() error) error {
 }
 
 // invCrossCheckNamed (tests) runs every named invariant both as CheckInvariant runs it
-// (skipping what it may skip) and in full, and reports any disagreement.
+// (skipping what it may skip, reading the member view) and in full on the store, and
+// reports any disagreement.
 func (s *Sim) invCrossCheckNamed() error {
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
 		for n := range invariants.Checks {
@@ -113,6 +163,15 @@ func (s *Sim) invCrossCheckNamed() error {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			return fmt.Errorf("invariant %s: the incremental check found %v, the full one %v", name, got, want)
 		}
+	}
+	// The member invariants through the member view and on the store itself (each with its
+	// own memory: checking twice in one event changes nothing).
+	now, timeout := s.Now(), s.cfg.Eligibility.HeartbeatTimeout
+	if got, want := s.CheckInvariant(invariants.HeartbeatTimeoutName), s.invMemo.beatsFull.Check(s.store, now, timeout, invariants.HeartbeatReaction); fmt.Sprint(got) != fmt.Sprint(want) {
+		return fmt.Errorf("invariant %s: the member view found %v, the store %v", invariants.HeartbeatTimeoutName, got, want)
+	}
+	if got, want := s.CheckInvariant(invariants.ReportedUnhealthyName), s.invMemo.healthFull.Check(s.store, now, invariants.HealthReaction); fmt.Sprint(got) != fmt.Sprint(want) {
+		return fmt.Errorf("invariant %s: the member view found %v, the store %v", invariants.ReportedUnhealthyName, got, want)
 	}
 	for name, f := range invariants.UnitChecks {
 		if got, want := s.CheckInvariant(name), f(unitView{s}); fmt.Sprint(got) != fmt.Sprint(want) {

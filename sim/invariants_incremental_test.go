@@ -14,7 +14,9 @@ var rsmCrossCheck bool
 // TestIncrementalRolloutAgreesWithFull: over the rollout state machine's random fleets,
 // placements and faults, the incremental rollout check (only the placements whose bindings
 // an event changed) finds exactly what the full check finds after every event, and its copy
-// of the state equals a full copy after every event.
+// of the state equals a full copy after every event; the named invariants agree with their
+// full checks too, and the member invariants read through the member view agree with the
+// same checks reading the store.
 func TestIncrementalRolloutAgreesWithFull(t *testing.T) {
 	rsmCrossCheck = true
 	defer func() { rsmCrossCheck = false }()

@@ -28,10 +28,10 @@ func (s *Sim) CheckInvariant(name string) error {
 		return s.memoized(name, func() error { return f(s.store, s.newBindings) })
 	}
 	if name == invariants.HeartbeatTimeoutName {
-		return s.invMemo.beats.Check(s.store, s.Now(), s.cfg.Eligibility.HeartbeatTimeout, invariants.HeartbeatReaction)
+		return s.invMemo.beats.Check(s.memberViewNow(), s.Now(), s.cfg.Eligibility.HeartbeatTimeout, invariants.HeartbeatReaction)
 	}
 	if name == invariants.ReportedUnhealthyName {
-		return s.invMemo.health.Check(s.store, s.Now(), invariants.HealthReaction)
+		return s.invMemo.health.Check(s.memberViewNow(), s.Now(), invariants.HealthReaction)
 	}
 	if name == invariants.GlobalDisplacesName {
 		if s.invNothingToCheck() {

@@ -125,20 +125,10 @@ func (ro *Rollout) SnapshotTouched(r Reader, v Versioned) {
 		}
 	}
 	present, gone := ro.touched(r, v)
-	// The conditions of the copies dropped here are reused for the new copies of the same
-	// bindings: nothing else holds them (a check's diff is gone once it returned).
-	spare := map[string][]condition.Timed{}
-	for _, list := range [][]string{present, gone} {
-		for _, p := range list {
-			for _, name := range ro.names[p] {
-				if c := ro.before[name].Conditions; cap(c) > 0 {
-					spare[name] = c[:0]
-				}
-				delete(ro.before, name)
-			}
-		}
-	}
 	for _, p := range gone {
+		for _, name := range ro.names[p] {
+			delete(ro.before, name)
+		}
 		delete(ro.names, p)
 		delete(ro.versions, p)
 	}
@@ -148,7 +138,13 @@ func (ro *Rollout) SnapshotTouched(r Reader, v Versioned) {
 		for _, b := range bs {
 			c := *b
 			if b.Conditions != nil { // a nil list stays nil, as a full copy keeps it
-				c.Conditions = append(spare[b.Name], b.Conditions...)
+				// The copy replaced here lends its condition list: nothing else holds it (a
+				// check's diff is gone once it returned).
+				var spare []condition.Timed
+				if prev, ok := ro.before[b.Name]; ok && cap(prev.Conditions) > 0 {
+					spare = prev.Conditions[:0]
+				}
+				c.Conditions = append(spare, b.Conditions...)
 				if c.Conditions == nil {
 					c.Conditions = []condition.Timed{}
 				}
@@ -157,6 +153,13 @@ func (ro *Rollout) SnapshotTouched(r Reader, v Versioned) {
 			names = append(names, b.Name)
 		}
 		slices.Sort(names)
+		// The placement's copies of bindings it no longer lists go (a copy another
+		// placement took over under the same name stays).
+		for _, name := range ro.names[p] {
+			if _, listed := slices.BinarySearch(names, name); !listed && ro.before[name].Placement == p {
+				delete(ro.before, name)
+			}
+		}
 		if len(names) == 0 {
 			delete(ro.names, p)
 		} else {

@@ -5,7 +5,9 @@
 // with every `always` invariant checked after every event, and on a violation shrinks the
 // schedule to the fewest faults and the earliest end that still fail, and renders it as an
 // ordinary scenario file with the faults inline as timeline steps and the failed invariant
-// as an `always` check.
+// as an `always` check. A campaign's runs do not render and parse their file: each target's
+// file is parsed once and a run's fault steps are added to it in memory, with the lines the
+// rendered file would give them (inmemory.go).
 //
 // Every run is a pure function of (campaign seed, run index): runs execute in parallel on
 // goroutines, each single-threaded, and the reported failure is the one of the lowest run

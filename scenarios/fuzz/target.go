@@ -39,6 +39,8 @@ type Target struct {
 	// scenario draws its own random faults, so no member is checked.
 	touched    map[string]bool
 	touchedAll bool
+	// mem builds a campaign run's scenario in memory (nil: each run renders and parses).
+	mem *inMemory
 }
 
 // recoveryTime is how long a member gets, after its last fault ends, to be Joined and
@@ -130,6 +132,9 @@ func Prepare(path string, data []byte, until time.Duration) (*Target, error) {
 	if _, err := t.render(1, nil, t.Duration, nil, false, nil); err != nil {
 		return nil, err
 	}
+	if t.mem, err = t.prepareInMemory(); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -189,6 +194,15 @@ func memberOf(st scenarios.Step) string {
 // converge adds, for each convergent member (but those in skip), the expectation that it is
 // Joined and Healthy at the end: the convergence check once faults stop.
 func (t *Target) render(seed uint64, faults []Fault, end time.Duration, invariants []string, converge bool, skip map[string]bool) ([]byte, error) {
+	var members []string
+	if converge {
+		members = t.convergent(faults, end, skip)
+	}
+	return t.renderFor(seed, faults, end, invariants, members)
+}
+
+// renderFor is render with the members whose convergence is expected (none: no expect).
+func (t *Target) renderFor(seed uint64, faults []Fault, end time.Duration, invariants []string, members []string) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(t.data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", t.Path, err)
@@ -203,20 +217,12 @@ func (t *Target) render(seed uint64, faults []Fault, end time.Duration, invarian
 	set(root, "seed", scalar(fmt.Sprint(seed)))
 	set(root, "duration", scalar(end.String()))
 	del(root, "expect")
-	if converge {
-		if ms := t.convergent(faults, end, skip); len(ms) > 0 {
-			var exp []any
-			for _, m := range ms {
-				for _, c := range []string{"Joined", "Healthy"} {
-					exp = append(exp, map[string]any{"member": map[string]any{"name": m, "condition": map[string]any{"type": c, "status": "True"}}})
-				}
-			}
-			var n yaml.Node
-			if err := n.Encode(exp); err != nil {
-				return nil, err
-			}
-			set(root, "expect", &n)
+	if len(members) > 0 {
+		n, err := expectNode(members)
+		if err != nil {
+			return nil, err
 		}
+		set(root, "expect", n)
 	}
 	always := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
 	for _, n := range invariants {
@@ -246,6 +252,18 @@ func (t *Target) render(seed uint64, faults []Fault, end time.Duration, invarian
 		kept = append(kept, st)
 	}
 	tl.Content = kept
+	steps, err := faultNodes(faults, end)
+	if err != nil {
+		return nil, err
+	}
+	tl.Content = append(tl.Content, steps...)
+	return encode(&doc)
+}
+
+// faultNodes are the faults' timeline steps (those up to end), each with a comment naming
+// its fault.
+func faultNodes(faults []Fault, end time.Duration) ([]*yaml.Node, error) {
+	var out []*yaml.Node
 	for i, f := range faults {
 		for _, st := range f.steps(end) {
 			var v yaml.Node
@@ -257,13 +275,34 @@ func (t *Target) render(seed uint64, faults []Fault, end time.Duration, invarian
 			}
 			n := &yaml.Node{Kind: yaml.MappingNode, HeadComment: fmt.Sprintf("fuzz fault %d: %s", i+1, f.Kind)}
 			n.Content = append(n.Content, scalar("at"), scalar(st.At.String()), scalar(st.Action), &v)
-			tl.Content = append(tl.Content, n)
+			out = append(out, n)
 		}
 	}
+	return out, nil
+}
+
+// expectNode is the `expect` list of the convergence check: each member Joined and
+// Healthy at the end.
+func expectNode(members []string) (*yaml.Node, error) {
+	var exp []any
+	for _, m := range members {
+		for _, c := range []string{"Joined", "Healthy"} {
+			exp = append(exp, map[string]any{"member": map[string]any{"name": m, "condition": map[string]any{"type": c, "status": "True"}}})
+		}
+	}
+	var n yaml.Node
+	if err := n.Encode(exp); err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+// encode writes a YAML document as every fuzzed file is written.
+func encode(doc *yaml.Node) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	if err := enc.Encode(&doc); err != nil {
+	if err := enc.Encode(doc); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -320,14 +359,32 @@ type outcome struct {
 // that fails its check is looked at again in the same seed's run without injected faults
 // (unsteady): if the scenario makes it unhealthy there by itself, the faults are not blamed
 // and the check does not count.
+//
+// A campaign's run (tolerant, the whole run, every invariant) is built in memory when the
+// target allows it (inMemory); data, the rendered file, is then nil.
 func (t *Target) run(seed uint64, faults []Fault, end time.Duration, invariants []string, strict, converge bool, skip map[string]bool) (outcome, []byte, error) {
-	data, err := t.render(seed, faults, end, invariants, converge, skip)
-	if err != nil {
-		return outcome{}, nil, err
+	var members []string
+	if converge {
+		members = t.convergent(faults, end, skip)
 	}
-	sc, err := scenarios.Parse(t.Path, data)
+	var (
+		sc   *scenarios.Scenario
+		data []byte
+		err  error
+	)
+	if t.mem != nil && !strict && end == t.Duration && invariants == nil {
+		sc, err = t.mem.scenario(seed, faults, end, members)
+	} else {
+		if data, err = t.renderFor(seed, faults, end, invariants, members); err != nil {
+			return outcome{}, nil, err
+		}
+		sc, err = scenarios.Parse(t.Path, data)
+		if err != nil {
+			err = fmt.Errorf("the fuzzed scenario does not parse: %w", err)
+		}
+	}
 	if err != nil {
-		return outcome{}, data, fmt.Errorf("the fuzzed scenario does not parse: %w", err)
+		return outcome{}, data, err
 	}
 	rep, err := runner.Run(sc, runner.Options{TolerateStepErrors: !strict})
 	if err != nil {
