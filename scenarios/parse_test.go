@@ -383,7 +383,7 @@ func TestParseErrors(t *testing.T) {
 		{"condition without type", head + "expect:\n  - placement:\n      name: p\n      condition:\n        status: \"True\"\n", 7, "expect[0].placement.condition.type", "required"},
 		{"member expectation without condition", head + members + "expect:\n  - member: {name: c1}\n", 6, "expect[0].member.condition", "required"},
 		{"expect at after end", head + "expect:\n  - at: 2h\n    placement: {name: p, clusterCount: 1}\n", 4, "expect[0].at", "after the end"},
-		{"unknown invariant", head + "always: [oneBindingPerCluster, everythingFine]\n", 3, "always[1]", `unknown invariant "everythingFine"; valid names: bindingsOnKnownMembers, globalUnits, memberHeartbeatTimeout, memberReportedUnhealthy, noBindingsOnGoneMembers, noUnitDisplacedByGlobal, noUntoleratedNewBindings, oneBindingPerCluster, pickNWithinLimit, rolloutBudgets`},
+		{"unknown invariant", head + "always: [oneBindingPerCluster, everythingFine]\n", 3, "always[1]", `unknown invariant "everythingFine"; valid names: bindingsOnKnownMembers, globalUnits, memberHeartbeatTimeout, memberReportedUnhealthy, noBindingsOnGoneMembers, noUnitDisplacedByGlobal, noUntoleratedNewBindings, oneBindingPerCluster, pickNWithinLimit, preferredAffinity, rolloutBudgets`},
 		{"duplicate invariant", head + "always:\n  - pickNWithinLimit\n  - pickNWithinLimit\n", 5, "always[1]", "listed twice"},
 		{"faults without mtbf", head + "faults:\n  meanDuration: 1m\n", 3, "faults.meanTimeBetweenFailures", "required"},
 		{"faults bad mode", head + "faults:\n  meanTimeBetweenFailures: 1h\n  meanDuration: 1m\n  modes: [crash, melt]\n", 6, "faults.modes[1]", `"melt" is not one of crash, partition`},
