@@ -129,7 +129,7 @@ func runBenchHub(ctx context.Context, w timing.Workload, mode benchMode, stdout,
 }
 
 // savedMeasurement is the measurement of --compare-with, refused when it measured another
-// workload than the flags describe (its members, placements, pick and concurrency).
+// workload than the flags describe (its members, placements, pick, concurrency and restart).
 func savedMeasurement(w timing.Workload) (*timing.Result, error) {
 	m, err := timing.LoadMeasurement(w.CompareWith)
 	if err != nil {
@@ -140,6 +140,10 @@ func savedMeasurement(w timing.Workload) (*timing.Result, error) {
 	if !slices.Equal(got, want) {
 		return nil, fmt.Errorf("--compare-with %s: measured --members %d --placements %d --pick %d --concurrent %d, not the workload of the flags (%d, %d, %d, %d)",
 			w.CompareWith, got[0], got[1], got[2], got[3], want[0], want[1], want[2], want[3])
+	}
+	// A measurement with --restart has the restarted hub's time; one without has none.
+	if restarted := m.RestartSeconds > 0; restarted != w.Restart {
+		return nil, fmt.Errorf("--compare-with %s: measured with --restart=%t, the flags say --restart=%t", w.CompareWith, restarted, w.Restart)
 	}
 	return m, nil
 }

@@ -112,6 +112,13 @@ func TestBenchHubCompareWith(t *testing.T) {
 	if !errors.As(err, &ee) || ee.code != exitInvalid || !strings.Contains(err.Error(), "measured --members 40 --placements 3") {
 		t.Errorf("another workload's measurement: %v, want exit %d naming what it measured", err, exitInvalid)
 	}
+	// A measurement without --restart against flags with it: no restart to compare.
+	root = newRootCommand(&stdout, &stderr)
+	root.SetArgs([]string{"bench", "hub", "--members", "40", "--placements", "3", "--restart", "--compare-with", filepath.Join(dir, "result.json")})
+	err = root.Execute()
+	if !errors.As(err, &ee) || ee.code != exitInvalid || !strings.Contains(err.Error(), "measured with --restart=false, the flags say --restart=true") {
+		t.Errorf("a measurement without the restart: %v, want exit %d naming the flag", err, exitInvalid)
+	}
 }
 
 // TestRunCalibration: `fleetsim run --calibration` runs the scenario's hub on the calibrated
